@@ -1,0 +1,105 @@
+package chainquery
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TokenBalanceChange is the balance of an SPL token account after one
+// transaction that changed it.
+type TokenBalanceChange struct {
+	Account   PublicKey
+	Owner     *PublicKey // nil where the node did not say and no earlier row did
+	Mint      PublicKey
+	Amount    uint64 // raw, in the token's smallest unit
+	Decimals  int
+	Slot      uint64
+	TxIndex   int // position of the transaction in its block: the last one in a slot wins
+	BlockTime time.Time
+}
+
+// Token is a token registry entry.
+type Token struct {
+	Mint     PublicKey
+	Name     string
+	Symbol   string
+	Decimals int
+}
+
+// TokenBalance is the answer of Token Balance by Account.
+type TokenBalance struct {
+	AsOf        time.Time
+	Owner       *PublicKey
+	Mint        PublicKey
+	Account     PublicKey
+	TokenName   *string // filled only with include_metadata, when the registry knows the mint
+	TokenSymbol *string
+	Amount      uint64
+	Decimals    int
+	LastUpdated time.Time
+	Slot        uint64
+}
+
+// Balance returns Amount / 10^Decimals as an exact decimal without trailing
+// zeros ("12.956933", "0.5", "12"), fit to be written as a JSON number.
+func (b *TokenBalance) Balance() string { return FormatUnits(b.Amount, b.Decimals) }
+
+// FormatUnits writes amount / 10^decimals exactly, trimming trailing zeros.
+func FormatUnits(amount uint64, decimals int) string {
+	s := strconv.FormatUint(amount, 10)
+	if decimals <= 0 {
+		return s
+	}
+	if len(s) <= decimals {
+		s = strings.Repeat("0", decimals-len(s)+1) + s
+	}
+	whole, frac := s[:len(s)-decimals], strings.TrimRight(s[len(s)-decimals:], "0")
+	if frac == "" {
+		return whole
+	}
+	return whole + "." + frac
+}
+
+// TokenBalanceFilter asks for an account's balance at a snapshot time.
+type TokenBalanceFilter struct {
+	Account         PublicKey
+	At              time.Time
+	IncludeMetadata bool
+}
+
+// TokenBalanceService is what the API reads of Solana token balances.
+type TokenBalanceService interface {
+	// FindTokenBalance returns the account's latest balance change at or
+	// before f.At, with the registry's name and symbol when
+	// f.IncludeMetadata is set. It returns ENOTFOUND if there is none, or if
+	// f.At is later than what has been indexed (the message says up to when).
+	FindTokenBalance(ctx context.Context, f TokenBalanceFilter) (*TokenBalance, error)
+}
+
+// TokenBalanceWriter is what the Solana ingester writes.
+type TokenBalanceWriter interface {
+	// WriteTokenBalances stores changes and moves the Solana cursor to slot
+	// (whose block time is blockTime) in one transaction. Writing a change
+	// that is already stored (same account, slot and TxIndex) replaces it.
+	WriteTokenBalances(ctx context.Context, changes []*TokenBalanceChange, slot uint64, blockTime time.Time) error
+
+	// WriteTokens inserts or replaces token registry entries.
+	WriteTokens(ctx context.Context, tokens []*Token) error
+}
+
+// ErrIndexedUpTo is the ENOTFOUND answer for a snapshot later than the
+// ingested history; every store returns the same text.
+func ErrIndexedUpTo(t time.Time) error {
+	if t.IsZero() {
+		return Errorf(ENOTFOUND, "no token balances are indexed yet")
+	}
+	return Errorf(ENOTFOUND, "datetime_filter is later than the indexed history: token balances are indexed up to %s UTC", FormatBalanceDatetime(t))
+}
+
+// ErrNoBalance is the ENOTFOUND answer for an account with no balance at or
+// before the snapshot.
+func ErrNoBalance(account PublicKey) error {
+	return Errorf(ENOTFOUND, "no balance is indexed for token account %s at or before datetime_filter", account)
+}

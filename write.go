@@ -1,0 +1,37 @@
+package chainquery
+
+import "context"
+
+// BlockData is one complete block as the EVM ingester writes it: the header,
+// every transaction with its receipt, every log and every trace.
+//
+// Trace rows of one transaction may come in any order; stores order them by
+// CompareTraceAddress. Stores compute Block.TraceCount and
+// Transaction.LogCount from Traces and Logs; the values given are ignored.
+type BlockData struct {
+	Block        *Block
+	Transactions []*Transaction
+	Logs         []*Log
+	Traces       []*Trace
+}
+
+// BlockWriter is what the EVM ingester writes. Every method runs in one store
+// transaction: readers see all of a block's rows or none of them.
+type BlockWriter interface {
+	// WriteBlocks stores blocks (with all their rows) of chain. A block stored
+	// at the same height is replaced with all its rows.
+	//
+	// Versions: a block written at a height where a block was ever stored
+	// before (including one removed by ReplaceBlocks) gets that block's
+	// version + 1; otherwise 0. Traces carry the version of their block.
+	WriteBlocks(ctx context.Context, chain Chain, blocks []*BlockData) error
+
+	// ReplaceBlocks removes every stored block of chain at or above from,
+	// with all their rows, and writes blocks in their place: the rewind of a
+	// reorg. Versions follow the rule of WriteBlocks.
+	ReplaceBlocks(ctx context.Context, chain Chain, from uint64, blocks []*BlockData) error
+
+	// BlockHash returns the hash of the stored block at number. It returns
+	// ENOTFOUND if no block is stored there.
+	BlockHash(ctx context.Context, chain Chain, number uint64) (Hash, error)
+}
