@@ -19,6 +19,12 @@ func (a Address) Hex() string { return Hex(a[:]) }
 // Hex returns the lowercase 0x-prefixed form of h.
 func (h Hash) Hex() string { return Hex(h[:]) }
 
+// String returns a.Hex().
+func (a Address) String() string { return a.Hex() }
+
+// String returns h.Hex().
+func (h Hash) String() string { return h.Hex() }
+
 // Hex returns b as lowercase 0x-prefixed hex; "0x" for no bytes.
 func Hex(b []byte) string {
 	out := make([]byte, 2+2*len(b))

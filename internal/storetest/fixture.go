@@ -28,6 +28,10 @@ func H(tag, n byte) chainquery.Hash {
 	return h
 }
 
+// BlockHash is the hash of the fixture block at number; each block's parent
+// hash is BlockHash(number-1).
+func BlockHash(number uint64) chainquery.Hash { return H(TagBlock, byte(number)) }
+
 // Tags of H, so that hashes of different kinds never collide.
 const (
 	TagBlock byte = 0xb0
@@ -103,8 +107,8 @@ func header(chain chainquery.Chain, number uint64, ts int64, txs int) *chainquer
 	return &chainquery.Block{
 		Chain:            chain,
 		Number:           number,
-		Hash:             H(TagBlock, byte(number)),
-		ParentHash:       H(TagBlock, byte(number-1)),
+		Hash:             BlockHash(number),
+		ParentHash:       BlockHash(number - 1),
 		Timestamp:        ts,
 		LogsBloom:        make([]byte, 256),
 		TransactionsRoot: H(TagRoot, 1),

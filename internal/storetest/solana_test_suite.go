@@ -1,0 +1,133 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/chainquery/chainquery"
+)
+
+func testTokenBalances(t *testing.T, s Store) {
+	ctx := context.Background()
+	at := func(acct chainquery.PublicKey, tm time.Time, meta bool) (*chainquery.TokenBalance, error) {
+		return s.FindTokenBalance(ctx, chainquery.TokenBalanceFilter{Account: acct, At: tm, IncludeMetadata: meta})
+	}
+	grid := func(h, m int) time.Time { return time.Date(2025, 6, 1, h, m, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		name   string
+		acct   chainquery.PublicKey
+		at     time.Time
+		meta   bool
+		amount uint64
+		slot   uint64
+		time   time.Time
+	}{
+		{"FirstChange", WalletAcct, grid(12, 0), false, 1_000_000, 250_000_000, SolanaT0},
+		{"LastInSlotWins", WalletAcct, grid(12, 10), false, 12_956_933, 250_000_100, SolanaT1},
+		{"Inclusive", WalletAcct, SolanaT1, false, 12_956_933, 250_000_100, SolanaT1},
+		{"U64Max", WalletAcct, grid(12, 30), true, 18_446_744_073_709_551_615, 250_000_300, SolanaT2},
+		{"AtCursor", WalletAcct, SolanaCursorTime, false, 18_446_744_073_709_551_615, 250_000_300, SolanaT2},
+		{"Closed", ClosedAcct, grid(12, 10), false, 0, 250_000_100, SolanaT1},
+		{"NoOwner", OrphanAcct, grid(12, 0), true, 5, 250_000_000, SolanaT0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := at(c.acct, c.at, c.meta)
+			must(t, err)
+			if b.Amount != c.amount || b.Slot != c.slot || !b.LastUpdated.Equal(c.time) || !b.AsOf.Equal(c.at) || b.Account != c.acct {
+				t.Fatalf("got %+v", b)
+			}
+		})
+	}
+	t.Run("Fields", func(t *testing.T) {
+		b, err := at(WalletAcct, grid(12, 10), false)
+		must(t, err)
+		if b.Owner == nil || *b.Owner != Wallet || b.Mint != USDCMint || b.Decimals != 6 || b.Balance() != "12.956933" {
+			t.Fatalf("got %+v", b)
+		}
+		if b.TokenName != nil || b.TokenSymbol != nil {
+			t.Fatalf("metadata without include_metadata: %v %v", *b.TokenName, *b.TokenSymbol)
+		}
+	})
+	t.Run("Metadata", func(t *testing.T) {
+		b, err := at(WalletAcct, grid(12, 10), true)
+		must(t, err)
+		if b.TokenName == nil || *b.TokenName != "USD Coin" || b.TokenSymbol == nil || *b.TokenSymbol != "USDC" {
+			t.Fatalf("got %+v", b)
+		}
+		b, err = at(OrphanAcct, grid(12, 0), true)
+		must(t, err)
+		if b.Owner != nil || b.TokenName != nil || b.TokenSymbol != nil {
+			t.Fatalf("unknown mint or owner was filled in: %+v", b)
+		}
+	})
+	t.Run("ErrBeforeFirstChange", func(t *testing.T) {
+		_, err := at(WalletAcct, grid(11, 50), false)
+		wantCode(t, err, chainquery.ENOTFOUND)
+	})
+	t.Run("ErrUnknownAccount", func(t *testing.T) {
+		_, err := at(UnknownAcct, grid(12, 30), false)
+		wantCode(t, err, chainquery.ENOTFOUND)
+	})
+	t.Run("ErrLaterThanIndexed", func(t *testing.T) {
+		_, err := at(WalletAcct, SolanaCursorTime.Add(10*time.Minute), false)
+		wantCode(t, err, chainquery.ENOTFOUND)
+		if msg := chainquery.ErrorMessage(err); msg != chainquery.ErrorMessage(chainquery.ErrIndexedUpTo(SolanaCursorTime)) {
+			t.Fatalf("detail = %q", msg)
+		}
+	})
+	t.Run("CursorMoves", func(t *testing.T) {
+		later := SolanaCursorTime.Add(time.Hour)
+		must(t, s.WriteTokenBalances(ctx, nil, SolanaCursor+9000, later))
+		b, err := at(WalletAcct, later, false)
+		must(t, err)
+		if b.Slot != 250_000_300 {
+			t.Fatalf("got %+v", b)
+		}
+	})
+}
+
+func testTokenBalancesEmpty(t *testing.T, s Store) {
+	_, err := s.FindTokenBalance(context.Background(), chainquery.TokenBalanceFilter{Account: WalletAcct, At: SolanaT2})
+	wantCode(t, err, chainquery.ENOTFOUND)
+}
+
+func testAPIKeys(t *testing.T, s Store) {
+	ctx := context.Background()
+	key, hash := chainquery.NewAPIKey()
+	k := &chainquery.APIKey{Name: "alice", Hash: hash, Endpoints: []chainquery.Endpoint{chainquery.EndpointGetBlock, chainquery.EndpointFilterTraces}}
+	must(t, s.CreateAPIKey(ctx, k))
+	t.Run("Find", func(t *testing.T) {
+		got, err := s.FindAPIKeyByHash(ctx, chainquery.HashAPIKey(key))
+		must(t, err)
+		if got.Name != "alice" || !got.Matches(chainquery.HashAPIKey(key)) || !got.Allows(chainquery.EndpointFilterTraces) || got.Allows(chainquery.EndpointGetLatestBlock) {
+			t.Fatalf("got %+v", got)
+		}
+		if !got.CreatedAt.Equal(k.CreatedAt) {
+			t.Fatalf("created %v, want %v", got.CreatedAt, k.CreatedAt)
+		}
+	})
+	t.Run("ErrConflict", func(t *testing.T) {
+		_, h := chainquery.NewAPIKey()
+		wantCode(t, s.CreateAPIKey(ctx, &chainquery.APIKey{Name: "alice", Hash: h}), chainquery.ECONFLICT)
+	})
+	t.Run("List", func(t *testing.T) {
+		_, h := chainquery.NewAPIKey()
+		must(t, s.CreateAPIKey(ctx, &chainquery.APIKey{Name: "aaron", Hash: h, Endpoints: chainquery.Endpoints}))
+		got, err := s.ListAPIKeys(ctx)
+		must(t, err)
+		if len(got) != 2 || got[0].Name != "aaron" || got[1].Name != "alice" || len(got[0].Endpoints) != len(chainquery.Endpoints) {
+			t.Fatalf("got %+v", got)
+		}
+	})
+	t.Run("Revoke", func(t *testing.T) {
+		must(t, s.RevokeAPIKey(ctx, "alice"))
+		_, err := s.FindAPIKeyByHash(ctx, hash)
+		wantCode(t, err, chainquery.ENOTFOUND)
+		wantCode(t, s.RevokeAPIKey(ctx, "alice"), chainquery.ENOTFOUND)
+	})
+	t.Run("ErrUnknownHash", func(t *testing.T) {
+		_, err := s.FindAPIKeyByHash(ctx, chainquery.HashAPIKey("cq_nope"))
+		wantCode(t, err, chainquery.ENOTFOUND)
+	})
+}

@@ -1,0 +1,72 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chainquery/chainquery"
+)
+
+// Store is everything a store implements: the API's read services and the
+// ingesters' writers.
+type Store interface {
+	chainquery.TraceService
+	chainquery.LogService
+	chainquery.ReceiptService
+	chainquery.BlockService
+	chainquery.TokenBalanceService
+	chainquery.APIKeyService
+	chainquery.BlockWriter
+	chainquery.TokenBalanceWriter
+}
+
+// Load writes the whole fixture into s through its write side.
+func Load(tb testing.TB, s Store) {
+	tb.Helper()
+	ctx := context.Background()
+	for _, chain := range []chainquery.Chain{chainquery.Polygon, chainquery.Ethereum} {
+		if err := s.WriteBlocks(ctx, chain, Blocks()[chain]); err != nil {
+			tb.Fatalf("write %s fixture: %v", chain, err)
+		}
+	}
+	if err := s.WriteTokenBalances(ctx, TokenBalanceChanges(), SolanaCursor, SolanaCursorTime); err != nil {
+		tb.Fatalf("write token balances: %v", err)
+	}
+	if err := s.WriteTokens(ctx, Tokens()); err != nil {
+		tb.Fatalf("write tokens: %v", err)
+	}
+}
+
+// Run runs the conformance suite against the store that open returns; open
+// must return a fresh, empty store for each call.
+func Run(t *testing.T, open func(testing.TB) Store) {
+	loaded := func(t *testing.T) Store {
+		s := open(t)
+		Load(t, s)
+		return s
+	}
+	t.Run("Blocks", func(t *testing.T) { testBlocks(t, loaded(t)) })
+	t.Run("Receipts", func(t *testing.T) { testReceipts(t, loaded(t)) })
+	t.Run("Logs", func(t *testing.T) { testLogs(t, loaded(t)) })
+	t.Run("Traces", func(t *testing.T) { testTraces(t, loaded(t)) })
+	t.Run("Reorg", func(t *testing.T) { testReorg(t, loaded(t)) })
+	t.Run("TokenBalances", func(t *testing.T) { testTokenBalances(t, loaded(t)) })
+	t.Run("TokenBalancesEmpty", func(t *testing.T) { testTokenBalancesEmpty(t, open(t)) })
+	t.Run("APIKeys", func(t *testing.T) { testAPIKeys(t, open(t)) })
+}
+
+// wantCode fails unless err carries the chainquery error code.
+func wantCode(t *testing.T, err error, code string) {
+	t.Helper()
+	if got := chainquery.ErrorCode(err); got != code {
+		t.Fatalf("error code = %q (%v), want %q", got, err, code)
+	}
+}
+
+// must fails on a non-nil error.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,185 @@
+// Package sqlite is the embedded store: every chainquery read service and
+// writer on one SQLite file, with no set-up. Readers and the one writer run
+// side by side thanks to WAL mode.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	sqlite3 "modernc.org/sqlite"
+	sqlite3lib "modernc.org/sqlite/lib"
+)
+
+//go:embed migration/*.sql
+var migrationFS embed.FS
+
+// DB is the SQLite store.
+type DB struct {
+	path string
+	rdb  *sql.DB // readers: a pool, never writes
+	wdb  *sql.DB // the single writer: SQLite admits one at a time anyway
+}
+
+// Compile-time checks that DB is every service the API and ingesters need.
+var (
+	_ chainquery.TraceService        = (*DB)(nil)
+	_ chainquery.LogService          = (*DB)(nil)
+	_ chainquery.ReceiptService      = (*DB)(nil)
+	_ chainquery.BlockService        = (*DB)(nil)
+	_ chainquery.TokenBalanceService = (*DB)(nil)
+	_ chainquery.APIKeyService       = (*DB)(nil)
+	_ chainquery.BlockWriter         = (*DB)(nil)
+	_ chainquery.TokenBalanceWriter  = (*DB)(nil)
+)
+
+// Open opens or creates the database file at path and brings its schema up to
+// date.
+func Open(path string) (*DB, error) {
+	if path == "" {
+		return nil, fmt.Errorf("sqlite: empty database path")
+	}
+	db := &DB{path: path}
+	var err error
+	// synchronous=NORMAL in WAL mode loses no committed transaction on a
+	// process crash, only possibly the last ones on power loss; ingestion
+	// resumes from the stored cursor either way.
+	pragmas := []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(OFF)", "temp_store(MEMORY)", "cache_size(-65536)"}
+	if db.wdb, err = sql.Open("sqlite", dsn(path, pragmas, "immediate")); err != nil {
+		return nil, err
+	}
+	db.wdb.SetMaxOpenConns(1)
+	db.wdb.SetConnMaxIdleTime(0)
+	if err := db.migrate(context.Background()); err != nil {
+		db.wdb.Close()
+		return nil, err
+	}
+	if db.rdb, err = sql.Open("sqlite", dsn(path, append(pragmas, "query_only(1)"), "deferred")); err != nil {
+		db.wdb.Close()
+		return nil, err
+	}
+	n := 2 * runtime.GOMAXPROCS(0)
+	db.rdb.SetMaxOpenConns(n)
+	db.rdb.SetMaxIdleConns(n)
+	return db, nil
+}
+
+func dsn(path string, pragmas []string, txlock string) string {
+	q := url.Values{}
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", txlock)
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Close closes the database.
+func (db *DB) Close() error {
+	var errs []error
+	if db.rdb != nil {
+		errs = append(errs, db.rdb.Close())
+	}
+	if db.wdb != nil {
+		errs = append(errs, db.wdb.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return wrap(db.rdb.QueryRowContext(ctx, `SELECT 1`).Scan(&one))
+}
+
+// migrate applies the embedded migrations not yet recorded, in name order,
+// each in its own transaction with its record.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("sqlite: create schema_migrations: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migration/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := db.migrateFile(ctx, name); err != nil {
+			return fmt.Errorf("sqlite: migration %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (db *DB) migrateFile(ctx context.Context, name string) error {
+	tx, err := db.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return err
+	} else if n > 0 {
+		return nil
+	}
+	body, err := fs.ReadFile(migrationFS, name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, time.Now().UnixMilli()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// wrap turns driver errors a client should see differently into chainquery
+// errors: a database that stays locked or cannot be opened is unavailable,
+// not an internal fault.
+func wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3lib.SQLITE_BUSY, sqlite3lib.SQLITE_LOCKED, sqlite3lib.SQLITE_CANTOPEN, sqlite3lib.SQLITE_IOERR, sqlite3lib.SQLITE_FULL:
+			return errors.Join(chainquery.Errorf(chainquery.EUNAVAILABLE, "the database is unavailable; try again shortly"), err)
+		}
+	}
+	return err
+}
+
+// chainID returns the key of an EVM chain's rows.
+func chainID(c chainquery.Chain) (int64, error) {
+	id := c.ID()
+	if id == 0 {
+		return 0, chainquery.Errorf(chainquery.EINVALID, "chain %q is not an EVM chain", c)
+	}
+	return id, nil
+}
+
+// placeholders returns "?, ?, ..." with n marks.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// notFound turns sql.ErrNoRows into ENOTFOUND with the given message.
+func notFound(err error, format string, args ...any) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return chainquery.Errorf(chainquery.ENOTFOUND, format, args...)
+	}
+	return wrap(err)
+}

@@ -1,0 +1,29 @@
+package sqlite_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/chainquery/chainquery/internal/storetest"
+	"github.com/chainquery/chainquery/sqlite"
+)
+
+// MustOpenDB opens a fresh database in a temporary directory, closed when
+// the test ends.
+func MustOpenDB(tb testing.TB) *sqlite.DB {
+	tb.Helper()
+	db, err := sqlite.Open(filepath.Join(tb.TempDir(), "chainquery.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return db
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(tb testing.TB) storetest.Store { return MustOpenDB(tb) })
+}

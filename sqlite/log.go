@@ -1,0 +1,78 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/chainquery/chainquery"
+)
+
+// FindTransactionLogs returns one page of the transaction's logs in log_index
+// order and its log count. It returns ENOTFOUND if the transaction is not
+// indexed (in f.BlockNumber, when given).
+func (db *DB) FindTransactionLogs(ctx context.Context, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
+	id, err := chainID(f.Chain)
+	if err != nil {
+		return nil, 0, err
+	}
+	tx, err := db.rdb.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, 0, wrap(err)
+	}
+	defer tx.Rollback()
+
+	// A hash names one transaction; should a chain ever repeat one, the
+	// latest block wins unless the caller names the block.
+	q := `SELECT x.block_number, x.tx_index, x.from_addr, x.to_addr, x.log_count, b.timestamp
+		FROM transactions x JOIN blocks b ON b.chain = x.chain AND b.number = x.block_number
+		WHERE x.chain = ? AND x.hash = ?`
+	args := []any{id, f.TransactionHash[:]}
+	where := ""
+	if f.BlockNumber != nil {
+		q += ` AND x.block_number = ?`
+		args = append(args, int64(*f.BlockNumber))
+		where = fmt.Sprintf(" in block %d", *f.BlockNumber)
+	}
+	q += ` ORDER BY x.block_number DESC LIMIT 1`
+
+	var (
+		blockNumber uint64
+		txIndex     int
+		from        chainquery.Address
+		to          *chainquery.Address
+		count       int
+		ts          int64
+	)
+	if err := tx.QueryRowContext(ctx, q, args...).Scan(gasCol{&blockNumber}, &txIndex, fixedCol(from[:]), addrPtrCol{&to}, &count, &ts); err != nil {
+		return nil, 0, notFound(err, "transaction %s is not indexed on %s%s", f.TransactionHash.Hex(), f.Chain, where)
+	}
+
+	rows, err := tx.QueryContext(ctx, `SELECT log_index, address, topic0, topic1, topic2, topic3, data
+		FROM logs WHERE chain = ? AND block_number = ? AND tx_index = ? ORDER BY log_index LIMIT ? OFFSET ?`,
+		id, int64(blockNumber), txIndex, f.Limit, f.Offset)
+	if err != nil {
+		return nil, 0, wrap(err)
+	}
+	defer rows.Close()
+	out := []*chainquery.Log{}
+	for rows.Next() {
+		l := &chainquery.Log{BlockNumber: blockNumber, Timestamp: ts, TransactionHash: f.TransactionHash,
+			TransactionIndex: txIndex, TransactionFrom: from, TransactionTo: to}
+		var topics [4][]byte
+		if err := rows.Scan(&l.LogIndex, fixedCol(l.Address[:]), &topics[0], &topics[1], &topics[2], &topics[3], bytesCol{&l.Data}); err != nil {
+			return nil, 0, wrap(err)
+		}
+		for _, t := range topics {
+			if t == nil {
+				break
+			}
+			var h chainquery.Hash
+			if err := fixedCol(h[:]).Scan(t); err != nil {
+				return nil, 0, err
+			}
+			l.Topics = append(l.Topics, h)
+		}
+		out = append(out, l)
+	}
+	return out, count, wrap(rows.Err())
+}
