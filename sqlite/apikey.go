@@ -40,7 +40,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *chainquery.APIKey) error {
 // FindAPIKeyByHash returns the key whose hash is hash. It returns ENOTFOUND if
 // there is none.
 func (db *DB) FindAPIKeyByHash(ctx context.Context, hash [32]byte) (*chainquery.APIKey, error) {
-	row := db.rdb.QueryRowContext(ctx, `SELECT name, hash, endpoints, created_at FROM api_keys WHERE hash = ?`, hash[:])
+	row := db.rdb.QueryRowContext(ctx, qAPIKeyByHash, hash[:])
 	k, err := scanAPIKey(row.Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, chainquery.Errorf(chainquery.ENOTFOUND, "API key not found")

@@ -38,10 +38,7 @@ func findBlock(ctx context.Context, tx *sql.Tx, chain int64, number uint64) (*ch
 	b := &chainquery.Block{Number: number}
 	var bloom, extra []byte
 	var hasExtra bool
-	err := tx.QueryRowContext(ctx, `SELECT hash, parent_hash, timestamp, version, logs_bloom, transactions_root,
-		state_root, receipts_root, miner, extra_data IS NOT NULL, extra_data, size, gas_limit, gas_used,
-		transaction_count, base_fee_per_gas, trace_count
-		FROM blocks WHERE chain = ? AND number = ?`, chain, int64(number)).Scan(
+	err := tx.QueryRowContext(ctx, qBlock, chain, int64(number)).Scan(
 		fixedCol(b.Hash[:]), fixedCol(b.ParentHash[:]), &b.Timestamp, &b.Version, &bloom,
 		fixedCol(b.TransactionsRoot[:]), fixedCol(b.StateRoot[:]), fixedCol(b.ReceiptsRoot[:]), fixedCol(b.Miner[:]),
 		&hasExtra, &extra, gasCol{&b.Size}, gasCol{&b.GasLimit}, gasCol{&b.GasUsed},
@@ -59,10 +56,7 @@ func findBlock(ctx context.Context, tx *sql.Tx, chain int64, number uint64) (*ch
 }
 
 func findTransactions(ctx context.Context, tx *sql.Tx, chain int64, b *chainquery.Block) ([]*chainquery.Transaction, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT tx_index, hash, from_addr, to_addr, value, gas_limit, gas_price,
-		effective_gas_price, max_fee_per_gas, max_priority_fee_per_gas, gas_used, cumulative_gas_used, nonce,
-		input, type, contract_address, status, log_count
-		FROM transactions WHERE chain = ? AND block_number = ? ORDER BY tx_index`, chain, int64(b.Number))
+	rows, err := tx.QueryContext(ctx, qBlockTransactions, chain, int64(b.Number))
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +84,7 @@ func (db *DB) LatestBlock(ctx context.Context, chain chainquery.Chain) (uint64, 
 		return 0, err
 	}
 	var n sql.NullInt64
-	if err := db.rdb.QueryRowContext(ctx, `SELECT max(number) FROM blocks WHERE chain = ?`, id).Scan(&n); err != nil {
+	if err := db.rdb.QueryRowContext(ctx, qLatestBlock, id).Scan(&n); err != nil {
 		return 0, wrap(err)
 	} else if !n.Valid {
 		return 0, chainquery.Errorf(chainquery.ENOTFOUND, "no block of %s is indexed yet", chain)

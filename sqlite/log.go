@@ -21,20 +21,12 @@ func (db *DB) FindTransactionLogs(ctx context.Context, f chainquery.LogFilter) (
 	}
 	defer tx.Rollback()
 
-	// A hash names one transaction; should a chain ever repeat one, the
-	// latest block wins unless the caller names the block.
-	q := `SELECT x.block_number, x.tx_index, x.from_addr, x.to_addr, x.log_count, b.timestamp
-		FROM transactions x JOIN blocks b ON b.chain = x.chain AND b.number = x.block_number
-		WHERE x.chain = ? AND x.hash = ?`
-	args := []any{id, f.TransactionHash[:]}
+	var block any
 	where := ""
 	if f.BlockNumber != nil {
-		q += ` AND x.block_number = ?`
-		args = append(args, int64(*f.BlockNumber))
+		block = int64(*f.BlockNumber)
 		where = fmt.Sprintf(" in block %d", *f.BlockNumber)
 	}
-	q += ` ORDER BY x.block_number DESC LIMIT 1`
-
 	var (
 		blockNumber uint64
 		txIndex     int
@@ -43,12 +35,11 @@ func (db *DB) FindTransactionLogs(ctx context.Context, f chainquery.LogFilter) (
 		count       int
 		ts          int64
 	)
-	if err := tx.QueryRowContext(ctx, q, args...).Scan(gasCol{&blockNumber}, &txIndex, fixedCol(from[:]), addrPtrCol{&to}, &count, &ts); err != nil {
+	if err := tx.QueryRowContext(ctx, qLogTransaction, id, f.TransactionHash[:], block).Scan(gasCol{&blockNumber}, &txIndex, fixedCol(from[:]), addrPtrCol{&to}, &count, &ts); err != nil {
 		return nil, 0, notFound(err, "transaction %s is not indexed on %s%s", f.TransactionHash.Hex(), f.Chain, where)
 	}
 
-	rows, err := tx.QueryContext(ctx, `SELECT log_index, address, topic0, topic1, topic2, topic3, data
-		FROM logs WHERE chain = ? AND block_number = ? AND tx_index = ? ORDER BY log_index LIMIT ? OFFSET ?`,
+	rows, err := tx.QueryContext(ctx, qLogPage,
 		id, int64(blockNumber), txIndex, f.Limit, f.Offset)
 	if err != nil {
 		return nil, 0, wrap(err)

@@ -22,12 +22,11 @@ func (db *DB) FindBlockReceipts(ctx context.Context, f chainquery.ReceiptFilter)
 
 	var ts int64
 	var count int
-	if err := tx.QueryRowContext(ctx, `SELECT timestamp, transaction_count FROM blocks WHERE chain = ? AND number = ?`,
+	if err := tx.QueryRowContext(ctx, qReceiptBlock,
 		id, int64(f.BlockNumber)).Scan(&ts, &count); err != nil {
 		return nil, 0, notFound(err, "block %d is not indexed", f.BlockNumber)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT tx_index, hash, cumulative_gas_used, gas_used, contract_address, status, effective_gas_price
-		FROM transactions WHERE chain = ? AND block_number = ? ORDER BY tx_index LIMIT ? OFFSET ?`,
+	rows, err := tx.QueryContext(ctx, qReceiptPage,
 		id, int64(f.BlockNumber), f.Limit, f.Offset)
 	if err != nil {
 		return nil, 0, wrap(err)

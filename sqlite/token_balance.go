@@ -32,8 +32,7 @@ func (db *DB) FindTokenBalance(ctx context.Context, f chainquery.TokenBalanceFil
 	b := &chainquery.TokenBalance{AsOf: f.At, Account: f.Account}
 	var owner []byte
 	var blockTime int64
-	err = tx.QueryRowContext(ctx, `SELECT owner, mint, amount, decimals, block_time, slot FROM token_balances
-		WHERE account = ? AND block_time <= ? ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`,
+	err = tx.QueryRowContext(ctx, qTokenBalance,
 		f.Account[:], f.At.UnixMilli()).Scan(&owner, fixedCol(b.Mint[:]), u64Col{&b.Amount}, &b.Decimals, &blockTime, gasCol{&b.Slot})
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {

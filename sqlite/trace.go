@@ -91,11 +91,11 @@ func firstBlockAtOrAfter(ctx context.Context, tx *sql.Tx, chain int64, t time.Ti
 	if t.Nanosecond() > 0 { // block times are whole seconds
 		ts++
 	}
-	return blockNumberQuery(ctx, tx, `SELECT number FROM blocks WHERE chain = ? AND timestamp >= ? ORDER BY timestamp, number LIMIT 1`, chain, ts)
+	return blockNumberQuery(ctx, tx, qFirstBlockAtOrAfter, chain, ts)
 }
 
 func lastBlockAtOrBefore(ctx context.Context, tx *sql.Tx, chain int64, t time.Time) (uint64, bool, error) {
-	return blockNumberQuery(ctx, tx, `SELECT number FROM blocks WHERE chain = ? AND timestamp <= ? ORDER BY timestamp DESC, number DESC LIMIT 1`, chain, t.Unix())
+	return blockNumberQuery(ctx, tx, qLastBlockAtOrBefore, chain, t.Unix())
 }
 
 func blockNumberQuery(ctx context.Context, tx *sql.Tx, q string, args ...any) (uint64, bool, error) {
