@@ -1,0 +1,310 @@
+// Package ingest runs the loops that fill a store from chain nodes: backfill
+// from a start block, follow the head at a distance, rewind reorgs, and
+// resume after a crash from what the store holds.
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/chainquery/chainquery"
+)
+
+// EVMSource is what the EVM loop reads from a node. The evm package's Fetcher
+// implements it over JSON-RPC.
+type EVMSource interface {
+	// Head returns the number of the node's latest block.
+	Head(ctx context.Context) (uint64, error)
+
+	// Blocks returns the complete blocks from..to (inclusive) in order, each
+	// with its transactions, receipts, logs and traces. It retries what the
+	// node does not have yet and fails only when retrying cannot help.
+	Blocks(ctx context.Context, from, to uint64) ([]*chainquery.BlockData, error)
+
+	// BlockHash returns the hash of the node's block at number.
+	BlockHash(ctx context.Context, number uint64) (chainquery.Hash, error)
+}
+
+// EVMStore is what the EVM loop needs of a store.
+type EVMStore interface {
+	chainquery.BlockWriter
+	LatestBlock(ctx context.Context, chain chainquery.Chain) (uint64, error)
+}
+
+// EVM ingests one EVM chain. The store is the cursor: blocks are written
+// whole, in order, one transaction per batch, so the highest stored block is
+// where a restarted ingester resumes, with no gap and no duplicate.
+type EVM struct {
+	Chain  chainquery.Chain
+	Store  EVMStore
+	Source EVMSource
+	Logger *slog.Logger
+
+	From          *uint64 // first block when the store holds none of the chain; nil: 0, or the head when following
+	To            *uint64 // last block; nil: follow the head (with Follow) or stop at the current head
+	Follow        bool
+	Confirmations uint64        // stay this many blocks behind the node's head
+	Concurrency   int           // batches fetched at once
+	BatchBlocks   int           // blocks per fetch and per store transaction
+	PollInterval  time.Duration // wait between head checks when caught up
+	MaxReorgDepth int           // deeper reorgs stop the loop: they need a person
+
+	Progress *Progress // optional
+}
+
+// defaults fills zero settings.
+func (e *EVM) defaults() {
+	if e.Logger == nil {
+		e.Logger = slog.New(slog.DiscardHandler)
+	}
+	if e.Concurrency < 1 {
+		e.Concurrency = 4
+	}
+	if e.BatchBlocks < 1 {
+		e.BatchBlocks = 10
+	}
+	if e.PollInterval <= 0 {
+		e.PollInterval = 2 * time.Second
+	}
+	if e.MaxReorgDepth < 1 {
+		e.MaxReorgDepth = 256
+	}
+}
+
+// Run ingests until To is reached, or until ctx ends when following. It
+// returns nil when done or stopped by ctx, and an error naming the chain,
+// block and cause when retrying cannot help.
+func (e *EVM) Run(ctx context.Context) error {
+	e.defaults()
+	next, err := e.start(ctx)
+	if err != nil {
+		return e.fail(err)
+	}
+	for ctx.Err() == nil {
+		head, err := e.Source.Head(ctx)
+		if err != nil {
+			return e.fail(fmt.Errorf("eth_blockNumber: %w", err))
+		}
+		target := safeHead(head, e.Confirmations)
+		if e.To != nil && (!e.Follow || *e.To < target) {
+			target = min(*e.To, target)
+		}
+		if e.Progress != nil {
+			e.Progress.SetHead(head, target)
+		}
+		if next > target || head < e.Confirmations {
+			if e.To != nil && next > *e.To {
+				e.Logger.Info("ingestion done", "chain", e.Chain, "last", *e.To)
+				return nil
+			}
+			if !e.Follow && e.To == nil {
+				e.Logger.Info("caught up with the node", "chain", e.Chain, "last", int64(next)-1)
+				return nil
+			}
+			// Caught up, or the node is behind what is stored: wait for it.
+			if !sleep(ctx, e.PollInterval) {
+				break
+			}
+			continue
+		}
+		if next, err = e.sync(ctx, next, target); err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return e.fail(err)
+		}
+	}
+	return nil
+}
+
+func safeHead(head, confirmations uint64) uint64 {
+	if head < confirmations {
+		return 0
+	}
+	return head - confirmations
+}
+
+func (e *EVM) fail(err error) error {
+	return fmt.Errorf("ingest %s: %w", e.Chain, err)
+}
+
+// start returns the first block to ingest: the one after the stored head,
+// else From, else the node's safe head when following, else 0.
+func (e *EVM) start(ctx context.Context) (uint64, error) {
+	stored, err := e.Store.LatestBlock(ctx, e.Chain)
+	switch {
+	case err == nil:
+		next := stored + 1
+		if e.From != nil && *e.From > next {
+			return 0, fmt.Errorf("--from %d is past the stored head %d: ingesting from there would leave a gap; start at %d or use another database", *e.From, stored, next)
+		}
+		e.Logger.Info("resuming after the stored head", "chain", e.Chain, "stored_head", stored, "next", next)
+		return next, nil
+	case chainquery.ErrorCode(err) != chainquery.ENOTFOUND:
+		return 0, err
+	case e.From != nil:
+		return *e.From, nil
+	case e.Follow:
+		head, err := e.Source.Head(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("eth_blockNumber: %w", err)
+		}
+		return safeHead(head, e.Confirmations), nil
+	}
+	return 0, nil
+}
+
+// errRefetch says a batch no longer links to what is stored or to itself:
+// the node reorganized while we fetched.
+var errRefetch = errors.New("refetch")
+
+type fetched struct {
+	from, to uint64
+	blocks   []*chainquery.BlockData
+	err      error
+}
+
+// sync fetches next..target with up to Concurrency batches in flight and
+// writes them in order. It returns the next block to ingest.
+func (e *EVM) sync(ctx context.Context, next, target uint64) (uint64, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	queue := make(chan chan fetched, e.Concurrency)
+	go func() {
+		defer close(queue)
+		for from := next; from <= target; from += uint64(e.BatchBlocks) {
+			to := min(from+uint64(e.BatchBlocks)-1, target)
+			ch := make(chan fetched, 1)
+			select {
+			case queue <- ch:
+			case <-ctx.Done():
+				return
+			}
+			go func() {
+				blocks, err := e.Source.Blocks(ctx, from, to)
+				ch <- fetched{from, to, blocks, err}
+			}()
+		}
+	}()
+	for ch := range queue {
+		f := <-ch
+		if f.err != nil {
+			return next, fmt.Errorf("blocks %d-%d: %w", f.from, f.to, f.err)
+		}
+		err := e.write(ctx, next, f.blocks)
+		if errors.Is(err, errRefetch) {
+			return next, nil // the outer loop fetches again from next
+		} else if err != nil {
+			return next, err
+		}
+		next = f.to + 1
+	}
+	return next, nil
+}
+
+// write stores one batch after checking that it links to the stored chain;
+// on a mismatch it rewinds the reorg and asks for a refetch.
+func (e *EVM) write(ctx context.Context, next uint64, blocks []*chainquery.BlockData) error {
+	if len(blocks) == 0 {
+		return nil
+	}
+	if !linked(blocks) {
+		e.Logger.Warn("batch does not link up (the node reorganized while we fetched); fetching again",
+			"chain", e.Chain, "from", blocks[0].Block.Number)
+		return errRefetch
+	}
+	if next > 0 {
+		parent, err := e.Store.BlockHash(ctx, e.Chain, next-1)
+		switch {
+		case err == nil && parent != blocks[0].Block.ParentHash:
+			if err := e.rewind(ctx, next-1); err != nil {
+				return err
+			}
+			return errRefetch
+		case err != nil && chainquery.ErrorCode(err) != chainquery.ENOTFOUND:
+			return err
+		}
+	}
+	if err := e.Store.WriteBlocks(ctx, e.Chain, blocks); err != nil {
+		return fmt.Errorf("store blocks %d-%d: %w", blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number, err)
+	}
+	if e.Progress != nil {
+		e.Progress.Add(blocks)
+	}
+	return nil
+}
+
+// rewind finds the highest block at or below top that the store and the node
+// agree on, then replaces every stored block above it with the node's, in
+// one store transaction.
+func (e *EVM) rewind(ctx context.Context, top uint64) error {
+	ancestor := top
+	for depth := 0; ; depth++ {
+		if depth > e.MaxReorgDepth {
+			return fmt.Errorf("reorg deeper than %d blocks below block %d: stopping for a person to look", e.MaxReorgDepth, top)
+		}
+		stored, err := e.Store.BlockHash(ctx, e.Chain, ancestor)
+		if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
+			break // below what is stored: everything stored above is replaced
+		} else if err != nil {
+			return err
+		}
+		node, err := e.Source.BlockHash(ctx, ancestor)
+		if err != nil {
+			return fmt.Errorf("eth_getBlockByNumber %d: %w", ancestor, err)
+		}
+		if node == stored {
+			break
+		}
+		if ancestor == 0 {
+			return fmt.Errorf("the node and the store disagree on block 0: is --rpc the same chain as the stored one?")
+		}
+		ancestor--
+	}
+	if ancestor == top {
+		return nil // the node answered from two forks while switching: fetch again
+	}
+	blocks, err := e.Source.Blocks(ctx, ancestor+1, top)
+	if err != nil {
+		return fmt.Errorf("blocks %d-%d: %w", ancestor+1, top, err)
+	}
+	if !linked(blocks) {
+		return nil // the node moved again: the next attempt sees where it went
+	}
+	if parent, err := e.Store.BlockHash(ctx, e.Chain, ancestor); err == nil && parent != blocks[0].Block.ParentHash {
+		return nil
+	}
+	if err := e.Store.ReplaceBlocks(ctx, e.Chain, ancestor+1, blocks); err != nil {
+		return fmt.Errorf("replace blocks from %d: %w", ancestor+1, err)
+	}
+	e.Logger.Warn("reorg: replaced stored blocks", "chain", e.Chain, "from", ancestor+1, "to", top, "depth", top-ancestor)
+	if e.Progress != nil {
+		e.Progress.Reorg(top - ancestor)
+	}
+	return nil
+}
+
+// linked reports whether each block's parent is the block before it.
+func linked(blocks []*chainquery.BlockData) bool {
+	for i := 1; i < len(blocks); i++ {
+		if blocks[i].Block.ParentHash != blocks[i-1].Block.Hash || blocks[i].Block.Number != blocks[i-1].Block.Number+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// sleep waits d or until ctx ends; it reports whether to go on.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
