@@ -1,0 +1,132 @@
+// Package devchain runs a local EVM chain for development and tests: an anvil
+// node (a real node binary, installed from the npm registry by scripts/setup)
+// and a stream of varied transactions from the contracts in contracts/.
+package devchain
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// AnvilPackage is the npm package that carries the anvil binary.
+const AnvilPackage = "@foundry-rs/anvil-linux-amd64"
+
+// AnvilPath finds the anvil binary: $CHAINQUERY_ANVIL, then
+// node_modules/<AnvilPackage>/bin/anvil in this directory or one above it (the
+// repository root, where scripts/setup installs it), then $PATH.
+func AnvilPath() (string, error) {
+	if p := os.Getenv("CHAINQUERY_ANVIL"); p != "" {
+		return p, nil
+	}
+	if dir, err := os.Getwd(); err == nil {
+		for {
+			p := filepath.Join(dir, "node_modules", AnvilPackage, "bin", "anvil")
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	if p, err := exec.LookPath("anvil"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("anvil not found: run scripts/setup (it installs " + AnvilPackage + " from npm) or set CHAINQUERY_ANVIL")
+}
+
+// Anvil is a running anvil node listening on 127.0.0.1.
+type Anvil struct {
+	URL     string
+	ChainID uint64
+
+	cmd  *exec.Cmd
+	done chan struct{}
+	mu   sync.Mutex
+	tail []string // last lines of output, for error messages
+}
+
+var listening = regexp.MustCompile(`Listening on (127\.0\.0\.1:\d+)`)
+
+// StartAnvil starts anvil with the chain id on a free loopback port and waits
+// until it listens. Extra arguments go to anvil as they are.
+func StartAnvil(ctx context.Context, chainID uint64, args ...string) (*Anvil, error) {
+	path, err := AnvilPath()
+	if err != nil {
+		return nil, err
+	}
+	args = append([]string{"--host", "127.0.0.1", "--port", "0", "--chain-id", strconv.FormatUint(chainID, 10)}, args...)
+	cmd := exec.Command(path, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start anvil: %w", err)
+	}
+	a := &Anvil{ChainID: chainID, cmd: cmd, done: make(chan struct{})}
+	addr := make(chan string, 1)
+	go func() {
+		defer close(a.done)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			line := sc.Text()
+			a.mu.Lock()
+			a.tail = append(a.tail, line)
+			if len(a.tail) > 20 {
+				a.tail = a.tail[1:]
+			}
+			a.mu.Unlock()
+			if m := listening.FindStringSubmatch(line); m != nil {
+				select {
+				case addr <- m[1]:
+				default:
+				}
+			}
+		}
+		io.Copy(io.Discard, out)
+		cmd.Wait()
+	}()
+	select {
+	case a.URL = <-addr:
+		a.URL = "http://" + a.URL
+		return a, nil
+	case <-a.done:
+		return nil, fmt.Errorf("anvil exited before listening: %s", a.output())
+	case <-time.After(30 * time.Second):
+		a.Close()
+		return nil, fmt.Errorf("anvil did not listen within 30s: %s", a.output())
+	case <-ctx.Done():
+		a.Close()
+		return nil, ctx.Err()
+	}
+}
+
+func (a *Anvil) output() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return strings.Join(a.tail, "\n")
+}
+
+// Close stops the node.
+func (a *Anvil) Close() error {
+	if a.cmd.Process != nil {
+		a.cmd.Process.Kill()
+	}
+	<-a.done
+	return nil
+}
