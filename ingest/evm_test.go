@@ -85,9 +85,9 @@ func (c *simChain) Blocks(ctx context.Context, from, to uint64) ([]*chainquery.B
 		txHash := c.hash(n)
 		txHash[2] = 0x77
 		out = append(out, &chainquery.BlockData{
-			Block: &chainquery.Block{Number: n, Hash: c.hash(n), ParentHash: parent, Timestamp: int64(1700000000 + n), TransactionCount: 1},
+			Block:        &chainquery.Block{Number: n, Hash: c.hash(n), ParentHash: parent, Timestamp: int64(1700000000 + n), TransactionCount: 1},
 			Transactions: []*chainquery.Transaction{{BlockNumber: n, Hash: txHash, Value: big.NewInt(1), Status: true}},
-			Traces: []*chainquery.Trace{{BlockNumber: n, Type: chainquery.TraceCall, CallType: chainquery.CallTypeCall, Value: big.NewInt(1)}},
+			Traces:       []*chainquery.Trace{{BlockNumber: n, Type: chainquery.TraceCall, CallType: chainquery.CallTypeCall, Value: big.NewInt(1)}},
 		})
 	}
 	return out, nil

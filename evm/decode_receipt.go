@@ -1,0 +1,307 @@
+package evm
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/chainquery/chainquery"
+)
+
+// jsonReceipt is the part of an eth_getTransactionReceipt result (or of one
+// element of eth_getBlockReceipts) the service keeps. L2 extras (l1Fee,
+// gasUsedForL1, depositNonce, blobGasUsed, ...) are ignored by omission.
+type jsonReceipt struct {
+	TransactionHash   json.RawMessage `json:"transactionHash"`
+	TransactionIndex  json.RawMessage `json:"transactionIndex"`
+	BlockHash         json.RawMessage `json:"blockHash"`
+	BlockNumber       json.RawMessage `json:"blockNumber"`
+	From              json.RawMessage `json:"from"`
+	To                json.RawMessage `json:"to"`
+	Type              json.RawMessage `json:"type"`
+	Status            json.RawMessage `json:"status"`
+	GasUsed           json.RawMessage `json:"gasUsed"`
+	CumulativeGasUsed json.RawMessage `json:"cumulativeGasUsed"`
+	EffectiveGasPrice json.RawMessage `json:"effectiveGasPrice"`
+	ContractAddress   json.RawMessage `json:"contractAddress"`
+	Logs              []jsonLog       `json:"logs"`
+}
+
+// jsonLog is one log of a receipt.
+type jsonLog struct {
+	Address  json.RawMessage   `json:"address"`
+	Topics   []json.RawMessage `json:"topics"`
+	Data     json.RawMessage   `json:"data"`
+	LogIndex json.RawMessage   `json:"logIndex"`
+}
+
+// receiptFill is one decoded receipt waiting to be applied, so that
+// ApplyReceipts changes nothing unless every receipt fits.
+type receiptFill struct {
+	hash      chainquery.Hash
+	index     int // -1 when the receipt does not say
+	from, to  *chainquery.Address
+	typ       int
+	status    bool
+	gasUsed   uint64
+	cumGas    uint64
+	price     *big.Int // nil when the node does not report it
+	contract  *chainquery.Address
+	logs      []*chainquery.Log
+	logFields []bool // per log: the node gave a logIndex
+}
+
+// ApplyReceipts fills the receipt fields of d's transactions (gas_used,
+// cumulative_gas_used, effective_gas_price, contract_address, status) and
+// sets d.Logs, from an eth_getBlockReceipts result (the elements of its
+// array) or from eth_getTransactionReceipt results, in any order. JSON null
+// elements (a receipt the node did not have) are skipped.
+//
+// Receipts are matched to transactions by hash; a receipt that names another
+// block, or an index other than its transaction's, is an error (a reorg or
+// a lagging replica answered). It is an error too if a transaction has no
+// receipt or a receipt has no transaction, except on polygon: a Bor
+// state-sync receipt (from and to the zero address) whose transaction is
+// missing from the block's list, as older Bor answers, becomes a transaction
+// of its own at the next index (see docs/ingestion.md). On error d is left
+// unchanged, so the caller may fetch again and retry.
+//
+// Receipts without status (before Byzantium) are taken as successful;
+// FinishStatus corrects that from the traces. Where the receipt has no
+// effectiveGasPrice (old nodes) the transaction's gasPrice is used. Every
+// transaction gets a non-nil EffectiveGasPrice, which is how CheckComplete
+// tells that its receipt was applied.
+func ApplyReceipts(d *chainquery.BlockData, receipts []json.RawMessage) error {
+	return applyReceiptsWithNotes(d, receipts, nil)
+}
+
+// applyReceiptsWithNotes is ApplyReceipts that also reports the fields it
+// had to leave empty.
+func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage, notes *decodeNotes) error {
+	if d == nil || d.Block == nil {
+		return fmt.Errorf("evm: ApplyReceipts: no block")
+	}
+	b := d.Block
+	byHash := make(map[chainquery.Hash]*receiptFill, len(receipts))
+	var extra []*receiptFill // receipts without a transaction in the block
+	for _, raw := range receipts {
+		if !present(raw) {
+			continue
+		}
+		rf, err := decodeReceipt(b, raw, notes)
+		if err != nil {
+			return err
+		}
+		if _, dup := byHash[rf.hash]; dup {
+			return fmt.Errorf("evm: block %d: two receipts for transaction %s", b.Number, rf.hash)
+		}
+		byHash[rf.hash] = rf
+	}
+
+	fills := make([]*receiptFill, len(d.Transactions))
+	var missing []string
+	for i, t := range d.Transactions {
+		rf := byHash[t.Hash]
+		if rf == nil {
+			missing = append(missing, t.Hash.Hex())
+			continue
+		}
+		if rf.index >= 0 && rf.index != t.Index {
+			return fmt.Errorf("evm: block %d: receipt of %s has index %d, transaction has %d", b.Number, t.Hash, rf.index, t.Index)
+		}
+		fills[i] = rf
+		delete(byHash, t.Hash)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("evm: block %d: %d of %d transactions have no receipt: %s", b.Number, len(missing), len(d.Transactions), abbreviate(missing))
+	}
+	for _, rf := range byHash {
+		extra = append(extra, rf)
+	}
+	slices.SortFunc(extra, func(a, b *receiptFill) int { return a.index - b.index })
+	next := len(d.Transactions)
+	for _, rf := range extra {
+		if !isStateSyncReceipt(b.Chain, rf) || rf.index != next {
+			return fmt.Errorf("evm: block %d: receipt of %s (index %d) has no transaction in the block", b.Number, rf.hash, rf.index)
+		}
+		next++
+	}
+
+	// Everything fits: apply.
+	txs := slices.Clone(d.Transactions)
+	for _, rf := range extra {
+		txs = append(txs, stateSyncTx(b, rf))
+		fills = append(fills, rf)
+	}
+	var logs []*chainquery.Log
+	for i, t := range txs {
+		rf := fills[i]
+		t.Status = rf.status
+		t.GasUsed = rf.gasUsed
+		t.CumulativeGasUsed = rf.cumGas
+		t.ContractAddress = rf.contract
+		switch {
+		case rf.price != nil:
+			t.EffectiveGasPrice = rf.price
+		case t.GasPrice != nil:
+			t.EffectiveGasPrice = new(big.Int).Set(t.GasPrice)
+		default:
+			t.EffectiveGasPrice = new(big.Int)
+		}
+		t.LogCount = len(rf.logs)
+		for j, l := range rf.logs {
+			l.TransactionIndex = t.Index
+			l.TransactionFrom = t.From
+			l.TransactionTo = t.To
+			if !rf.logFields[j] {
+				// No logIndex from the node: number the logs through the block.
+				l.LogIndex = len(logs)
+			}
+			logs = append(logs, l)
+		}
+	}
+	d.Transactions = txs
+	d.Logs = logs
+	b.TransactionCount = len(txs)
+	return nil
+}
+
+// decodeReceipt decodes one receipt of block b and checks that it belongs to it.
+func decodeReceipt(b *chainquery.Block, raw json.RawMessage, notes *decodeNotes) (*receiptFill, error) {
+	var jr jsonReceipt
+	if err := json.Unmarshal(raw, &jr); err != nil {
+		return nil, fmt.Errorf("evm: block %d: receipt: %w", b.Number, err)
+	}
+	hash, err := requireHash("transactionHash", jr.TransactionHash)
+	if err != nil {
+		return nil, fmt.Errorf("evm: block %d: receipt: %w", b.Number, err)
+	}
+	if bh, ok, err := fieldHash(jr.BlockHash); err == nil && ok && bh != b.Hash {
+		return nil, fmt.Errorf("evm: block %d: receipt of %s is of block %s, not %s", b.Number, hash, bh, b.Hash)
+	}
+	if n, err := fieldUint(jr.BlockNumber); err == nil && present(jr.BlockNumber) && n != b.Number {
+		return nil, fmt.Errorf("evm: block %d: receipt of %s is of block %d", b.Number, hash, n)
+	}
+	r := fieldReader{notes: notes, record: "receipt " + hash.Hex()}
+	rf := &receiptFill{
+		hash:     hash,
+		index:    -1,
+		from:     r.address("from", jr.From),
+		to:       r.address("to", jr.To),
+		typ:      int(r.uint("type", jr.Type)),
+		status:   true, // before Byzantium (no status field): see FinishStatus
+		gasUsed:  r.uint("gasUsed", jr.GasUsed),
+		cumGas:   r.uint("cumulativeGasUsed", jr.CumulativeGasUsed),
+		price:    r.big("effectiveGasPrice", jr.EffectiveGasPrice),
+		contract: r.address("contractAddress", jr.ContractAddress),
+	}
+	if present(jr.TransactionIndex) {
+		rf.index = int(r.uint("transactionIndex", jr.TransactionIndex))
+	}
+	if present(jr.Status) {
+		rf.status = r.uint("status", jr.Status) == 1
+	}
+	for j, jl := range jr.Logs {
+		l, hasIndex, err := decodeLog(b, hash, jl)
+		if err != nil {
+			return nil, fmt.Errorf("evm: block %d: receipt of %s: log %d: %w", b.Number, hash, j, err)
+		}
+		rf.logs = append(rf.logs, l)
+		rf.logFields = append(rf.logFields, hasIndex)
+	}
+	return rf, nil
+}
+
+// decodeLog decodes one log strictly: its address and topics are what users
+// filter on, so a malformed one is an error, not an empty field.
+func decodeLog(b *chainquery.Block, tx chainquery.Hash, jl jsonLog) (*chainquery.Log, bool, error) {
+	addr, err := fieldAddress(jl.Address)
+	if err != nil {
+		return nil, false, fmt.Errorf("address: %w", err)
+	}
+	if addr == nil {
+		return nil, false, fmt.Errorf("address is missing")
+	}
+	if len(jl.Topics) > 4 {
+		return nil, false, fmt.Errorf("%d topics (at most 4)", len(jl.Topics))
+	}
+	l := &chainquery.Log{
+		BlockNumber:     b.Number,
+		Timestamp:       b.Timestamp,
+		TransactionHash: tx,
+		Address:         *addr,
+		Topics:          make([]chainquery.Hash, len(jl.Topics)),
+	}
+	for i, rt := range jl.Topics {
+		if l.Topics[i], err = requireHash("topic", rt); err != nil {
+			return nil, false, fmt.Errorf("topic %d: %w", i, err)
+		}
+	}
+	if l.Data, err = fieldBytes(jl.Data); err != nil {
+		return nil, false, fmt.Errorf("data: %w", err)
+	}
+	if l.Data == nil {
+		l.Data = []byte{}
+	}
+	hasIndex := present(jl.LogIndex)
+	if hasIndex {
+		n, err := fieldUint(jl.LogIndex)
+		if err != nil {
+			return nil, false, fmt.Errorf("logIndex: %w", err)
+		}
+		l.LogIndex = int(n)
+	}
+	return l, hasIndex, nil
+}
+
+// isStateSyncReceipt reports whether a receipt is a Bor state-sync receipt:
+// on polygon, from the zero address to the zero address. Bor names these
+// transactions keccak("matic-bor-receipt-" + number + hash) and gives them no
+// signature, gas or input; only the system can send from address zero.
+func isStateSyncReceipt(chain chainquery.Chain, rf *receiptFill) bool {
+	return chain == chainquery.Polygon && rf.from != nil && *rf.from == (chainquery.Address{}) &&
+		(rf.to == nil || *rf.to == (chainquery.Address{}))
+}
+
+// isStateSyncTx reports whether t is a Bor state-sync transaction, whether
+// the node listed it in the block or ApplyReceipts made it from its receipt:
+// from and to the zero address with no gas, or the type 0x7f that Bor gives
+// state-sync transactions since they became part of the block body.
+func isStateSyncTx(chain chainquery.Chain, t *chainquery.Transaction) bool {
+	if chain != chainquery.Polygon {
+		return false
+	}
+	if t.Type == 0x7f {
+		return true
+	}
+	return t.From == (chainquery.Address{}) && t.To != nil && *t.To == (chainquery.Address{}) && t.GasLimit == 0
+}
+
+// stateSyncTx makes the transaction of a state-sync receipt whose block did
+// not list it. Its fields are what Bor itself answers for such a transaction
+// to eth_getTransactionByHash: zero sender and recipient, no value, gas,
+// price, nonce or input, type 0.
+func stateSyncTx(b *chainquery.Block, rf *receiptFill) *chainquery.Transaction {
+	zero := chainquery.Address{}
+	return &chainquery.Transaction{
+		BlockNumber: b.Number,
+		Timestamp:   b.Timestamp,
+		Hash:        rf.hash,
+		Index:       rf.index,
+		To:          &zero,
+		Value:       new(big.Int),
+		GasPrice:    new(big.Int),
+		Input:       []byte{},
+		Type:        rf.typ,
+	}
+}
+
+// abbreviate lists at most five items of a long list for an error message.
+func abbreviate(items []string) string {
+	if len(items) <= 5 {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:5], ", "), len(items)-5)
+}

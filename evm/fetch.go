@@ -1,0 +1,366 @@
+package evm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chainquery/chainquery"
+)
+
+// Trace methods a node may answer.
+const (
+	TracesAuto       = "auto"        // probe: trace_block, else debug_traceBlockByNumber
+	TracesParity     = "trace_block" // Erigon, Nethermind, Reth, anvil
+	TracesCallTracer = "debug_trace" // geth, Bor: debug_traceBlockByNumber with callTracer
+	TracesOff        = "off"
+)
+
+// Plan says which call fills which table.
+type Plan struct {
+	BlockReceipts bool   // eth_getBlockReceipts; else eth_getTransactionReceipt per transaction
+	Traces        string // TracesParity, TracesCallTracer or TracesOff
+}
+
+// String describes the plan for the start-up log.
+func (p Plan) String() string {
+	var b strings.Builder
+	b.WriteString("eth_getBlockByNumber(full) fills blocks and transactions; ")
+	calls := "1"
+	if p.BlockReceipts {
+		b.WriteString("eth_getBlockReceipts fills receipts and logs; ")
+		calls = "2"
+	} else {
+		b.WriteString("eth_getTransactionReceipt (one per transaction) fills receipts and logs; ")
+		calls = "1 + one per transaction"
+	}
+	switch p.Traces {
+	case TracesParity:
+		b.WriteString("trace_block fills traces; ")
+		calls += " + 1"
+	case TracesCallTracer:
+		b.WriteString("debug_traceBlockByNumber (callTracer) fills traces; ")
+		calls += " + 1"
+	default:
+		b.WriteString("traces off; ")
+	}
+	return b.String() + "calls per block: " + calls
+}
+
+// Probe asks the node which methods it answers and returns the plan to
+// follow. traces is one of the Traces* values; TracesAuto picks what the node
+// supports and fails if it supports neither.
+func Probe(ctx context.Context, c *Client, traces string) (Plan, error) {
+	var head string
+	if err := c.Call(ctx, &head, "eth_blockNumber"); err != nil {
+		return Plan{}, fmt.Errorf("eth_blockNumber: %w", err)
+	}
+	supports := func(method string, params ...any) (bool, error) {
+		var v json.RawMessage
+		err := c.Call(ctx, &v, method, params...)
+		if err == nil {
+			return true, nil
+		} else if IsMethodNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("%s: %w", method, err)
+	}
+	var p Plan
+	var err error
+	if p.BlockReceipts, err = supports("eth_getBlockReceipts", head); err != nil {
+		return p, err
+	}
+	parity := func() (bool, error) { return supports("trace_block", head) }
+	callTracer := func() (bool, error) {
+		return supports("debug_traceBlockByNumber", head, map[string]any{"tracer": "callTracer"})
+	}
+	var ok bool
+	switch traces {
+	case TracesOff, "":
+		p.Traces = TracesOff
+	case TracesParity:
+		if ok, err = parity(); err == nil && !ok {
+			err = errors.New("the node does not answer trace_block")
+		}
+		p.Traces = TracesParity
+	case TracesCallTracer:
+		if ok, err = callTracer(); err == nil && !ok {
+			err = errors.New("the node does not answer debug_traceBlockByNumber")
+		}
+		p.Traces = TracesCallTracer
+	case TracesAuto:
+		if ok, err = parity(); err == nil && ok {
+			p.Traces = TracesParity
+		} else if err == nil {
+			if ok, err = callTracer(); err == nil && ok {
+				p.Traces = TracesCallTracer
+			} else if err == nil {
+				err = errors.New("the node answers neither trace_block nor debug_traceBlockByNumber; use --traces off")
+			}
+		}
+	default:
+		err = fmt.Errorf("unknown trace method %q: use auto, trace_block, debug_trace or off", traces)
+	}
+	return p, err
+}
+
+// Fetcher assembles complete blocks from a node following a Plan. It
+// implements ingest.EVMSource.
+type Fetcher struct {
+	Client *Client
+	Chain  chainquery.Chain
+	Plan   Plan
+	Logger *slog.Logger
+
+	// A block the node does not have yet, or answers for incompletely (null
+	// or empty receipts or traces for a block with transactions, as replicas
+	// that lag do), is asked for again up to Attempts times, Wait apart.
+	Attempts int
+	Wait     time.Duration
+}
+
+// NewFetcher returns a fetcher with default patience: about five minutes for
+// a block to become complete.
+func NewFetcher(c *Client, chain chainquery.Chain, p Plan, logger *slog.Logger) *Fetcher {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Fetcher{Client: c, Chain: chain, Plan: p, Logger: logger, Attempts: 60, Wait: 5 * time.Second}
+}
+
+// Head returns the node's latest block number.
+func (f *Fetcher) Head(ctx context.Context) (uint64, error) {
+	var head string
+	if err := f.Client.Call(ctx, &head, "eth_blockNumber"); err != nil {
+		return 0, err
+	}
+	return strconv.ParseUint(strings.TrimPrefix(head, "0x"), 16, 64)
+}
+
+// BlockHash returns the hash of the node's block at number.
+func (f *Fetcher) BlockHash(ctx context.Context, number uint64) (chainquery.Hash, error) {
+	var h chainquery.Hash
+	var b struct {
+		Hash string `json:"hash"`
+	}
+	var raw json.RawMessage
+	for attempt := 1; ; attempt++ {
+		if err := f.Client.Call(ctx, &raw, "eth_getBlockByNumber", hexNumber(number), false); err != nil {
+			return h, err
+		}
+		if string(raw) != "null" {
+			break
+		}
+		if attempt >= f.Attempts {
+			return h, fmt.Errorf("eth_getBlockByNumber %d: the node has no such block", number)
+		}
+		if err := wait(ctx, f.Wait); err != nil {
+			return h, err
+		}
+	}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return h, fmt.Errorf("eth_getBlockByNumber %d: %w", number, err)
+	}
+	return chainquery.ParseHash("hash", b.Hash)
+}
+
+// Blocks returns the complete blocks from..to in order.
+func (f *Fetcher) Blocks(ctx context.Context, from, to uint64) ([]*chainquery.BlockData, error) {
+	out := make([]*chainquery.BlockData, 0, to-from+1)
+	pending := make([]uint64, 0, to-from+1)
+	for n := from; n <= to; n++ {
+		pending = append(pending, n)
+	}
+	done := map[uint64]*chainquery.BlockData{}
+	for attempt := 1; len(pending) > 0; attempt++ {
+		got, failed := f.fetch(ctx, pending)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for n, d := range got {
+			done[n] = d
+		}
+		if len(failed) == 0 {
+			break
+		}
+		var first uint64
+		var firstErr error
+		for n, err := range failed {
+			if firstErr == nil || n < first {
+				first, firstErr = n, err
+			}
+		}
+		if attempt >= f.Attempts {
+			return nil, fmt.Errorf("block %d: %w (after %d attempts)", first, firstErr, attempt)
+		}
+		f.Logger.Warn("blocks incomplete, asking again", "chain", f.Chain, "blocks", len(failed), "block", first, "error", firstErr, "attempt", attempt)
+		if err := wait(ctx, f.Wait); err != nil {
+			return nil, err
+		}
+		pending = pending[:0]
+		for n := range failed {
+			pending = append(pending, n)
+		}
+		slices.Sort(pending)
+	}
+	for n := from; n <= to; n++ {
+		out = append(out, done[n])
+	}
+	return out, nil
+}
+
+// fetch asks for the given blocks in three batches (blocks, receipts,
+// traces) and returns the complete ones and why the others are not.
+func (f *Fetcher) fetch(ctx context.Context, numbers []uint64) (map[uint64]*chainquery.BlockData, map[uint64]error) {
+	failed := map[uint64]error{}
+	blockReqs := make([]*Request, len(numbers))
+	for i, n := range numbers {
+		blockReqs[i] = &Request{Method: "eth_getBlockByNumber", Params: []any{hexNumber(n), true}}
+	}
+	if err := f.Client.BatchCall(ctx, blockReqs); err != nil {
+		return nil, allFailed(numbers, err)
+	}
+	blocks := map[uint64]*chainquery.BlockData{}
+	var order []uint64
+	for i, n := range numbers {
+		r := blockReqs[i]
+		switch {
+		case r.Err != nil:
+			failed[n] = fmt.Errorf("eth_getBlockByNumber: %w", r.Err)
+		case isNull(r.Result):
+			failed[n] = errors.New("eth_getBlockByNumber: the node does not have this block yet")
+		default:
+			d, err := DecodeBlock(f.Chain, r.Result)
+			if err != nil {
+				failed[n] = fmt.Errorf("eth_getBlockByNumber: %w", err)
+			} else if d.Block.Number != n {
+				failed[n] = fmt.Errorf("eth_getBlockByNumber: asked for block %d, got %d", n, d.Block.Number)
+			} else {
+				blocks[n] = d
+				order = append(order, n)
+			}
+		}
+	}
+
+	// Receipts and traces of every decoded block, in one batch.
+	type part struct {
+		n        uint64
+		receipts []*Request
+		traces   *Request
+	}
+	var parts []part
+	var reqs []*Request
+	for _, n := range order {
+		d := blocks[n]
+		p := part{n: n}
+		if len(d.Transactions) > 0 {
+			if f.Plan.BlockReceipts {
+				p.receipts = []*Request{{Method: "eth_getBlockReceipts", Params: []any{hexNumber(n)}}}
+			} else {
+				for _, tx := range d.Transactions {
+					p.receipts = append(p.receipts, &Request{Method: "eth_getTransactionReceipt", Params: []any{tx.Hash.Hex()}})
+				}
+			}
+			reqs = append(reqs, p.receipts...)
+			switch f.Plan.Traces {
+			case TracesParity:
+				p.traces = &Request{Method: "trace_block", Params: []any{hexNumber(n)}}
+			case TracesCallTracer:
+				p.traces = &Request{Method: "debug_traceBlockByHash", Params: []any{d.Block.Hash.Hex(), map[string]any{"tracer": "callTracer"}}}
+			}
+			if p.traces != nil {
+				reqs = append(reqs, p.traces)
+			}
+		}
+		parts = append(parts, p)
+	}
+	if err := f.Client.BatchCall(ctx, reqs); err != nil {
+		return nil, allFailed(numbers, err)
+	}
+	for _, p := range parts {
+		d := blocks[p.n]
+		if err := f.complete(d, p.receipts, p.traces); err != nil {
+			delete(blocks, p.n)
+			failed[p.n] = err
+		}
+	}
+	return blocks, failed
+}
+
+// complete applies receipts and traces to d and checks that nothing is
+// missing.
+func (f *Fetcher) complete(d *chainquery.BlockData, receipts []*Request, traces *Request) error {
+	if len(d.Transactions) == 0 {
+		return CheckComplete(d, f.Plan.Traces != TracesOff)
+	}
+	var raw []json.RawMessage
+	for _, r := range receipts {
+		if r.Err != nil {
+			return fmt.Errorf("%s: %w", r.Method, r.Err)
+		}
+		if isNull(r.Result) {
+			return fmt.Errorf("%s: null answer for a block with %d transactions", r.Method, len(d.Transactions))
+		}
+		if r.Method == "eth_getBlockReceipts" {
+			if err := json.Unmarshal(r.Result, &raw); err != nil {
+				return fmt.Errorf("eth_getBlockReceipts: %w", err)
+			}
+		} else {
+			raw = append(raw, r.Result)
+		}
+	}
+	if err := ApplyReceipts(d, raw); err != nil {
+		return fmt.Errorf("%s: %w", receipts[0].Method, err)
+	}
+	if traces != nil {
+		if traces.Err != nil {
+			return fmt.Errorf("%s: %w", traces.Method, traces.Err)
+		}
+		if isNull(traces.Result) {
+			return fmt.Errorf("%s: null answer for a block with %d transactions", traces.Method, len(d.Transactions))
+		}
+		var err error
+		if f.Plan.Traces == TracesParity {
+			err = DecodeParityTraces(d, traces.Result)
+		} else {
+			err = DecodeCallTraces(d, traces.Result)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", traces.Method, err)
+		}
+		FinishStatus(d)
+	}
+	return CheckComplete(d, traces != nil)
+}
+
+func allFailed(numbers []uint64, err error) map[uint64]error {
+	m := make(map[uint64]error, len(numbers))
+	for _, n := range numbers {
+		m[n] = err
+	}
+	return m
+}
+
+func isNull(raw json.RawMessage) bool {
+	s := strings.TrimSpace(string(raw))
+	return s == "" || s == "null" || s == "[]" || s == "{}"
+}
+
+func hexNumber(n uint64) string { return "0x" + strconv.FormatUint(n, 16) }
+
+func wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

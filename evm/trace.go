@@ -1,0 +1,99 @@
+package evm
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/chainquery/chainquery"
+)
+
+// traceTxIndex finds the transaction a trace belongs to and checks that the
+// traces and the block agree, so that traces of another fork are refused
+// rather than filed under the wrong transaction.
+type traceTxIndex struct {
+	block  *chainquery.Block
+	txs    []*chainquery.Transaction
+	byHash map[chainquery.Hash]*chainquery.Transaction
+}
+
+func newTraceTxIndex(d *chainquery.BlockData) *traceTxIndex {
+	x := &traceTxIndex{block: d.Block, txs: d.Transactions, byHash: make(map[chainquery.Hash]*chainquery.Transaction, len(d.Transactions))}
+	for _, t := range d.Transactions {
+		x.byHash[t.Hash] = t
+	}
+	return x
+}
+
+// resolve returns the hash and index of the transaction that a trace names
+// by hash (when hasHash) and position. Without transactions in d (traces
+// decoded on their own) the trace is trusted; otherwise the hash must be one
+// of the block's, at the same position. The one exception is a polygon
+// state-sync transaction, which some Bor versions trace but do not list in
+// the block (its receipt adds it later; CheckComplete checks the result).
+func (x *traceTxIndex) resolve(hash chainquery.Hash, hasHash bool, pos int) (chainquery.Hash, int, error) {
+	if !hasHash {
+		if pos >= 0 && pos < len(x.txs) {
+			return x.txs[pos].Hash, x.txs[pos].Index, nil
+		}
+		return hash, pos, fmt.Errorf("trace of transaction %d names no hash and the block has %d transactions", pos, len(x.txs))
+	}
+	if len(x.txs) == 0 {
+		return hash, pos, nil
+	}
+	if t := x.byHash[hash]; t != nil {
+		if pos >= 0 && pos != t.Index {
+			return hash, pos, fmt.Errorf("trace of %s is at position %d, the transaction at %d", hash, pos, t.Index)
+		}
+		return hash, t.Index, nil
+	}
+	if x.block.Chain == chainquery.Polygon && pos >= len(x.txs) {
+		return hash, pos, nil
+	}
+	return hash, pos, fmt.Errorf("trace of transaction %s, which is not in block %d", hash, x.block.Number)
+}
+
+// callTypeOf maps the call kinds of both node families to the API's
+// call_type (decisions.md §3): callcode is reported as call, create2 as
+// create, and anything unknown as call.
+func callTypeOf(kind string) (traceType, callType string) {
+	switch strings.ToLower(kind) {
+	case "delegatecall":
+		return chainquery.TraceCall, chainquery.CallTypeDelegateCall
+	case "staticcall":
+		return chainquery.TraceCall, chainquery.CallTypeStaticCall
+	case "create", "create2":
+		return chainquery.TraceCreate, chainquery.CallTypeCreate
+	case "selfdestruct", "suicide":
+		return chainquery.TraceSuicide, chainquery.CallTypeCall
+	}
+	// call, callcode, and kinds only one chain knows (Arbitrum's INVALID
+	// frames): the API has no other type, and dropping the frame would
+	// renumber its siblings against what the node says.
+	return chainquery.TraceCall, chainquery.CallTypeCall
+}
+
+// finishTrace applies the rules both decoders share: a failed creation has
+// no address, a suicide has no gas, input or output, and input, output and
+// value are never nil so that both paths give equal rows.
+func finishTrace(t *chainquery.Trace) {
+	if t.Type == chainquery.TraceCreate && t.Error != "" {
+		t.To = nil
+	}
+	if t.Type == chainquery.TraceSuicide {
+		t.Gas, t.GasUsed = 0, 0
+		t.Input, t.Output = nil, nil
+	}
+	if t.Input == nil {
+		t.Input = []byte{}
+	}
+	if t.Output == nil {
+		t.Output = []byte{}
+	}
+	if t.Value == nil {
+		t.Value = new(big.Int)
+	}
+	if t.TraceAddress == nil {
+		t.TraceAddress = []int{}
+	}
+}

@@ -1,0 +1,152 @@
+package evm
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/chainquery/chainquery"
+)
+
+// callFrame is one frame of geth's callTracer (native, or the legacy
+// JavaScript tracer whose output also has "time" and may give gas in
+// decimal). Arbitrum adds beforeEVMTransfers/afterEVMTransfers and
+// revertReason comes with some errors; both are ignored.
+type callFrame struct {
+	Type    string          `json:"type"`
+	From    json.RawMessage `json:"from"`
+	To      json.RawMessage `json:"to"`
+	Value   json.RawMessage `json:"value"`
+	Gas     json.RawMessage `json:"gas"`
+	GasUsed json.RawMessage `json:"gasUsed"`
+	Input   json.RawMessage `json:"input"`
+	Output  json.RawMessage `json:"output"`
+	Error   string          `json:"error"`
+	Calls   []*callFrame    `json:"calls"`
+}
+
+// callElement is one element of a debug_traceBlock* result: a bare frame
+// (older geth and Bor), {"result": frame} or {"txHash", "result": frame}
+// (newer geth), or {"txHash", "error"} for a transaction the node failed to
+// trace.
+type callElement struct {
+	Type   *string         `json:"type"`
+	TxHash json.RawMessage `json:"txHash"`
+	Result *callFrame      `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// DecodeCallTraces converts a debug_traceBlockByNumber/ByHash result made
+// with {"tracer": "callTracer"} (geth, Bor) into d.Traces, replacing what was
+// there. Each frame tree is flattened depth-first pre-order with
+// trace_address and subtraces as trace_block gives them, and types mapped as
+// decisions.md §3 says: CALLCODE is call, CREATE2 is create, SELFDESTRUCT
+// (SUICIDE in old tracers) is suicide with call_type call, from the
+// destroyed contract to the beneficiary with the balance as value.
+//
+// Elements without txHash are matched to d's transactions by position, so
+// DecodeBlock must have filled d first; with txHash they must name d's
+// transactions. A transaction the node failed to trace is an error. On
+// error d is unchanged.
+func DecodeCallTraces(d *chainquery.BlockData, raw json.RawMessage) error {
+	return decodeCallTracesWithNotes(d, raw, nil)
+}
+
+func decodeCallTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, notes *decodeNotes) error {
+	if d == nil || d.Block == nil {
+		return fmt.Errorf("evm: DecodeCallTraces: no block")
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return fmt.Errorf("evm: block %d: callTracer: want an array: %w", d.Block.Number, err)
+	}
+	if elems == nil {
+		return fmt.Errorf("evm: block %d: callTracer answered null", d.Block.Number)
+	}
+	x := newTraceTxIndex(d)
+	var out []*chainquery.Trace
+	for i, el := range elems {
+		var ce callElement
+		if err := json.Unmarshal(el, &ce); err != nil {
+			return fmt.Errorf("evm: block %d: callTracer element %d: %w", d.Block.Number, i, err)
+		}
+		frame := ce.Result
+		switch {
+		case ce.Type != nil: // a bare frame
+			frame = new(callFrame)
+			if err := json.Unmarshal(el, frame); err != nil {
+				return fmt.Errorf("evm: block %d: callTracer element %d: %w", d.Block.Number, i, err)
+			}
+		case frame == nil && present(ce.Error):
+			return fmt.Errorf("evm: block %d: the node could not trace transaction %d (%s): %s", d.Block.Number, i, ce.TxHash, ce.Error)
+		case frame == nil:
+			return fmt.Errorf("evm: block %d: callTracer element %d is not a frame: %.80s", d.Block.Number, i, el)
+		}
+		hash, hasHash, err := fieldHash(ce.TxHash)
+		if err != nil {
+			return fmt.Errorf("evm: block %d: callTracer element %d: txHash: %w", d.Block.Number, i, err)
+		}
+		hash, idx, err := x.resolve(hash, hasHash, i)
+		if err != nil {
+			return fmt.Errorf("evm: block %d: callTracer: %w", d.Block.Number, err)
+		}
+		f := &frameFlattener{block: d.Block, hash: hash, index: idx, notes: notes}
+		f.flatten(frame, []int{}, nil)
+		out = append(out, f.out...)
+	}
+	d.Traces = out
+	return nil
+}
+
+// frameFlattener turns the frame tree of one transaction into trace rows.
+type frameFlattener struct {
+	block *chainquery.Block
+	hash  chainquery.Hash
+	index int
+	notes *decodeNotes
+	out   []*chainquery.Trace
+}
+
+// flatten appends f and its subtree in depth-first pre-order. self is the
+// account whose code ran the parent frame: the contract a SELFDESTRUCT
+// child destroys when the tracer leaves its from empty (the legacy JS
+// tracer did).
+func (ff *frameFlattener) flatten(f *callFrame, addr []int, self *chainquery.Address) {
+	r := fieldReader{notes: ff.notes, record: fmt.Sprintf("frame %s/%s", ff.hash, chainquery.FormatTraceAddress(addr))}
+	t := &chainquery.Trace{
+		BlockNumber:      ff.block.Number,
+		TransactionHash:  ff.hash,
+		TransactionIndex: ff.index,
+		TraceAddress:     addr,
+		Subtraces:        len(f.Calls),
+		Error:            f.Error,
+		From:             r.addressOrZero("from", f.From),
+		To:               r.address("to", f.To),
+		Value:            r.big("value", f.Value),
+		Gas:              r.uint("gas", f.Gas),
+		GasUsed:          r.uint("gasUsed", f.GasUsed),
+		Input:            r.bytes("input", f.Input),
+		Output:           r.bytes("output", f.Output),
+	}
+	t.Type, t.CallType = callTypeOf(f.Type)
+	if t.Type == chainquery.TraceSuicide && !present(f.From) && self != nil {
+		t.From = *self
+	}
+	finishTrace(t)
+	ff.out = append(ff.out, t)
+
+	// The account whose code runs in this frame: the callee, except for
+	// DELEGATECALL and CALLCODE, which run the callee's code as the caller.
+	runner := t.To
+	switch strings.ToUpper(f.Type) {
+	case "DELEGATECALL", "CALLCODE":
+		from := t.From
+		runner = &from
+	}
+	for i, c := range f.Calls {
+		child := make([]int, len(addr)+1)
+		copy(child, addr)
+		child[len(addr)] = i
+		ff.flatten(c, child, runner)
+	}
+}

@@ -1,0 +1,197 @@
+package evm
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/chainquery/chainquery"
+)
+
+// parityTrace is one element of a trace_block result (Parity/OpenEthereum
+// format, as Erigon, Nethermind, Reth and anvil answer it).
+type parityTrace struct {
+	Type   string `json:"type"`
+	Action struct {
+		CallType      string          `json:"callType"`
+		From          json.RawMessage `json:"from"`
+		To            json.RawMessage `json:"to"`
+		Value         json.RawMessage `json:"value"`
+		Gas           json.RawMessage `json:"gas"`
+		Input         json.RawMessage `json:"input"`
+		Init          json.RawMessage `json:"init"`          // create
+		Address       json.RawMessage `json:"address"`       // suicide: the destroyed contract
+		RefundAddress json.RawMessage `json:"refundAddress"` // suicide: the beneficiary
+		Balance       json.RawMessage `json:"balance"`       // suicide: the balance sent
+	} `json:"action"`
+	Result *struct {
+		GasUsed json.RawMessage `json:"gasUsed"`
+		Output  json.RawMessage `json:"output"`
+		Address json.RawMessage `json:"address"` // create: the new contract
+		Code    json.RawMessage `json:"code"`    // create: the deployed code
+	} `json:"result"` // null for errored frames and suicides
+	Error               string          `json:"error"`
+	TraceAddress        []int           `json:"traceAddress"`
+	Subtraces           int             `json:"subtraces"`
+	TransactionHash     json.RawMessage `json:"transactionHash"`
+	TransactionPosition json.RawMessage `json:"transactionPosition"`
+	BlockNumber         json.RawMessage `json:"blockNumber"`
+	BlockHash           json.RawMessage `json:"blockHash"`
+}
+
+// parityElement tells the shapes of trace_block elements apart: a trace has
+// an action; geth's flatCallTracer wraps each transaction's traces as
+// {"txHash", "result": [...]}; a transaction it failed to trace is
+// {"txHash", "error"}.
+type parityElement struct {
+	Action json.RawMessage `json:"action"`
+	Result json.RawMessage `json:"result"`
+	TxHash json.RawMessage `json:"txHash"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// DecodeParityTraces converts a trace_block result into d.Traces, replacing
+// what was there. It also reads the output of geth's flatCallTracer
+// (debug_traceBlockByNumber with {"tracer": "flatCallTracer"}), whose
+// elements wrap the same Parity-format traces per transaction.
+//
+// Block-reward traces and any other trace without a transaction are not
+// served, so they are skipped. Types and call types follow decisions.md §3.
+// When d holds transactions, every trace must name one of them at its
+// index, and every trace must name d's block; otherwise (traces of another
+// fork, or a truncated answer) it is an error and d is unchanged.
+func DecodeParityTraces(d *chainquery.BlockData, raw json.RawMessage) error {
+	return decodeParityTracesWithNotes(d, raw, nil)
+}
+
+func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, notes *decodeNotes) error {
+	if d == nil || d.Block == nil {
+		return fmt.Errorf("evm: DecodeParityTraces: no block")
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return fmt.Errorf("evm: block %d: trace_block: want an array: %w", d.Block.Number, err)
+	}
+	if elems == nil {
+		return fmt.Errorf("evm: block %d: trace_block answered null", d.Block.Number)
+	}
+	x := newTraceTxIndex(d)
+	var out []*chainquery.Trace
+	var add func(elems []json.RawMessage) error
+	add = func(elems []json.RawMessage) error {
+		for i, el := range elems {
+			var probe parityElement
+			if err := json.Unmarshal(el, &probe); err != nil {
+				return fmt.Errorf("element %d: %w", i, err)
+			}
+			switch {
+			case present(probe.Action):
+				t, err := parityToTrace(x, el, notes)
+				if err != nil {
+					return fmt.Errorf("element %d: %w", i, err)
+				}
+				if t != nil {
+					out = append(out, t)
+				}
+			case len(probe.Result) > 0 && probe.Result[0] == '[':
+				var inner []json.RawMessage
+				if err := json.Unmarshal(probe.Result, &inner); err != nil {
+					return fmt.Errorf("element %d: %w", i, err)
+				}
+				if err := add(inner); err != nil {
+					return fmt.Errorf("element %d: %w", i, err)
+				}
+			case present(probe.Error):
+				return fmt.Errorf("element %d: the node could not trace transaction %s: %s", i, probe.TxHash, probe.Error)
+			default:
+				return fmt.Errorf("element %d: not a trace: %.80s", i, el)
+			}
+		}
+		return nil
+	}
+	if err := add(elems); err != nil {
+		return fmt.Errorf("evm: block %d: trace_block: %w", d.Block.Number, err)
+	}
+	d.Traces = out
+	return nil
+}
+
+// parityToTrace converts one Parity trace; it returns nil for traces the
+// API does not serve (rewards and other traces without a transaction).
+func parityToTrace(x *traceTxIndex, raw json.RawMessage, notes *decodeNotes) (*chainquery.Trace, error) {
+	var pt parityTrace
+	if err := json.Unmarshal(raw, &pt); err != nil {
+		return nil, err
+	}
+	if pt.Type == "reward" || !present(pt.TransactionHash) && !present(pt.TransactionPosition) {
+		return nil, nil
+	}
+	if n, err := fieldUint(pt.BlockNumber); err == nil && present(pt.BlockNumber) && n != x.block.Number {
+		return nil, fmt.Errorf("trace of block %d, not %d", n, x.block.Number)
+	}
+	if h, ok, err := fieldHash(pt.BlockHash); err == nil && ok && h != x.block.Hash && x.block.Hash != (chainquery.Hash{}) {
+		return nil, fmt.Errorf("trace of block %s, not %s", h, x.block.Hash)
+	}
+	hash, hasHash, err := fieldHash(pt.TransactionHash)
+	if err != nil {
+		return nil, fmt.Errorf("transactionHash: %w", err)
+	}
+	pos := -1
+	if present(pt.TransactionPosition) {
+		n, err := fieldUint(pt.TransactionPosition)
+		if err != nil {
+			return nil, fmt.Errorf("transactionPosition: %w", err)
+		}
+		pos = int(n)
+	}
+	if hash, pos, err = x.resolve(hash, hasHash, pos); err != nil {
+		return nil, err
+	}
+
+	r := fieldReader{notes: notes, record: fmt.Sprintf("trace %s/%s", hash, chainquery.FormatTraceAddress(pt.TraceAddress))}
+	t := &chainquery.Trace{
+		BlockNumber:      x.block.Number,
+		TransactionHash:  hash,
+		TransactionIndex: pos,
+		TraceAddress:     slices.Clone(pt.TraceAddress),
+		Subtraces:        pt.Subtraces,
+		Error:            pt.Error,
+		Gas:              r.uint("gas", pt.Action.Gas),
+	}
+	a := &pt.Action
+	switch pt.Type {
+	case "create":
+		t.Type, t.CallType = chainquery.TraceCreate, chainquery.CallTypeCreate
+		t.From = r.addressOrZero("from", a.From)
+		t.Value = r.big("value", a.Value)
+		t.Input = r.bytes("init", a.Init)
+		if pt.Result != nil {
+			t.To = r.address("address", pt.Result.Address)
+			t.Output = r.bytes("code", pt.Result.Code)
+		}
+	case "suicide":
+		t.Type, t.CallType = chainquery.TraceSuicide, chainquery.CallTypeCall
+		t.From = r.addressOrZero("address", a.Address)
+		t.To = r.address("refundAddress", a.RefundAddress)
+		t.Value = r.big("balance", a.Balance)
+	default: // call, and types only some node knows: see callTypeOf
+		t.Type, t.CallType = callTypeOf(a.CallType)
+		if t.Type != chainquery.TraceCall {
+			t.Type, t.CallType = chainquery.TraceCall, chainquery.CallTypeCall
+		}
+		t.From = r.addressOrZero("from", a.From)
+		t.To = r.address("to", a.To)
+		t.Value = r.big("value", a.Value)
+		t.Input = r.bytes("input", a.Input)
+		if pt.Result != nil {
+			t.Output = r.bytes("output", pt.Result.Output)
+		}
+	}
+	if pt.Result != nil {
+		// An errored frame has no result, hence no gas used: it is stored
+		// as 0 (decisions.md §3), which is where Parity and geth differ.
+		t.GasUsed = r.uint("gasUsed", pt.Result.GasUsed)
+	}
+	finishTrace(t)
+	return t, nil
+}

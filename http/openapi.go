@@ -1,0 +1,296 @@
+package http
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/chainquery/chainquery"
+)
+
+// operation is what the OpenAPI document says about a route beyond its
+// method and path, which come from the route table itself.
+type operation struct {
+	id          string
+	summary     string
+	description string
+	params      []obj // query parameters; path parameters follow from the pattern
+	body        obj   // request body schema; nil when the route takes none
+	response    string
+	notFound    string // when 404 answers an existing path; "" if never
+}
+
+// obj is a JSON object that keeps its keys in the order given, so that the
+// document reads in the interface's field order rather than alphabetically.
+type obj []kv
+
+type kv struct {
+	k string
+	v any
+}
+
+// MarshalJSON writes o's members in order.
+func (o obj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.k)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(m.v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.k, err)
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// ref returns a reference to a schema of the components.
+func ref(name string) obj { return obj{{"$ref", "#/components/schemas/" + name}} }
+
+// Documents of the routes.
+var (
+	filterTracesDoc = operation{
+		id:      "filterTraces",
+		summary: "Filter Traces",
+		description: "Execution traces of a block range (at most 100 blocks, both ends inclusive) or of a datetime range, " +
+			"optionally by sender (from_address) and recipient (to_address). Addresses within one field are alternatives; " +
+			"both fields together must both match. Results are ordered by block_number, transaction_index and the trace's " +
+			"depth-first position (trace_address compared component by component as integers). count is the number of " +
+			"matching traces over all pages. Traces are served from the chain's trace history start (polygon: 2025-01-01T00:00:00Z).",
+		params:   []obj{limitParam, offsetParam},
+		body:     ref("TraceFilter"),
+		response: "TraceList",
+	}
+	transactionLogsDoc = operation{
+		id:          "getTransactionLogs",
+		summary:     "Get Transaction Logs",
+		description: "Logs emitted by one transaction, in log_index order. count is the transaction's log count.",
+		params:      []obj{blockNumberParam(false, "Block of the transaction; narrows the lookup, and a wrong block gives 404."), limitParam, offsetParam},
+		response:    "LogList",
+		notFound:    "The transaction is not indexed (in the given block, when block_number is given).",
+	}
+	blockReceiptsDoc = operation{
+		id:          "getBlockReceipts",
+		summary:     "Get Block Receipts",
+		description: "Transaction receipts of one block, in transaction_index order. count is the block's receipt count.",
+		params:      []obj{blockNumberParam(true, "Block to query."), limitParam, offsetParam},
+		response:    "ReceiptList",
+		notFound:    "The block is not indexed.",
+	}
+	blockDoc = operation{
+		id:          "getBlock",
+		summary:     "Get Block",
+		description: "One block; with full_transactions=true, its transactions in transaction_index order.",
+		params: []obj{blockNumberParam(true, "Block to query."), boolParam("full_transactions",
+			"When true, transactions holds the block's transactions; when false it is null.")},
+		response: "Block",
+		notFound: "The block is not indexed.",
+	}
+	latestBlockDoc = operation{
+		id:          "getLatestBlock",
+		summary:     "Get Latest Block",
+		description: "The highest block number indexed for the chain.",
+		response:    "LatestBlock",
+		notFound:    "Nothing is indexed for the chain yet.",
+	}
+	tokenBalanceDoc = operation{
+		id:      "getTokenBalanceByAccount",
+		summary: "Token Balance by Account",
+		description: "Balance of one Solana token account at a snapshot time: the account's latest balance change at " +
+			"or before datetime_filter.",
+		params: []obj{datetimeFilterParam, boolParam("include_metadata",
+			"When true, token_name and token_symbol are filled from the token registry.")},
+		response: "TokenBalance",
+		notFound: "The account is unknown, has no balance at or before datetime_filter, or datetime_filter is later than the indexed history.",
+	}
+	openAPIDoc = operation{
+		id:          "getOpenAPI",
+		summary:     "OpenAPI document",
+		description: "This document. Needs no API key.",
+	}
+	healthDoc = operation{
+		id:          "getHealth",
+		summary:     "Health check",
+		description: "Answers 200 while the process serves requests. Needs no API key.",
+		response:    "Health",
+	}
+)
+
+// Parameters shared by several routes.
+var (
+	limitParam = param("limit", "query", false, "Page size.",
+		obj{{"type", "integer"}, {"minimum", 1}, {"maximum", chainquery.MaxLimit}, {"default", chainquery.DefaultLimit}})
+	offsetParam = param("offset", "query", false, "Items to skip; page with offset += limit while offset < count.",
+		obj{{"type", "integer"}, {"minimum", 0}, {"default", 0}})
+	datetimeFilterParam = param("datetime_filter", "query", true,
+		"Snapshot time on the 10-minute grid with a timezone, not within the last hour of the current UTC time.",
+		obj{{"type", "string"}, {"format", "date-time"},
+			{"pattern", `^\d{4}-\d{2}-\d{2}T\d{2}:(00|10|20|30|40|50):00(Z|[+-]\d{2}:\d{2})$`},
+			{"examples", []string{"2025-06-01T12:00:00Z"}}})
+)
+
+// maxBlockNumber is the largest block number stores can hold (signed 64-bit).
+const maxBlockNumber = 1<<63 - 1
+
+func blockNumberParam(required bool, desc string) obj {
+	return param("block_number", "query", required, desc,
+		obj{{"type", "integer"}, {"minimum", 0}, {"maximum", int64(maxBlockNumber)}})
+}
+
+func boolParam(name, desc string) obj {
+	return param(name, "query", false, desc+" Accepts true, false, 1 or 0 in any case.",
+		obj{{"type", "boolean"}, {"default", false}})
+}
+
+func param(name, in string, required bool, desc string, schema obj) obj {
+	return obj{{"name", name}, {"in", in}, {"required", required}, {"description", desc}, {"schema", schema}}
+}
+
+// pathParam documents a parameter of a route's pattern.
+func pathParam(rt route, name string) obj {
+	switch name {
+	case "chain":
+		var chains []string
+		for _, c := range rt.endpoint.Chains() {
+			chains = append(chains, string(c))
+		}
+		return param(name, "path", true, "Chain to query.", obj{{"type", "string"}, {"enum", chains}})
+	case "transaction_hash":
+		return param(name, "path", true, "Transaction hash; matched regardless of case.", hashSchema)
+	case "token_account":
+		return param(name, "path", true, "Base58-encoded token account address.",
+			obj{{"type", "string"}, {"minLength", 32}, {"maxLength", 44}, {"pattern", "^[1-9A-HJ-NP-Za-km-z]{32,44}$"}})
+	}
+	panic("openapi: undocumented path parameter " + name) // caught by the tests at once
+}
+
+var pathParamRe = regexp.MustCompile(`\{([a-z_]+)\}`)
+
+// errorResponses names and describes every error status the API answers.
+var errorResponses = []struct {
+	status int
+	name   string
+	desc   string
+}{
+	{http.StatusBadRequest, "BadRequest", "A path, query or body value breaks a rule; detail names the parameter and the rule."},
+	{http.StatusUnauthorized, "Unauthorized", "The apikey header is missing, empty or unknown (detail: Invalid or missing API key)."},
+	{http.StatusForbidden, "Forbidden", "The key is not enabled for this endpoint (detail: API key is not enabled for this endpoint)."},
+	{http.StatusNotFound, "NotFound", "Nothing indexed answers the request, or the path does not exist."},
+	{http.StatusMethodNotAllowed, "MethodNotAllowed", "The path exists but not with this method; the Allow header lists the methods."},
+	{http.StatusRequestEntityTooLarge, "PayloadTooLarge", "The request body is larger than 64 KiB."},
+	{http.StatusInternalServerError, "InternalError", "An unexpected fault; the detail never carries internals."},
+	{http.StatusServiceUnavailable, "Unavailable", "The store cannot be reached; retry later."},
+}
+
+// buildOpenAPI returns the OpenAPI 3.1 document of routes.
+func buildOpenAPI(routes []route) []byte {
+	paths := obj{}
+	index := map[string]int{}
+	for _, rt := range routes {
+		i, ok := index[rt.pattern]
+		if !ok {
+			i = len(paths)
+			index[rt.pattern] = i
+			paths = append(paths, kv{rt.pattern, obj{}})
+		}
+		item := paths[i].v.(obj)
+		paths[i].v = append(item, kv{strings.ToLower(rt.method), buildOperation(rt)})
+	}
+	responses := obj{}
+	for _, e := range errorResponses {
+		responses = append(responses, kv{e.name, obj{
+			{"description", e.desc},
+			{"content", obj{{"application/json", obj{{"schema", ref("Error")}}}}},
+		}})
+	}
+	doc := obj{
+		{"openapi", "3.1.0"},
+		{"info", obj{
+			{"title", "chainquery"},
+			{"version", "1.0.0"},
+			{"description", "Read-only API over indexed blockchain data. Every operation under /api/v1/customer/ needs an API key in the apikey header. " +
+				"Every error answers {\"detail\": \"...\"}. Response datetimes are UTC: YYYY-MM-DDTHH:MM:SS, and YYYY-MM-DD HH:MM:SS.mmm for token balances."},
+		}},
+		{"paths", paths},
+		{"components", obj{
+			{"schemas", schemas()},
+			{"responses", responses},
+			{"securitySchemes", obj{{"apikey", obj{{"type", "apiKey"}, {"in", "header"}, {"name", "apikey"}}}}},
+		}},
+		{"security", []obj{{{"apikey", []string{}}}}},
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		panic("openapi: " + err.Error()) // static data; the tests build it
+	}
+	return append(b, '\n')
+}
+
+func buildOperation(rt route) obj {
+	d := rt.doc
+	op := obj{{"operationId", d.id}, {"summary", d.summary}, {"description", d.description}}
+	if rt.endpoint == "" {
+		op = append(op, kv{"security", []obj{}})
+	}
+	var params []obj
+	for _, m := range pathParamRe.FindAllStringSubmatch(rt.pattern, -1) {
+		params = append(params, pathParam(rt, m[1]))
+	}
+	params = append(params, d.params...)
+	if len(params) > 0 {
+		op = append(op, kv{"parameters", params})
+	}
+	if d.body != nil {
+		op = append(op, kv{"requestBody", obj{
+			{"required", true},
+			{"content", obj{{"application/json", obj{{"schema", d.body}}}}},
+		}})
+	}
+	ok := obj{{"description", "OK"}}
+	if d.response != "" {
+		ok = append(ok, kv{"content", obj{{"application/json", obj{{"schema", ref(d.response)}}}}})
+	} else {
+		ok = append(ok, kv{"content", obj{{"application/json", obj{{"schema", obj{{"type", "object"}}}}}}})
+	}
+	responses := obj{{"200", ok}}
+	for _, e := range errorResponses {
+		if !answers(rt, e.status) {
+			continue
+		}
+		r := obj{{"$ref", "#/components/responses/" + e.name}}
+		if e.status == http.StatusNotFound && d.notFound != "" {
+			r = obj{{"description", d.notFound}, {"content", obj{{"application/json", obj{{"schema", ref("Error")}}}}}}
+		}
+		responses = append(responses, kv{strconv.Itoa(e.status), r})
+	}
+	return append(op, kv{"responses", responses})
+}
+
+// answers reports whether rt can answer status: which errors a route can
+// give follows from what it takes and whether it needs a key.
+func answers(rt route, status int) bool {
+	keyed := rt.endpoint != ""
+	switch status {
+	case http.StatusBadRequest:
+		return len(rt.doc.params) > 0 || rt.doc.body != nil || strings.Contains(rt.pattern, "{")
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusServiceUnavailable:
+		return keyed
+	case http.StatusNotFound:
+		return rt.doc.notFound != ""
+	case http.StatusRequestEntityTooLarge:
+		return rt.doc.body != nil
+	case http.StatusMethodNotAllowed, http.StatusInternalServerError:
+		return true
+	}
+	return false
+}

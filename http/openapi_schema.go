@@ -1,0 +1,205 @@
+package http
+
+import "github.com/chainquery/chainquery"
+
+// Schemas of the OpenAPI document. Each mirrors a response struct of this
+// package field for field, in the same order; the tests check that every
+// field a handler writes is documented.
+
+var (
+	hashSchema    = obj{{"type", "string"}, {"pattern", "^0x[a-fA-F0-9]{64}$"}}
+	addressSchema = obj{{"type", "string"}, {"pattern", "^0x[a-fA-F0-9]{40}$"}}
+	hexSchema     = obj{{"type", "string"}, {"pattern", "^0x([a-f0-9]{2})*$"}, {"description", "0x-prefixed lowercase hex; 0x when empty."}}
+	datetimeShape = obj{{"type", "string"}, {"examples", []string{"2025-03-01T00:00:00"}},
+		{"description", "UTC, YYYY-MM-DDTHH:MM:SS, no zone designator."}}
+	balanceDatetime = obj{{"type", "string"}, {"examples", []string{"2025-06-01 12:00:00.000"}},
+		{"description", "UTC, YYYY-MM-DD HH:MM:SS.mmm."}}
+	integer    = obj{{"type", "integer"}}
+	nonNegInt  = obj{{"type", "integer"}, {"minimum", 0}}
+	boolean    = obj{{"type", "boolean"}}
+	weiString  = obj{{"type", "string"}, {"pattern", "^[0-9]+$"}, {"description", "Wei, decimal digits."}}
+	nullable   = func(t string, desc string) obj { return obj{{"type", []string{t, "null"}}, {"description", desc}} }
+	addrOrNull = obj{{"type", []string{"string", "null"}}, {"pattern", "^0x[a-f0-9]{40}$"}}
+)
+
+// object returns an object schema whose every property is required: the API
+// always writes every field (null where the value is absent), except those
+// named in optional.
+func object(desc string, props obj, optional ...string) obj {
+	var required []string
+	for _, p := range props {
+		if !contains(optional, p.k) {
+			required = append(required, p.k)
+		}
+	}
+	return obj{{"type", "object"}, {"description", desc}, {"required", required}, {"properties", props}}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func list(desc, item string, extra ...kv) obj {
+	props := obj{}
+	props = append(props, extra...)
+	props = append(props,
+		kv{"offset", obj{{"type", "integer"}, {"minimum", 0}, {"description", "The offset applied."}}},
+		kv{"limit", obj{{"type", "integer"}, {"minimum", 1}, {"maximum", chainquery.MaxLimit}, {"description", "The limit applied."}}},
+		kv{"result", obj{{"type", "array"}, {"items", ref(item)}}},
+		kv{"count", obj{{"type", "integer"}, {"minimum", 0}, {"description", "Number of items that match over all pages."}}},
+	)
+	return object(desc, props)
+}
+
+func addressFilter(desc string) obj {
+	return obj{{"description", desc + " Matched regardless of case; duplicates are ignored."}, {"oneOf", []obj{
+		addressSchema,
+		{{"type", "array"}, {"items", addressSchema}, {"minItems", 1}, {"maxItems", chainquery.MaxFilterAddresses}},
+	}}}
+}
+
+func schemas() obj {
+	bodyDatetime := obj{{"type", "string"}, {"format", "date-time"},
+		{"pattern", `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$`},
+		{"description", "RFC 3339 with a timezone (Z or an offset); compared with block timestamps, both ends inclusive."}}
+	blockNum := obj{{"type", "integer"}, {"minimum", 0}, {"maximum", int64(maxBlockNumber)}}
+	return obj{
+		{"Error", object("Every error response.", obj{{"detail", obj{{"type", "string"}, {"minLength", 1}}}})},
+		{"Health", object("Liveness.", obj{{"status", obj{{"type", "string"}, {"const", "ok"}}}})},
+		{"TraceFilter", obj{
+			{"type", "object"},
+			{"description", "Exactly one range: from_block with to_block (to_block - from_block at most 99), or from_datetime with to_datetime. Unknown fields are rejected."},
+			{"additionalProperties", false},
+			{"properties", obj{
+				{"from_block", blockNum},
+				{"to_block", blockNum},
+				{"from_datetime", bodyDatetime},
+				{"to_datetime", bodyDatetime},
+				{"from_address", addressFilter("Sender of the trace call; any of the addresses matches.")},
+				{"to_address", addressFilter("Recipient of the trace call; any of the addresses matches.")},
+			}},
+			{"oneOf", []obj{
+				{{"required", []string{"from_block", "to_block"}}},
+				{{"required", []string{"from_datetime", "to_datetime"}}},
+			}},
+		}},
+		{"Trace", object("One call frame of a transaction's execution.", obj{
+			{"block_number", nonNegInt},
+			{"timestamp", integer},
+			{"datetime", datetimeShape},
+			{"transaction_hash", hashSchema},
+			{"transaction_index", nonNegInt},
+			{"trace_address", obj{{"type", "string"}, {"pattern", `^([0-9]+(\.[0-9]+)*)?$`}, {"description", "Dot-separated position in the call tree; empty for the top-level call."}}},
+			{"transaction_from", addressSchema},
+			{"transaction_to", nullable("string", "Recipient of the transaction; null when it created a contract.")},
+			{"transaction_status", boolean},
+			{"call_type", obj{{"type", "string"}, {"enum", []string{"call", "delegatecall", "staticcall", "create"}}}},
+			{"from_address", addressSchema},
+			{"to_address", nullable("string", "Recipient of this call; for a create the new contract (null when creation failed).")},
+			{"gas", nonNegInt},
+			{"gas_used", nonNegInt},
+			{"gas_refund", obj{{"type", "integer"}, {"minimum", 0}, {"description", "gas - gas_used."}}},
+			{"value", weiString},
+			{"subtraces", nonNegInt},
+			{"type", obj{{"type", "string"}, {"enum", []string{"call", "create", "suicide"}}}},
+			{"input", hexSchema},
+			{"output", hexSchema},
+			{"error", nullable("string", "The node's error text when the call failed; null otherwise.")},
+			{"function_signature", obj{{"type", "string"}, {"pattern", "^0x([a-f0-9]{2}){0,4}$"}, {"description", "First 4 bytes of input; 0x when input is empty."}}},
+			{"version", nonNegInt},
+		})},
+		{"TraceList", list("A page of traces.", "Trace")},
+		{"Log", object("One event log.", obj{
+			{"block_number", nonNegInt},
+			{"timestamp", integer},
+			{"datetime", datetimeShape},
+			{"transaction_hash", hashSchema},
+			{"transaction_index", nonNegInt},
+			{"transaction_from", addressSchema},
+			{"transaction_to", nullable("string", "null when the transaction created a contract.")},
+			{"log_index", nonNegInt},
+			{"address", addressSchema},
+			{"data", hexSchema},
+			{"topics", obj{{"type", "array"}, {"items", hashSchema}, {"maxItems", 4}}},
+			{"topic1", nullable("string", "topics[0]; null when absent.")},
+			{"topic2", nullable("string", "topics[1]; null when absent.")},
+			{"topic3", nullable("string", "topics[2]; null when absent.")},
+			{"topic4", nullable("string", "topics[3]; null when absent.")},
+		})},
+		{"LogList", list("A page of a transaction's logs.", "Log", kv{"transaction_hash", hashSchema})},
+		{"Receipt", object("A transaction receipt.", obj{
+			{"block_number", nonNegInt},
+			{"timestamp", integer},
+			{"datetime", datetimeShape},
+			{"transaction_hash", hashSchema},
+			{"transaction_index", nonNegInt},
+			{"cumulative_gas_used", nonNegInt},
+			{"gas_used", nonNegInt},
+			{"contract_address", addrOrNull},
+			{"status", boolean},
+			{"effective_gas_price", nonNegInt},
+		})},
+		{"ReceiptList", list("A page of a block's receipts.", "Receipt", kv{"block_number", nonNegInt})},
+		{"Block", object("A block header.", obj{
+			{"block_number", nonNegInt},
+			{"timestamp", integer},
+			{"datetime", datetimeShape},
+			{"block_hash", hashSchema},
+			{"block_parent_hash", hashSchema},
+			{"version", nonNegInt},
+			{"logs_bloom", obj{{"type", "string"}, {"description", "Absent when the chain does not supply it."}}},
+			{"transactions_root", hashSchema},
+			{"state_root", hashSchema},
+			{"receipts_root", hashSchema},
+			{"miner", addressSchema},
+			{"extra_data", obj{{"type", "string"}, {"description", "Absent when the chain does not supply it."}}},
+			{"size", nonNegInt},
+			{"gas_limit", nonNegInt},
+			{"gas_used", nonNegInt},
+			{"transaction_count", nonNegInt},
+			{"base_fee_per_gas", nullable("integer", "Wei; null before EIP-1559 or where the chain has none.")},
+			{"transactions", obj{{"type", []string{"array", "null"}}, {"items", ref("Transaction")},
+				{"description", "The block's transactions when full_transactions is true; null otherwise."}}},
+		}, "logs_bloom", "extra_data")},
+		{"Transaction", object("A transaction with its receipt, as in Get Block with full_transactions=true.", obj{
+			{"block_number", nonNegInt},
+			{"timestamp", integer},
+			{"datetime", datetimeShape},
+			{"transaction_hash", hashSchema},
+			{"transaction_index", nonNegInt},
+			{"from_address", addressSchema},
+			{"to_address", nullable("string", "null for a contract creation.")},
+			{"value", weiString},
+			{"gas_limit", nonNegInt},
+			{"gas_price", nullable("integer", "Wei.")},
+			{"effective_gas_price", nullable("integer", "Wei.")},
+			{"max_fee_per_gas", nullable("integer", "Wei; null where the transaction type has none.")},
+			{"max_priority_fee_per_gas", nullable("integer", "Wei; null where the transaction type has none.")},
+			{"gas_used", nonNegInt},
+			{"cumulative_gas_used", nonNegInt},
+			{"nonce", nonNegInt},
+			{"input", hexSchema},
+			{"transaction_type", nonNegInt},
+			{"contract_address", addrOrNull},
+			{"status", boolean},
+		})},
+		{"LatestBlock", object("The latest indexed block.", obj{{"block_number", nonNegInt}})},
+		{"TokenBalance", object("Balance of a Solana token account at a snapshot time.", obj{
+			{"as_of_datetime", balanceDatetime},
+			{"account_owner", nullable("string", "Wallet owner; null when never reported.")},
+			{"token_address", obj{{"type", "string"}, {"description", "Token mint address (base58)."}}},
+			{"token_account", obj{{"type", "string"}, {"description", "Token account address (base58)."}}},
+			{"token_name", nullable("string", "Filled only when include_metadata is true and the registry knows the mint.")},
+			{"token_symbol", nullable("string", "Filled only when include_metadata is true and the registry knows the mint.")},
+			{"balance", obj{{"type", "number"}, {"description", "balance_source / 10^decimals, written exactly."}}},
+			{"balance_source", obj{{"type", "integer"}, {"minimum", 0}, {"maximum", uint64(1<<64 - 1)}, {"description", "Raw amount in the token's smallest unit."}}},
+			{"datetime_last_updated", balanceDatetime},
+			{"block_slot_last_updated", nonNegInt},
+		})},
+	}
+}

@@ -1,0 +1,115 @@
+package http
+
+import (
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/chainquery/chainquery"
+)
+
+// route is one operation of the API. The route table is the single source of
+// the mux and of the OpenAPI document, so the two cannot drift apart.
+type route struct {
+	method   string
+	pattern  string              // a net/http ServeMux pattern without a method
+	endpoint chainquery.Endpoint // "" for routes that need no API key
+	handle   func(w http.ResponseWriter, r *http.Request) error
+	doc      operation // what the OpenAPI document says about the route
+}
+
+// Paths of the API, exactly as interface.md spells them.
+const (
+	pathFilterTraces    = "/api/v1/customer/{chain}/traces/filter"
+	pathTransactionLogs = "/api/v1/customer/{chain}/transactions/{transaction_hash}/logs"
+	pathBlockReceipts   = "/api/v1/customer/{chain}/blocks/receipts"
+	pathBlock           = "/api/v1/customer/{chain}/block"
+	pathLatestBlock     = "/api/v1/customer/{chain}/blocks/latest"
+	pathTokenBalance    = "/api/v1/customer/solana/token-balances/token-account/{token_account}"
+	pathOpenAPI         = "/openapi.json"
+	pathHealth          = "/healthz"
+)
+
+// routeTable returns every route the server answers.
+func (s *Server) routeTable() []route {
+	return []route{
+		{http.MethodPost, pathFilterTraces, chainquery.EndpointFilterTraces, s.handleFilterTraces, filterTracesDoc},
+		{http.MethodGet, pathTransactionLogs, chainquery.EndpointGetTransactionLogs, s.handleTransactionLogs, transactionLogsDoc},
+		{http.MethodGet, pathBlockReceipts, chainquery.EndpointGetBlockReceipts, s.handleBlockReceipts, blockReceiptsDoc},
+		{http.MethodGet, pathBlock, chainquery.EndpointGetBlock, s.handleBlock, blockDoc},
+		{http.MethodGet, pathLatestBlock, chainquery.EndpointGetLatestBlock, s.handleLatestBlock, latestBlockDoc},
+		{http.MethodGet, pathTokenBalance, chainquery.EndpointTokenBalanceByAccount, s.handleTokenBalance, tokenBalanceDoc},
+		{http.MethodGet, pathOpenAPI, "", s.handleOpenAPI, openAPIDoc},
+		{http.MethodGet, pathHealth, "", s.handleHealth, healthDoc},
+	}
+}
+
+// newMux registers one handler per path, without a method in the pattern:
+// the handler itself answers a wrong method with a JSON 405 and an Allow
+// header, where ServeMux would answer in plain text. Everything else falls
+// through to "/", a JSON 404.
+//
+// A path that is not in canonical form (with "//", "." or ".." segments) is
+// a 404 too: ServeMux would redirect it to the cleaned path with a text
+// body, and an API client is better told plainly that the path is wrong.
+func (s *Server) newMux() http.Handler {
+	mux := http.NewServeMux()
+	var paths []string
+	byPath := map[string][]route{}
+	for _, rt := range s.routes {
+		if _, ok := byPath[rt.pattern]; !ok {
+			paths = append(paths, rt.pattern)
+		}
+		byPath[rt.pattern] = append(byPath[rt.pattern], rt)
+	}
+	for _, p := range paths {
+		mux.Handle(p, s.dispatch(byPath[p]))
+	}
+	notFound := func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, chainquery.Errorf(chainquery.ENOTFOUND, "no such path: see /openapi.json for the paths this API serves"))
+	}
+	mux.HandleFunc("/", notFound)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p != "/" && path.Clean(p) != p {
+			notFound(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// dispatch returns the handler of one path: it picks the route of the
+// request's method, authenticates when the route needs a key, and writes the
+// error the route's handler returns.
+func (s *Server) dispatch(routes []route) http.Handler {
+	methods := make([]string, len(routes))
+	for i, rt := range routes {
+		methods[i] = rt.method
+	}
+	allow := strings.Join(methods, ", ")
+	pattern := routes[0].pattern
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := infoFrom(r.Context())
+		info.route = pattern // a 405 is logged under the path it hit
+		for _, rt := range routes {
+			if r.Method != rt.method {
+				continue
+			}
+			info.route = rt.method + " " + rt.pattern
+			if rt.endpoint != "" {
+				key, err := s.authenticate(r, rt.endpoint)
+				if err != nil {
+					s.writeError(w, r, err)
+					return
+				}
+				info.keyName = key.Name
+			}
+			if err := rt.handle(w, r); err != nil {
+				s.writeError(w, r, err)
+			}
+			return
+		}
+		w.Header().Set("Allow", allow)
+		s.writeError(w, r, chainquery.Errorf(chainquery.ENOTALLOWED, "method not allowed on this path: use %s", allow))
+	})
+}

@@ -1,0 +1,146 @@
+// Package http serves the chainquery API over HTTP: one route table, one
+// authentication step, one mapping of error codes to status codes, and one
+// handler file per resource. It reads through the store interfaces of the
+// root package and never imports a store itself.
+package http
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/chainquery/chainquery"
+)
+
+// Store is every read service the API needs, plus the API keys that guard it.
+// The sqlite and postgres stores implement it.
+type Store interface {
+	chainquery.TraceService
+	chainquery.LogService
+	chainquery.ReceiptService
+	chainquery.BlockService
+	chainquery.TokenBalanceService
+	chainquery.APIKeyService
+}
+
+// Config configures a Server. Only Store is required.
+type Config struct {
+	// Store answers every request. It must not be nil.
+	Store Store
+
+	// Logger receives one line per request and the real text of internal
+	// errors. Nil discards everything.
+	Logger *slog.Logger
+
+	// Now returns the current time; datetime_filter of Token Balance by
+	// Account is checked against it. Nil means time.Now. Tests pin it.
+	Now func() time.Time
+
+	// TraceHistoryStart is the first time Filter Traces serves, per chain:
+	// traces of blocks stamped earlier are left out. Nil means the
+	// interface's default, polygon from 2025-01-01T00:00:00Z; a non-nil map
+	// is used as given, and a chain missing from it has no bound.
+	TraceHistoryStart map[chainquery.Chain]time.Time
+}
+
+// DefaultTraceHistoryStart is the trace history of the interface ("traces
+// available from January 2025 onwards" on polygon), used when
+// Config.TraceHistoryStart is nil.
+func DefaultTraceHistoryStart() map[chainquery.Chain]time.Time {
+	return map[chainquery.Chain]time.Time{
+		chainquery.Polygon: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
+}
+
+// Timeouts of the *http.Server that Serve runs. A slow or stalled client
+// must not hold a connection (and a goroutine) forever; the write timeout
+// leaves room for the slowest legitimate query.
+const (
+	ReadHeaderTimeout = 5 * time.Second
+	ReadTimeout       = 15 * time.Second
+	WriteTimeout      = 30 * time.Second
+	IdleTimeout       = 120 * time.Second
+)
+
+// Server is the HTTP API. It is safe for concurrent use.
+type Server struct {
+	store        Store
+	logger       *slog.Logger
+	now          func() time.Time
+	historyStart map[chainquery.Chain]time.Time
+
+	routes  []route
+	handler http.Handler
+	openapi []byte // the OpenAPI document, built once from the route table
+	server  *http.Server
+}
+
+// NewServer returns a Server for cfg. It builds the route table, the mux and
+// the OpenAPI document once, so that requests only read them.
+func NewServer(cfg Config) *Server {
+	s := &Server{
+		store:        cfg.Store,
+		logger:       cfg.Logger,
+		now:          cfg.Now,
+		historyStart: make(map[chainquery.Chain]time.Time),
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	start := cfg.TraceHistoryStart
+	if start == nil {
+		start = DefaultTraceHistoryStart()
+	}
+	for c, t := range start { // a copy: the caller may change its map later
+		s.historyStart[c] = t
+	}
+	s.routes = s.routeTable()
+	s.openapi = buildOpenAPI(s.routes)
+	s.handler = s.logRequests(s.newMux())
+	s.server = &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+	return s
+}
+
+// Handler returns the whole API with its middleware: request logging, panic
+// recovery, routing and authentication. Tests serve it directly.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve accepts connections on ln until Shutdown is called. Like
+// http.Server.Serve it always returns a non-nil error: http.ErrServerClosed
+// after Shutdown, anything else when the listener breaks.
+func (s *Server) Serve(ln net.Listener) error { return s.server.Serve(ln) }
+
+// Shutdown stops accepting connections and waits for in-flight requests to
+// finish, or for ctx to end, whichever comes first (then it returns ctx's
+// error). Calling it before Serve makes Serve return at once.
+func (s *Server) Shutdown(ctx context.Context) error { return s.server.Shutdown(ctx) }
+
+// handleHealth answers the liveness probe. It needs no key and touches no
+// store, so that it tells whether the process serves at all.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, struct {
+		Status string `json:"status"`
+	}{"ok"})
+	return nil
+}
+
+// handleOpenAPI serves the OpenAPI document built by NewServer.
+func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(s.openapi) // a failed write means the client left; nothing to tell it
+	return nil
+}

@@ -1,0 +1,311 @@
+package http
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/chainquery/chainquery"
+)
+
+// MaxBodyBytes is the largest request body the API reads (64 KiB); a larger
+// one is answered with 413 before it is parsed.
+const MaxBodyBytes = 64 << 10
+
+// traceFilterFields are the fields of the Filter Traces body, in the order
+// the interface lists them; error texts list them for a misspelled field.
+var traceFilterFields = []string{"from_block", "to_block", "from_datetime", "to_datetime", "from_address", "to_address"}
+
+// traceList is the Filter Traces response.
+type traceList struct {
+	Offset int         `json:"offset"`
+	Limit  int         `json:"limit"`
+	Result []traceJSON `json:"result"`
+	Count  int         `json:"count"`
+}
+
+// traceJSON is a Trace as the interface shows it, fields in its order.
+type traceJSON struct {
+	BlockNumber       uint64  `json:"block_number"`
+	Timestamp         int64   `json:"timestamp"`
+	Datetime          string  `json:"datetime"`
+	TransactionHash   string  `json:"transaction_hash"`
+	TransactionIndex  int     `json:"transaction_index"`
+	TraceAddress      string  `json:"trace_address"`
+	TransactionFrom   string  `json:"transaction_from"`
+	TransactionTo     *string `json:"transaction_to"`
+	TransactionStatus bool    `json:"transaction_status"`
+	CallType          string  `json:"call_type"`
+	FromAddress       string  `json:"from_address"`
+	ToAddress         *string `json:"to_address"`
+	Gas               uint64  `json:"gas"`
+	GasUsed           uint64  `json:"gas_used"`
+	GasRefund         uint64  `json:"gas_refund"`
+	Value             string  `json:"value"`
+	Subtraces         int     `json:"subtraces"`
+	Type              string  `json:"type"`
+	Input             string  `json:"input"`
+	Output            string  `json:"output"`
+	Error             *string `json:"error"`
+	FunctionSignature string  `json:"function_signature"`
+	Version           int     `json:"version"`
+}
+
+func newTraceJSON(t *chainquery.Trace) traceJSON {
+	out := traceJSON{
+		BlockNumber:       t.BlockNumber,
+		Timestamp:         t.Timestamp,
+		Datetime:          chainquery.FormatDatetime(t.Timestamp),
+		TransactionHash:   t.TransactionHash.Hex(),
+		TransactionIndex:  t.TransactionIndex,
+		TraceAddress:      chainquery.FormatTraceAddress(t.TraceAddress),
+		TransactionFrom:   t.TransactionFrom.Hex(),
+		TransactionTo:     addressPtr(t.TransactionTo),
+		TransactionStatus: t.TransactionStatus,
+		CallType:          t.CallType,
+		FromAddress:       t.From.Hex(),
+		ToAddress:         addressPtr(t.To),
+		Gas:               t.Gas,
+		GasUsed:           t.GasUsed,
+		GasRefund:         t.GasRefund(),
+		Value:             chainquery.BigString(t.Value),
+		Subtraces:         t.Subtraces,
+		Type:              t.Type,
+		Input:             chainquery.Hex(t.Input),
+		Output:            chainquery.Hex(t.Output),
+		FunctionSignature: chainquery.Hex(chainquery.FunctionSignature(t.Input)),
+		Version:           t.Version,
+	}
+	if t.Error != "" {
+		out.Error = &t.Error
+	}
+	return out
+}
+
+// addressPtr returns the hex of a, or nil (JSON null) when a is nil.
+func addressPtr(a *chainquery.Address) *string {
+	if a == nil {
+		return nil
+	}
+	s := a.Hex()
+	return &s
+}
+
+// handleFilterTraces serves POST /api/v1/customer/{chain}/traces/filter.
+func (s *Server) handleFilterTraces(w http.ResponseWriter, r *http.Request) error {
+	chain, err := chainquery.ParseChain(chainquery.EndpointFilterTraces, r.PathValue("chain"))
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	page, err := chainquery.ParsePage(q.Get("limit"), q.Get("offset"))
+	if err != nil {
+		return err
+	}
+	f, err := parseTraceFilterBody(w, r)
+	if err != nil {
+		return err
+	}
+	f.Chain, f.Page, f.MinTime = chain, page, s.historyStart[chain]
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	traces, count, err := s.store.FindTraces(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	out := traceList{Offset: page.Offset, Limit: page.Limit, Result: make([]traceJSON, len(traces)), Count: count}
+	for i, t := range traces {
+		out.Result[i] = newTraceJSON(t)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// parseTraceFilterBody reads the Filter Traces body into a filter. Each
+// field is decoded on its own, from an exact (case-sensitive) name, so that
+// every error names the field and a misspelled field is an error rather than
+// silently widening the query. The ranges are checked by Validate later.
+func parseTraceFilterBody(w http.ResponseWriter, r *http.Request) (chainquery.TraceFilter, error) {
+	var f chainquery.TraceFilter
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return f, chainquery.Errorf(chainquery.ETOOLARGE, "request body must not exceed %d bytes", MaxBodyBytes)
+	} else if err != nil {
+		return f, chainquery.Errorf(chainquery.EINVALID, "request body could not be read")
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return f, chainquery.Errorf(chainquery.EINVALID, "request body is required: a JSON object with from_block and to_block, or from_datetime and to_datetime")
+	}
+	if !json.Valid(body) {
+		return f, errMalformedBody(body)
+	}
+	if body[0] != '{' {
+		return f, chainquery.Errorf(chainquery.EINVALID, "request body must be a JSON object")
+	}
+	fields, err := objectFields(body)
+	if chainquery.ErrorCode(err) == chainquery.EINVALID {
+		return f, err
+	} else if err != nil {
+		return f, errMalformedBody(body) // unreachable: the body is valid JSON
+	}
+	// A JSON null means the field is absent, as it does for optional fields
+	// in most clients' serializers.
+	get := func(name string) (json.RawMessage, bool) {
+		v, ok := fields[name]
+		if !ok || string(v) == "null" {
+			return nil, false
+		}
+		return v, true
+	}
+	if v, ok := get("from_block"); ok {
+		n, err := chainquery.ParseBlockNumber("from_block", string(v))
+		if err != nil {
+			return f, err
+		}
+		f.FromBlock = &n
+	}
+	if v, ok := get("to_block"); ok {
+		n, err := chainquery.ParseBlockNumber("to_block", string(v))
+		if err != nil {
+			return f, err
+		}
+		f.ToBlock = &n
+	}
+	if v, ok := get("from_datetime"); ok {
+		t, err := parseBodyDatetime("from_datetime", v)
+		if err != nil {
+			return f, err
+		}
+		f.FromTime = &t
+	}
+	if v, ok := get("to_datetime"); ok {
+		t, err := parseBodyDatetime("to_datetime", v)
+		if err != nil {
+			return f, err
+		}
+		f.ToTime = &t
+	}
+	if v, ok := get("from_address"); ok {
+		if f.FromAddresses, err = parseBodyAddresses("from_address", v); err != nil {
+			return f, err
+		}
+	}
+	if v, ok := get("to_address"); ok {
+		if f.ToAddresses, err = parseBodyAddresses("to_address", v); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+// objectFields returns the members of a valid JSON object by name, and
+// EINVALID naming the first member, in body order, that is not a Filter
+// Traces field: the first misspelling a client wrote is the one to report.
+func objectFields(body []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // the opening brace
+		return nil, err
+	}
+	fields := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, _ := tok.(string) // object keys are always strings
+		if !isTraceFilterField(name) {
+			return nil, chainquery.Errorf(chainquery.EINVALID, "unknown field %q in request body; allowed fields: %s", name, strings.Join(traceFilterFields, ", "))
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		fields[name] = v // a repeated name keeps its last value, as encoding/json does
+	}
+	return fields, nil
+}
+
+func isTraceFilterField(name string) bool {
+	for _, f := range traceFilterFields {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// errMalformedBody reports where the body stops being JSON. The position is
+// of the client's own bytes, so it reveals nothing of the server.
+func errMalformedBody(body []byte) error {
+	var syntax *json.SyntaxError
+	if err := json.Unmarshal(body, new(any)); errors.As(err, &syntax) {
+		return chainquery.Errorf(chainquery.EINVALID, "request body is not valid JSON (error at byte %d)", syntax.Offset)
+	}
+	return chainquery.Errorf(chainquery.EINVALID, "request body is not valid JSON")
+}
+
+// parseBodyDatetime decodes a JSON string holding an RFC 3339 date-time with
+// a zone.
+func parseBodyDatetime(name string, v json.RawMessage) (time.Time, error) {
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return time.Time{}, chainquery.Errorf(chainquery.EINVALID, "%s must be a string holding an ISO 8601 date-time with a timezone, e.g. 2025-01-01T00:00:00Z", name)
+	}
+	return chainquery.ParseDatetime(name, s)
+}
+
+// parseBodyAddresses decodes an address field: one address string, or an
+// array of 1 to MaxFilterAddresses of them. Case is ignored and duplicates
+// are dropped; the order of first appearance is kept.
+func parseBodyAddresses(name string, v json.RawMessage) ([]chainquery.Address, error) {
+	var list []string
+	switch v[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return nil, errAddressType(name)
+		}
+		a, err := chainquery.ParseAddress(name, s)
+		if err != nil {
+			return nil, err
+		}
+		return []chainquery.Address{a}, nil
+	case '[':
+		if err := json.Unmarshal(v, &list); err != nil {
+			return nil, errAddressType(name)
+		}
+	default:
+		return nil, errAddressType(name)
+	}
+	switch {
+	case len(list) == 0:
+		return nil, chainquery.Errorf(chainquery.EINVALID, "%s must not be an empty array: give at least one address or leave the field out", name)
+	case len(list) > chainquery.MaxFilterAddresses:
+		return nil, chainquery.Errorf(chainquery.EINVALID, "%s must have at most %d addresses", name, chainquery.MaxFilterAddresses)
+	}
+	out := make([]chainquery.Address, 0, len(list))
+	seen := make(map[chainquery.Address]bool, len(list))
+	for i, s := range list {
+		a, err := chainquery.ParseAddress(fmt.Sprintf("%s[%d]", name, i), s)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+func errAddressType(name string) error {
+	return chainquery.Errorf(chainquery.EINVALID, "%s must be an address string or an array of at most %d address strings", name, chainquery.MaxFilterAddresses)
+}
