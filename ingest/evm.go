@@ -81,11 +81,17 @@ func (e *EVM) Run(ctx context.Context) error {
 	e.defaults()
 	next, err := e.start(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return e.fail(err)
 	}
 	for ctx.Err() == nil {
 		head, err := e.Source.Head(ctx)
 		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
 			return e.fail(fmt.Errorf("eth_blockNumber: %w", err))
 		}
 		target := safeHead(head, e.Confirmations)
