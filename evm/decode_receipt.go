@@ -40,17 +40,17 @@ type jsonLog struct {
 // receiptFill is one decoded receipt waiting to be applied, so that
 // ApplyReceipts changes nothing unless every receipt fits.
 type receiptFill struct {
-	hash      chainquery.Hash
-	index     int // -1 when the receipt does not say
-	from, to  *chainquery.Address
-	typ       int
-	status    bool
-	gasUsed   uint64
-	cumGas    uint64
-	price     *big.Int // nil when the node does not report it
-	contract  *chainquery.Address
-	logs      []*chainquery.Log
-	logFields []bool // per log: the node gave a logIndex
+	hash     chainquery.Hash
+	index    int // -1 when the receipt does not say
+	from, to *chainquery.Address
+	typ      int
+	status   bool
+	gasUsed  uint64
+	cumGas   uint64
+	price    *big.Int // nil when the node does not report it
+	contract *chainquery.Address
+	logs     []*chainquery.Log
+	hasIndex []bool // per log: the node gave a logIndex
 }
 
 // ApplyReceipts fills the receipt fields of d's transactions (gas_used,
@@ -85,7 +85,6 @@ func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage,
 	}
 	b := d.Block
 	byHash := make(map[chainquery.Hash]*receiptFill, len(receipts))
-	var extra []*receiptFill // receipts without a transaction in the block
 	for _, raw := range receipts {
 		if !present(raw) {
 			continue
@@ -117,6 +116,7 @@ func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage,
 	if len(missing) > 0 {
 		return fmt.Errorf("evm: block %d: %d of %d transactions have no receipt: %s", b.Number, len(missing), len(d.Transactions), abbreviate(missing))
 	}
+	var extra []*receiptFill // receipts without a transaction in the block
 	for _, rf := range byHash {
 		extra = append(extra, rf)
 	}
@@ -155,7 +155,7 @@ func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage,
 			l.TransactionIndex = t.Index
 			l.TransactionFrom = t.From
 			l.TransactionTo = t.To
-			if !rf.logFields[j] {
+			if !rf.hasIndex[j] {
 				// No logIndex from the node: number the logs through the block.
 				l.LogIndex = len(logs)
 			}
@@ -209,7 +209,7 @@ func decodeReceipt(b *chainquery.Block, raw json.RawMessage, notes *decodeNotes)
 			return nil, fmt.Errorf("evm: block %d: receipt of %s: log %d: %w", b.Number, hash, j, err)
 		}
 		rf.logs = append(rf.logs, l)
-		rf.logFields = append(rf.logFields, hasIndex)
+		rf.hasIndex = append(rf.hasIndex, hasIndex)
 	}
 	return rf, nil
 }

@@ -138,6 +138,9 @@ func fieldBytes(raw json.RawMessage) ([]byte, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
+	if bytes.TrimSpace(raw)[0] != '"' {
+		return nil, errHexSyntax // a number is never data
+	}
 	return parseBytes(s)
 }
 

@@ -1,0 +1,235 @@
+package chainquery_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainquery/chainquery"
+)
+
+func TestCompareTraceAddress(t *testing.T) {
+	// The order decisions.md §2 spells out, each strictly before the next.
+	order := []string{"", "0", "0.1", "0.2", "0.10", "0.10.0", "1", "2", "10"}
+	for i := range order {
+		for j := range order {
+			a, _ := chainquery.ParseTraceAddress(order[i])
+			b, _ := chainquery.ParseTraceAddress(order[j])
+			want := 0
+			if i < j {
+				want = -1
+			} else if i > j {
+				want = 1
+			}
+			if got := chainquery.CompareTraceAddress(a, b); got != want {
+				t.Errorf("compare(%q, %q) = %d, want %d", order[i], order[j], got, want)
+			}
+		}
+		if a, _ := chainquery.ParseTraceAddress(order[i]); chainquery.FormatTraceAddress(a) != order[i] {
+			t.Errorf("round trip of %q gave %q", order[i], chainquery.FormatTraceAddress(a))
+		}
+	}
+	for _, bad := range []string{".", "0.", "a", "-1", "0..1"} {
+		if _, err := chainquery.ParseTraceAddress(bad); err == nil {
+			t.Errorf("ParseTraceAddress(%q) accepted", bad)
+		}
+	}
+}
+
+func TestTraceFilterValidate(t *testing.T) {
+	n := func(v uint64) *uint64 { return &v }
+	tm := func(s string) *time.Time { v, _ := time.Parse(time.RFC3339, s); return &v }
+	addrs := make([]chainquery.Address, 11)
+	for i := range addrs {
+		addrs[i][0] = byte(i)
+	}
+	for _, c := range []struct {
+		name string
+		f    chainquery.TraceFilter
+		err  string // substring of the message; "" for valid
+	}{
+		{"Blocks", chainquery.TraceFilter{FromBlock: n(10), ToBlock: n(109)}, ""},
+		{"OneBlock", chainquery.TraceFilter{FromBlock: n(10), ToBlock: n(10)}, ""},
+		{"Times", chainquery.TraceFilter{FromTime: tm("2025-01-01T00:00:00Z"), ToTime: tm("2025-01-01T00:00:00Z")}, ""},
+		{"101Blocks", chainquery.TraceFilter{FromBlock: n(10), ToBlock: n(110)}, "must not exceed 100 blocks"},
+		{"Both", chainquery.TraceFilter{FromBlock: n(1), ToBlock: n(2), FromTime: tm("2025-01-01T00:00:00Z"), ToTime: tm("2025-01-02T00:00:00Z")}, "not both"},
+		{"Neither", chainquery.TraceFilter{}, "exactly one range"},
+		{"FromBlockOnly", chainquery.TraceFilter{FromBlock: n(1)}, "to_block is required"},
+		{"ToBlockOnly", chainquery.TraceFilter{ToBlock: n(1)}, "from_block is required"},
+		{"FromTimeOnly", chainquery.TraceFilter{FromTime: tm("2025-01-01T00:00:00Z")}, "to_datetime is required"},
+		{"ToTimeOnly", chainquery.TraceFilter{ToTime: tm("2025-01-01T00:00:00Z")}, "from_datetime is required"},
+		{"BlocksReversed", chainquery.TraceFilter{FromBlock: n(5), ToBlock: n(4)}, "to_block must be at least from_block"},
+		{"TimesReversed", chainquery.TraceFilter{FromTime: tm("2025-01-02T00:00:00Z"), ToTime: tm("2025-01-01T00:00:00Z")}, "to_datetime must be at least from_datetime"},
+		{"ElevenFrom", chainquery.TraceFilter{FromBlock: n(1), ToBlock: n(1), FromAddresses: addrs}, "from_address"},
+		{"ElevenTo", chainquery.TraceFilter{FromBlock: n(1), ToBlock: n(1), ToAddresses: addrs}, "to_address"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.f.Validate()
+			if c.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if chainquery.ErrorCode(err) != chainquery.EINVALID || !strings.Contains(chainquery.ErrorMessage(err), c.err) {
+				t.Fatalf("err = %v, want EINVALID containing %q", err, c.err)
+			}
+		})
+	}
+}
+
+func TestParseQueryValues(t *testing.T) {
+	for _, c := range []struct {
+		limit, offset string
+		ok            bool
+		want          chainquery.Page
+	}{
+		{"", "", true, chainquery.Page{Offset: 0, Limit: 10}},
+		{"1", "0", true, chainquery.Page{Offset: 0, Limit: 1}},
+		{"50", "1000000", true, chainquery.Page{Offset: 1000000, Limit: 50}},
+		{"0", "", false, chainquery.Page{}},
+		{"51", "", false, chainquery.Page{}},
+		{"ten", "", false, chainquery.Page{}},
+		{"", "-1", false, chainquery.Page{}},
+		{"", "1.5", false, chainquery.Page{}},
+	} {
+		p, err := chainquery.ParsePage(c.limit, c.offset)
+		if c.ok != (err == nil) || c.ok && p != c.want {
+			t.Errorf("ParsePage(%q, %q) = %+v, %v", c.limit, c.offset, p, err)
+		}
+	}
+	for s, want := range map[string]bool{"true": true, "TRUE": true, "True": true, "1": true, "false": false, "FaLsE": false, "0": false} {
+		if got, err := chainquery.ParseBool("b", s); err != nil || got != want {
+			t.Errorf("ParseBool(%q) = %v, %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"", "yes", "2", "t", "truee"} {
+		if _, err := chainquery.ParseBool("full_transactions", s); !strings.Contains(chainquery.ErrorMessage(err), "full_transactions") {
+			t.Errorf("ParseBool(%q) err = %v", s, err)
+		}
+	}
+	for _, s := range []string{"-1", "1.0", "0x10", "", " 1", "+1", "99999999999999999999"} {
+		if _, err := chainquery.ParseBlockNumber("block_number", s); !strings.Contains(chainquery.ErrorMessage(err), "block_number") {
+			t.Errorf("ParseBlockNumber(%q) err = %v", s, err)
+		}
+	}
+}
+
+func TestParseHexAndBase58(t *testing.T) {
+	good := "0x" + strings.Repeat("Ab", 32)
+	h, err := chainquery.ParseHash("transaction_hash", good)
+	if err != nil || h.Hex() != strings.ToLower(good) {
+		t.Fatalf("ParseHash = %s, %v", h.Hex(), err)
+	}
+	for _, s := range []string{good[:65], good + "0", "0X" + good[2:], strings.Replace(good, "A", "g", 1), good[2:] + "00"} {
+		if _, err := chainquery.ParseHash("transaction_hash", s); err == nil {
+			t.Errorf("ParseHash(%q) accepted", s)
+		}
+	}
+	if _, err := chainquery.ParseAddress("from_address", "0x"+strings.Repeat("F", 40)); err != nil {
+		t.Fatal(err)
+	}
+	usdc := "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+	k, err := chainquery.ParsePublicKey("token_account", usdc)
+	if err != nil || k.String() != usdc {
+		t.Fatalf("base58 round trip: %s, %v", k, err)
+	}
+	var zero chainquery.PublicKey
+	if s := zero.String(); s != strings.Repeat("1", 32) {
+		t.Fatalf("zero key = %s", s)
+	}
+	for _, s := range []string{usdc[:31], usdc + "1234", "0" + usdc[1:], "I" + usdc[1:], strings.Repeat("z", 44)} {
+		if _, err := chainquery.ParsePublicKey("token_account", s); !strings.Contains(chainquery.ErrorMessage(err), "token_account") {
+			t.Errorf("ParsePublicKey(%q) err = %v", s, err)
+		}
+	}
+}
+
+func TestDatetimes(t *testing.T) {
+	now := time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC)
+	for s, ok := range map[string]bool{
+		"2025-06-01T13:00:00Z":      true,
+		"2025-06-01T12:50:00+02:00": true, // 10:50 UTC
+		"2025-06-01T15:00:00+02:00": true, // 13:00 UTC: exactly an hour ago
+		"2025-06-01T13:10:00Z":      false, // within the last hour
+		"2025-06-02T00:00:00Z":      false, // future
+		"2025-06-01T12:05:00Z":      false, // off the grid
+		"2025-06-01T12:00:30Z":      false,
+		"2025-06-01T12:00:00":       false, // no zone
+		"2025-06-01 12:00:00Z":      false,
+		"2025-06-01T12:00:00.000Z":  false,
+	} {
+		_, err := chainquery.ParseSnapshotTime(s, now)
+		if ok != (err == nil) {
+			t.Errorf("ParseSnapshotTime(%q) err = %v", s, err)
+		}
+	}
+	for s, ok := range map[string]bool{
+		"2025-01-01T00:00:00Z": true, "2025-01-01T00:00:00.5Z": true, "2025-01-01T02:00:00+02:00": true,
+		"2025-01-01T00:00:00": false, "2025-01-01": false, "2025-01-01t00:00:00z": false, "2025-13-01T00:00:00Z": false,
+	} {
+		if _, err := chainquery.ParseDatetime("from_datetime", s); ok != (err == nil) {
+			t.Errorf("ParseDatetime(%q) err = %v", s, err)
+		}
+	}
+	if got := chainquery.FormatDatetime(1740787200); got != "2025-03-01T00:00:00" {
+		t.Errorf("FormatDatetime = %s", got)
+	}
+}
+
+func TestFormatUnits(t *testing.T) {
+	for _, c := range []struct {
+		amount   uint64
+		decimals int
+		want     string
+	}{
+		{12956933, 6, "12.956933"}, {12000000, 6, "12"}, {500000, 6, "0.5"}, {1, 9, "0.000000001"},
+		{0, 6, "0"}, {7, 0, "7"}, {18446744073709551615, 6, "18446744073709.551615"},
+	} {
+		if got := chainquery.FormatUnits(c.amount, c.decimals); got != c.want {
+			t.Errorf("FormatUnits(%d, %d) = %s, want %s", c.amount, c.decimals, got, c.want)
+		}
+	}
+}
+
+func TestEndpointsAndChains(t *testing.T) {
+	all, err := chainquery.ParseEndpoints("all")
+	if err != nil || len(all) != 6 {
+		t.Fatalf("all = %v, %v", all, err)
+	}
+	got, err := chainquery.ParseEndpoints("get_block, filter_traces,get_block")
+	if err != nil || len(got) != 2 || got[0] != chainquery.EndpointFilterTraces {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	if _, err := chainquery.ParseEndpoints("get_blocks"); err == nil {
+		t.Fatal("unknown endpoint accepted")
+	}
+	if _, err := chainquery.ParseChain(chainquery.EndpointFilterTraces, "ethereum"); !strings.Contains(chainquery.ErrorMessage(err), "polygon") {
+		t.Fatalf("err = %v", err)
+	}
+	for _, c := range chainquery.EVMChains {
+		if _, err := chainquery.ParseChain(chainquery.EndpointGetLatestBlock, string(c)); err != nil {
+			t.Fatal(err)
+		}
+		if id := c.ID(); id == 0 {
+			t.Fatalf("%s has no chain id", c)
+		} else if back, _ := chainquery.ChainByID(id); back != c {
+			t.Fatalf("ChainByID(%d) = %s", id, back)
+		}
+	}
+}
+
+func TestAPIKey(t *testing.T) {
+	key, hash := chainquery.NewAPIKey()
+	other, _ := chainquery.NewAPIKey()
+	if !strings.HasPrefix(key, chainquery.APIKeyPrefix) || key == other || len(key) < 40 {
+		t.Fatalf("key %q", key)
+	}
+	k := &chainquery.APIKey{Hash: hash, Endpoints: []chainquery.Endpoint{chainquery.EndpointGetBlock}}
+	if !k.Matches(chainquery.HashAPIKey(key)) || k.Matches(chainquery.HashAPIKey(other)) {
+		t.Fatal("Matches")
+	}
+	if !k.Allows(chainquery.EndpointGetBlock) || k.Allows(chainquery.EndpointFilterTraces) {
+		t.Fatal("Allows")
+	}
+}

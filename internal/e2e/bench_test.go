@@ -1,0 +1,168 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/evm"
+	"github.com/chainquery/chainquery/ingest"
+	"github.com/chainquery/chainquery/internal/devchain"
+	"github.com/chainquery/chainquery/sqlite"
+)
+
+// benchChain is an anvil node holding a few thousand blocks: one block of
+// varied transactions (devchain.Traffic.Round) followed by two empty blocks,
+// repeated. It is built once per process and shared by the benchmarks.
+var benchChain struct {
+	once sync.Once
+	node *devchain.Anvil
+	rpc  *evm.Client
+	head uint64
+	err  error
+}
+
+const benchRounds = 1000
+
+func benchNode(b *testing.B) (*evm.Client, uint64) {
+	benchChain.once.Do(func() {
+		ctx := context.Background()
+		if benchChain.node, benchChain.err = devchain.StartAnvil(ctx, 137); benchChain.err != nil {
+			return
+		}
+		rpc := evm.NewClient(benchChain.node.URL)
+		traffic, err := devchain.Deploy(ctx, rpc)
+		if err != nil {
+			benchChain.err = err
+			return
+		}
+		for i := 0; i < benchRounds; i++ {
+			if _, err := traffic.Round(ctx); err != nil {
+				benchChain.err = err
+				return
+			}
+			if err := traffic.MineEmpty(ctx, 2); err != nil {
+				benchChain.err = err
+				return
+			}
+		}
+		var head string
+		if err := rpc.Call(ctx, &head, "eth_blockNumber"); err != nil {
+			benchChain.err = err
+			return
+		}
+		benchChain.rpc, benchChain.head = rpc, nodeInt(head).Uint64()
+	})
+	if benchChain.err != nil {
+		b.Fatal(benchChain.err)
+	}
+	return benchChain.rpc, benchChain.head
+}
+
+// Settings shared by the ingester and the raw fetch, so that both make the
+// same calls at the same concurrency.
+const (
+	benchBatch       = 20
+	benchConcurrency = 4
+)
+
+// BenchmarkIngestAnvil measures, in one run on one node: the raw fetch rate
+// (the ingester's RPC calls with the results discarded: the ceiling no
+// ingester can pass), and the rate of the real ingester into SQLite. It
+// reports blocks/s and rows/s of both and their ratio.
+//
+//	go test -run '^$' -bench BenchmarkIngestAnvil -benchtime 1x ./internal/e2e/
+func BenchmarkIngestAnvil(b *testing.B) {
+	rpc, head := benchNode(b)
+	ctx := context.Background()
+	plan, err := evm.Probe(ctx, rpc, evm.TracesAuto)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var rawSecs, ingestSecs float64
+	var rows uint64
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if err := rawFetch(ctx, rpc, plan, head); err != nil {
+			b.Fatal(err)
+		}
+		rawSecs += time.Since(start).Seconds()
+
+		db, err := sqlite.Open(filepath.Join(b.TempDir(), fmt.Sprintf("bench%d.db", i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		progress := &ingest.Progress{}
+		e := &ingest.EVM{Chain: chainquery.Polygon, Store: db, Source: evm.NewFetcher(rpc, chainquery.Polygon, plan, nil),
+			From: new(uint64), To: &head, BatchBlocks: benchBatch, Concurrency: benchConcurrency, Progress: progress}
+		start = time.Now()
+		if err := e.Run(ctx); err != nil {
+			b.Fatal(err)
+		}
+		ingestSecs += time.Since(start).Seconds()
+		rows = progress.Snapshot().Rows
+		db.Close()
+	}
+	blocks := float64(head+1) * float64(b.N)
+	b.ReportMetric(blocks/rawSecs, "raw-blocks/s")
+	b.ReportMetric(blocks/ingestSecs, "blocks/s")
+	b.ReportMetric(float64(rows)*float64(b.N)/ingestSecs, "rows/s")
+	b.ReportMetric(rawSecs/ingestSecs*100, "%-of-raw")
+	b.ReportMetric(0, "ns/op")
+}
+
+// rawFetch makes the calls the fetcher makes for blocks 0..head (block
+// bodies, then receipts and traces of the blocks with transactions, in
+// batches of benchBatch with benchConcurrency batches in flight) and
+// discards the answers after reading only the transaction count.
+func rawFetch(ctx context.Context, rpc *evm.Client, plan evm.Plan, head uint64) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, benchConcurrency)
+	sem := make(chan struct{}, benchConcurrency)
+	for from := uint64(0); from <= head; from += benchBatch {
+		to := min(from+benchBatch-1, head)
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			var reqs []*evm.Request
+			for n := from; n <= to; n++ {
+				reqs = append(reqs, &evm.Request{Method: "eth_getBlockByNumber", Params: []any{hexNum(n), true}})
+			}
+			if err := rpc.BatchCall(ctx, reqs); err != nil {
+				errs <- err
+				return
+			}
+			var more []*evm.Request
+			for i, r := range reqs {
+				var body struct {
+					Hash         string            `json:"hash"`
+					Transactions []json.RawMessage `json:"transactions"`
+				}
+				if err := json.Unmarshal(r.Result, &body); err != nil || r.Err != nil {
+					errs <- fmt.Errorf("block %d: %v %v", from+uint64(i), err, r.Err)
+					return
+				}
+				if len(body.Transactions) == 0 {
+					continue
+				}
+				n := hexNum(from + uint64(i))
+				more = append(more, &evm.Request{Method: "eth_getBlockReceipts", Params: []any{n}})
+				if plan.Traces == evm.TracesParity {
+					more = append(more, &evm.Request{Method: "trace_block", Params: []any{n}})
+				}
+			}
+			if err := rpc.BatchCall(ctx, more); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
