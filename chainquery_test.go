@@ -149,8 +149,8 @@ func TestDatetimes(t *testing.T) {
 	now := time.Date(2025, 6, 1, 14, 0, 0, 0, time.UTC)
 	for s, ok := range map[string]bool{
 		"2025-06-01T13:00:00Z":      true,
-		"2025-06-01T12:50:00+02:00": true, // 10:50 UTC
-		"2025-06-01T15:00:00+02:00": true, // 13:00 UTC: exactly an hour ago
+		"2025-06-01T12:50:00+02:00": true,  // 10:50 UTC
+		"2025-06-01T15:00:00+02:00": true,  // 13:00 UTC: exactly an hour ago
 		"2025-06-01T13:10:00Z":      false, // within the last hour
 		"2025-06-02T00:00:00Z":      false, // future
 		"2025-06-01T12:05:00Z":      false, // off the grid
