@@ -96,7 +96,7 @@ func decodeBlockWithNotes(chain chainquery.Chain, raw json.RawMessage, notes *de
 
 	// The rest of the header is informational: an unreadable value is noted
 	// and left empty rather than blocking the chain.
-	r := fieldReader{notes: notes, record: fmt.Sprintf("block %d", b.Number)}
+	r := fieldReader{notes: notes, record: func() string { return fmt.Sprintf("block %d", b.Number) }}
 	b.LogsBloom = r.bytes("logsBloom", jb.LogsBloom)
 	b.TransactionsRoot = r.hash("transactionsRoot", jb.TransactionsRoot)
 	b.StateRoot = r.hash("stateRoot", jb.StateRoot)
@@ -143,7 +143,7 @@ func decodeTx(b *chainquery.Block, pos int, raw json.RawMessage, notes *decodeNo
 	if err != nil {
 		return nil, err
 	}
-	r := fieldReader{notes: notes, record: "transaction " + hash.Hex()}
+	r := fieldReader{notes: notes, record: func() string { return "transaction " + hash.Hex() }}
 	t := &chainquery.Transaction{
 		BlockNumber:          b.Number,
 		Timestamp:            b.Timestamp,

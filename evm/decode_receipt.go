@@ -184,7 +184,7 @@ func decodeReceipt(b *chainquery.Block, raw json.RawMessage, notes *decodeNotes)
 	if n, err := fieldUint(jr.BlockNumber); err == nil && present(jr.BlockNumber) && n != b.Number {
 		return nil, fmt.Errorf("evm: block %d: receipt of %s is of block %d", b.Number, hash, n)
 	}
-	r := fieldReader{notes: notes, record: "receipt " + hash.Hex()}
+	r := fieldReader{notes: notes, record: func() string { return "receipt " + hash.Hex() }}
 	rf := &receiptFill{
 		hash:     hash,
 		index:    -1,

@@ -30,6 +30,11 @@ func jsonText(raw json.RawMessage) (s string, present bool, err error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", false, nil
 	}
+	// Hex strings never carry escapes: skip the decoder, which is most of
+	// the cost of reading a large block.
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw[1:n-1], '\\') < 0 {
+		return strings.TrimSpace(string(raw[1 : n-1])), true, nil
+	}
 	if raw[0] == '"' {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return "", false, err
@@ -184,12 +189,12 @@ func (n *decodeNotes) add(format string, args ...any) {
 // noted with the record's name and the field is left at its zero value.
 type fieldReader struct {
 	notes  *decodeNotes
-	record string // e.g. "transaction 0xab..."
+	record func() string // names the record, e.g. "transaction 0xab...": built only for a note
 }
 
 func (r fieldReader) note(field string, err error) {
 	if err != nil {
-		r.notes.add("%s: field %s left empty: %v", r.record, field, err)
+		r.notes.add("%s: field %s left empty: %v", r.record(), field, err)
 	}
 }
 

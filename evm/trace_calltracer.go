@@ -112,7 +112,7 @@ type frameFlattener struct {
 // child destroys when the tracer leaves its from empty (the legacy JS
 // tracer did).
 func (ff *frameFlattener) flatten(f *callFrame, addr []int, self *chainquery.Address) {
-	r := fieldReader{notes: ff.notes, record: fmt.Sprintf("frame %s/%s", ff.hash, chainquery.FormatTraceAddress(addr))}
+	r := fieldReader{notes: ff.notes, record: func() string { return fmt.Sprintf("frame %s/%s", ff.hash, chainquery.FormatTraceAddress(addr)) }}
 	t := &chainquery.Trace{
 		BlockNumber:      ff.block.Number,
 		TransactionHash:  ff.hash,

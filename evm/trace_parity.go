@@ -12,7 +12,7 @@ import (
 // format, as Erigon, Nethermind, Reth and anvil answer it).
 type parityTrace struct {
 	Type   string `json:"type"`
-	Action struct {
+	Action *struct {
 		CallType      string          `json:"callType"`
 		From          json.RawMessage `json:"from"`
 		To            json.RawMessage `json:"to"`
@@ -23,14 +23,12 @@ type parityTrace struct {
 		Address       json.RawMessage `json:"address"`       // suicide: the destroyed contract
 		RefundAddress json.RawMessage `json:"refundAddress"` // suicide: the beneficiary
 		Balance       json.RawMessage `json:"balance"`       // suicide: the balance sent
-	} `json:"action"`
-	Result *struct {
-		GasUsed json.RawMessage `json:"gasUsed"`
-		Output  json.RawMessage `json:"output"`
-		Address json.RawMessage `json:"address"` // create: the new contract
-		Code    json.RawMessage `json:"code"`    // create: the deployed code
-	} `json:"result"` // null for errored frames and suicides
-	Error               string          `json:"error"`
+	} `json:"action"` // nil on the per-transaction wrappers of flatCallTracer
+	// Result is a parityResult on a trace (null for errored frames and
+	// suicides), and the array of traces on a flatCallTracer wrapper.
+	Result              json.RawMessage `json:"result"`
+	Error               json.RawMessage `json:"error"`
+	TxHash              json.RawMessage `json:"txHash"` // flatCallTracer wrapper
 	TraceAddress        []int           `json:"traceAddress"`
 	Subtraces           int             `json:"subtraces"`
 	TransactionHash     json.RawMessage `json:"transactionHash"`
@@ -39,16 +37,18 @@ type parityTrace struct {
 	BlockHash           json.RawMessage `json:"blockHash"`
 }
 
+// parityResult is the result of a trace.
+type parityResult struct {
+	GasUsed json.RawMessage `json:"gasUsed"`
+	Output  json.RawMessage `json:"output"`
+	Address json.RawMessage `json:"address"` // create: the new contract
+	Code    json.RawMessage `json:"code"`    // create: the deployed code
+}
+
 // parityElement tells the shapes of trace_block elements apart: a trace has
 // an action; geth's flatCallTracer wraps each transaction's traces as
 // {"txHash", "result": [...]}; a transaction it failed to trace is
 // {"txHash", "error"}.
-type parityElement struct {
-	Action json.RawMessage `json:"action"`
-	Result json.RawMessage `json:"result"`
-	TxHash json.RawMessage `json:"txHash"`
-	Error  json.RawMessage `json:"error"`
-}
 
 // DecodeParityTraces converts a trace_block result into d.Traces, replacing
 // what was there. It also reads the output of geth's flatCallTracer
@@ -68,7 +68,9 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 	if d == nil || d.Block == nil {
 		return fmt.Errorf("evm: DecodeParityTraces: no block")
 	}
-	var elems []json.RawMessage
+	// Each element is parsed once, into parityTrace: decoding a large
+	// block's traces is most of the ingester's work on a local node.
+	var elems []parityTrace
 	if err := json.Unmarshal(raw, &elems); err != nil {
 		return fmt.Errorf("evm: block %d: trace_block: want an array: %w", d.Block.Number, err)
 	}
@@ -77,15 +79,12 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 	}
 	x := newTraceTxIndex(d)
 	var out []*chainquery.Trace
-	var add func(elems []json.RawMessage) error
-	add = func(elems []json.RawMessage) error {
-		for i, el := range elems {
-			var probe parityElement
-			if err := json.Unmarshal(el, &probe); err != nil {
-				return fmt.Errorf("element %d: %w", i, err)
-			}
+	var add func(elems []parityTrace) error
+	add = func(elems []parityTrace) error {
+		for i := range elems {
+			el := &elems[i]
 			switch {
-			case present(probe.Action):
+			case el.Action != nil:
 				t, err := parityToTrace(x, el, notes)
 				if err != nil {
 					return fmt.Errorf("element %d: %w", i, err)
@@ -93,18 +92,18 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 				if t != nil {
 					out = append(out, t)
 				}
-			case len(probe.Result) > 0 && probe.Result[0] == '[':
-				var inner []json.RawMessage
-				if err := json.Unmarshal(probe.Result, &inner); err != nil {
+			case len(el.Result) > 0 && el.Result[0] == '[':
+				var inner []parityTrace
+				if err := json.Unmarshal(el.Result, &inner); err != nil {
 					return fmt.Errorf("element %d: %w", i, err)
 				}
 				if err := add(inner); err != nil {
 					return fmt.Errorf("element %d: %w", i, err)
 				}
-			case present(probe.Error):
-				return fmt.Errorf("element %d: the node could not trace transaction %s: %s", i, probe.TxHash, probe.Error)
+			case present(el.Error):
+				return fmt.Errorf("element %d: the node could not trace transaction %s: %s", i, el.TxHash, el.Error)
 			default:
-				return fmt.Errorf("element %d: not a trace: %.80s", i, el)
+				return fmt.Errorf("element %d: not a trace: type %q", i, el.Type)
 			}
 		}
 		return nil
@@ -118,10 +117,17 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 
 // parityToTrace converts one Parity trace; it returns nil for traces the
 // API does not serve (rewards and other traces without a transaction).
-func parityToTrace(x *traceTxIndex, raw json.RawMessage, notes *decodeNotes) (*chainquery.Trace, error) {
-	var pt parityTrace
-	if err := json.Unmarshal(raw, &pt); err != nil {
-		return nil, err
+func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes) (*chainquery.Trace, error) {
+	var result *parityResult
+	if present(pt.Result) {
+		result = new(parityResult)
+		if err := json.Unmarshal(pt.Result, result); err != nil {
+			return nil, fmt.Errorf("result: %w", err)
+		}
+	}
+	errText, _, err := jsonText(pt.Error)
+	if err != nil {
+		return nil, fmt.Errorf("error: %w", err)
 	}
 	if pt.Type == "reward" || !present(pt.TransactionHash) && !present(pt.TransactionPosition) {
 		return nil, nil
@@ -148,26 +154,26 @@ func parityToTrace(x *traceTxIndex, raw json.RawMessage, notes *decodeNotes) (*c
 		return nil, err
 	}
 
-	r := fieldReader{notes: notes, record: fmt.Sprintf("trace %s/%s", hash, chainquery.FormatTraceAddress(pt.TraceAddress))}
+	r := fieldReader{notes: notes, record: func() string { return fmt.Sprintf("trace %s/%s", hash, chainquery.FormatTraceAddress(pt.TraceAddress)) }}
 	t := &chainquery.Trace{
 		BlockNumber:      x.block.Number,
 		TransactionHash:  hash,
 		TransactionIndex: pos,
 		TraceAddress:     slices.Clone(pt.TraceAddress),
 		Subtraces:        pt.Subtraces,
-		Error:            pt.Error,
+		Error:            errText,
 		Gas:              r.uint("gas", pt.Action.Gas),
 	}
-	a := &pt.Action
+	a := pt.Action
 	switch pt.Type {
 	case "create":
 		t.Type, t.CallType = chainquery.TraceCreate, chainquery.CallTypeCreate
 		t.From = r.addressOrZero("from", a.From)
 		t.Value = r.big("value", a.Value)
 		t.Input = r.bytes("init", a.Init)
-		if pt.Result != nil {
-			t.To = r.address("address", pt.Result.Address)
-			t.Output = r.bytes("code", pt.Result.Code)
+		if result != nil {
+			t.To = r.address("address", result.Address)
+			t.Output = r.bytes("code", result.Code)
 		}
 	case "suicide":
 		t.Type, t.CallType = chainquery.TraceSuicide, chainquery.CallTypeCall
@@ -183,14 +189,14 @@ func parityToTrace(x *traceTxIndex, raw json.RawMessage, notes *decodeNotes) (*c
 		t.To = r.address("to", a.To)
 		t.Value = r.big("value", a.Value)
 		t.Input = r.bytes("input", a.Input)
-		if pt.Result != nil {
-			t.Output = r.bytes("output", pt.Result.Output)
+		if result != nil {
+			t.Output = r.bytes("output", result.Output)
 		}
 	}
-	if pt.Result != nil {
+	if result != nil {
 		// An errored frame has no result, hence no gas used: it is stored
 		// as 0 (decisions.md §3), which is where Parity and geth differ.
-		t.GasUsed = r.uint("gasUsed", pt.Result.GasUsed)
+		t.GasUsed = r.uint("gasUsed", result.GasUsed)
 	}
 	finishTrace(t)
 	return t, nil

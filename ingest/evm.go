@@ -178,12 +178,21 @@ type fetched struct {
 func (e *EVM) sync(ctx context.Context, next, target uint64) (uint64, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	queue := make(chan chan fetched, e.Concurrency)
+	// At most Concurrency fetches run at once, and fetched batches wait in
+	// a queue several times deeper, so that the node stays busy while a
+	// batch is being written.
+	queue := make(chan chan fetched, 4*e.Concurrency)
+	inflight := make(chan struct{}, e.Concurrency)
 	go func() {
 		defer close(queue)
 		for from := next; from <= target; from += uint64(e.BatchBlocks) {
 			to := min(from+uint64(e.BatchBlocks)-1, target)
 			ch := make(chan fetched, 1)
+			select {
+			case inflight <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
 			select {
 			case queue <- ch:
 			case <-ctx.Done():
@@ -191,6 +200,7 @@ func (e *EVM) sync(ctx context.Context, next, target uint64) (uint64, error) {
 			}
 			go func() {
 				blocks, err := e.Source.Blocks(ctx, from, to)
+				<-inflight
 				ch <- fetched{from, to, blocks, err}
 			}()
 		}

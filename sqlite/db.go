@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chainquery/chainquery"
@@ -29,6 +30,11 @@ type DB struct {
 	path string
 	rdb  *sql.DB // readers: a pool, never writes
 	wdb  *sql.DB // the single writer: SQLite admits one at a time anyway
+
+	// Statements of the write side, prepared once on the single write
+	// connection: parsing them for every batch cost more than the inserts.
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
 }
 
 // Compile-time checks that DB is every service the API and ingesters need.
@@ -64,6 +70,10 @@ func Open(path string) (*DB, error) {
 		db.wdb.Close()
 		return nil, err
 	}
+	if err := db.prepareWrites(context.Background()); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if db.rdb, err = sql.Open("sqlite", dsn(path, append(pragmas, "query_only(1)"), "deferred")); err != nil {
 		db.wdb.Close()
 		return nil, err
@@ -83,9 +93,41 @@ func dsn(path string, pragmas []string, txlock string) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
+// txStmt returns the prepared statement for q, bound to tx. Write
+// statements are prepared at Open (see writeStatements): preparing here,
+// while tx holds the only write connection, would wait for it forever.
+func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, error) {
+	db.mu.Lock()
+	s, ok := db.stmts[q]
+	db.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("sqlite: statement not prepared at open: %.60s", q)
+	}
+	return tx.StmtContext(ctx, s), nil
+}
+
+// prepareWrites prepares every write statement on the write connection.
+func (db *DB) prepareWrites(ctx context.Context) error {
+	db.stmts = map[string]*sql.Stmt{}
+	for _, q := range writeStatements() {
+		s, err := db.wdb.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("sqlite: prepare %.60s: %w", q, err)
+		}
+		db.stmts[q] = s
+	}
+	return nil
+}
+
 // Close closes the database.
 func (db *DB) Close() error {
 	var errs []error
+	db.mu.Lock()
+	for _, s := range db.stmts {
+		errs = append(errs, s.Close())
+	}
+	db.stmts = nil
+	db.mu.Unlock()
 	if db.rdb != nil {
 		errs = append(errs, db.rdb.Close())
 	}

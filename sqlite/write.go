@@ -38,7 +38,7 @@ func (db *DB) writeBlocks(ctx context.Context, chain chainquery.Chain, rewindFro
 			return wrap(err)
 		}
 	}
-	w, err := newBlockWriter(ctx, tx)
+	w, err := newBlockWriter(ctx, db, tx)
 	if err != nil {
 		return wrap(err)
 	}
@@ -47,6 +47,9 @@ func (db *DB) writeBlocks(ctx context.Context, chain chainquery.Chain, rewindFro
 		if err := w.write(ctx, id, b); err != nil {
 			return wrap(fmt.Errorf("block %d: %w", b.Block.Number, err))
 		}
+	}
+	if err := w.flush(ctx); err != nil {
+		return wrap(err)
 	}
 	return wrap(tx.Commit())
 }
@@ -70,12 +73,13 @@ func rewind(ctx context.Context, tx *sql.Tx, chain int64, from uint64) error {
 // blockWriter holds the statements of one write transaction, prepared once
 // for the whole batch.
 type blockWriter struct {
-	version, orphan, insBlock, insTx, insLog, insTrace *sql.Stmt
-	delete                                             []*sql.Stmt
-	all                                                []*sql.Stmt
+	version, orphan        *sql.Stmt
+	delete                 []*sql.Stmt
+	all                    []*sql.Stmt
+	blocks, txs, logs, trs *bulkInsert
 }
 
-func newBlockWriter(ctx context.Context, tx *sql.Tx) (*blockWriter, error) {
+func newBlockWriter(ctx context.Context, db *DB, tx *sql.Tx) (*blockWriter, error) {
 	w := &blockWriter{}
 	var err error
 	prep := func(q string) *sql.Stmt {
@@ -83,37 +87,35 @@ func newBlockWriter(ctx context.Context, tx *sql.Tx) (*blockWriter, error) {
 			return nil
 		}
 		var s *sql.Stmt
-		if s, err = tx.PrepareContext(ctx, q); err == nil {
+		if s, err = db.txStmt(ctx, tx, q); err == nil {
 			w.all = append(w.all, s)
 		}
 		return s
 	}
-	w.version = prep(`SELECT max(version) FROM (
-		SELECT version FROM blocks WHERE chain = ?1 AND number = ?2
-		UNION ALL SELECT version FROM orphaned_blocks WHERE chain = ?1 AND number = ?2)`)
-	w.orphan = prep(`DELETE FROM orphaned_blocks WHERE chain = ? AND number = ?`)
-	for _, table := range []string{"traces", "logs", "transactions"} {
-		w.delete = append(w.delete, prep(`DELETE FROM `+table+` WHERE chain = ? AND block_number = ?`))
+	w.version = prep(qBlockVersion)
+	w.orphan = prep(qDeleteOrphan)
+	for _, q := range qDeleteHeight {
+		w.delete = append(w.delete, prep(q))
 	}
-	w.delete = append(w.delete, prep(`DELETE FROM blocks WHERE chain = ? AND number = ?`))
-	w.insBlock = prep(`INSERT INTO blocks (chain, number, hash, parent_hash, timestamp, version, logs_bloom,
-		transactions_root, state_root, receipts_root, miner, extra_data, size, gas_limit, gas_used,
-		transaction_count, base_fee_per_gas, trace_count)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	w.insTx = prep(`INSERT INTO transactions (chain, block_number, tx_index, hash, from_addr, to_addr, value,
-		gas_limit, gas_price, effective_gas_price, max_fee_per_gas, max_priority_fee_per_gas, gas_used,
-		cumulative_gas_used, nonce, input, type, contract_address, status, log_count)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	w.insLog = prep(`INSERT INTO logs (chain, block_number, tx_index, log_index, address, topic0, topic1, topic2, topic3, data)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	w.insTrace = prep(`INSERT INTO traces (chain, block_number, tx_index, trace_pos, trace_address, type, call_type,
-		from_addr, to_addr, gas, gas_used, value, subtraces, input, output, error)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	w.blocks = newBulkInsert(db, tx, blocksTable)
+	w.txs = newBulkInsert(db, tx, transactionsTable)
+	w.logs = newBulkInsert(db, tx, logsTable)
+	w.trs = newBulkInsert(db, tx, tracesTable)
 	if err != nil {
 		w.close()
 		return nil, err
 	}
 	return w, nil
+}
+
+// flush inserts the buffered rows; call it before the transaction commits.
+func (w *blockWriter) flush(ctx context.Context) error {
+	for _, b := range []*bulkInsert{w.blocks, w.txs, w.logs, w.trs} {
+		if err := b.flush(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (w *blockWriter) close() {
@@ -156,13 +158,13 @@ func (w *blockWriter) write(ctx context.Context, chain int64, d *chainquery.Bloc
 	if b.HasExtraData {
 		extra = blobArg(b.ExtraData)
 	}
-	if _, err := w.insBlock.ExecContext(ctx, chain, n, b.Hash[:], b.ParentHash[:], b.Timestamp, version, bloom,
+	if err := w.blocks.add(ctx, chain, n, b.Hash[:], b.ParentHash[:], b.Timestamp, version, bloom,
 		b.TransactionsRoot[:], b.StateRoot[:], b.ReceiptsRoot[:], b.Miner[:], extra, gasArg(b.Size),
 		gasArg(b.GasLimit), gasArg(b.GasUsed), b.TransactionCount, bigArg(b.BaseFeePerGas), len(d.Traces)); err != nil {
 		return err
 	}
 	for _, t := range d.Transactions {
-		if _, err := w.insTx.ExecContext(ctx, chain, n, t.Index, t.Hash[:], t.From[:], addrPtrArg(t.To),
+		if err := w.txs.add(ctx, chain, n, t.Index, t.Hash[:], t.From[:], addrPtrArg(t.To),
 			bigOrZero(t.Value), gasArg(t.GasLimit), bigArg(t.GasPrice), bigArg(t.EffectiveGasPrice),
 			bigArg(t.MaxFeePerGas), bigArg(t.MaxPriorityFeePerGas), gasArg(t.GasUsed), gasArg(t.CumulativeGasUsed),
 			gasArg(t.Nonce), blobArg(t.Input), t.Type, addrPtrArg(t.ContractAddress), t.Status, logCounts[t.Index]); err != nil {
@@ -177,7 +179,7 @@ func (w *blockWriter) write(ctx context.Context, chain int64, d *chainquery.Bloc
 			}
 			topics[i] = l.Topics[i][:]
 		}
-		if _, err := w.insLog.ExecContext(ctx, chain, n, l.TransactionIndex, l.LogIndex, l.Address[:],
+		if err := w.logs.add(ctx, chain, n, l.TransactionIndex, l.LogIndex, l.Address[:],
 			topics[0], topics[1], topics[2], topics[3], blobArg(l.Data)); err != nil {
 			return fmt.Errorf("log %d: %w", l.LogIndex, err)
 		}
@@ -212,7 +214,7 @@ func (w *blockWriter) writeTraces(ctx context.Context, chain, n int64, traces []
 		if t.Error != "" {
 			errText = t.Error
 		}
-		if _, err := w.insTrace.ExecContext(ctx, chain, n, t.TransactionIndex, pos, chainquery.FormatTraceAddress(t.TraceAddress),
+		if err := w.trs.add(ctx, chain, n, t.TransactionIndex, pos, chainquery.FormatTraceAddress(t.TraceAddress),
 			typ, callType, t.From[:], addrPtrArg(t.To), gasArg(t.Gas), gasArg(t.GasUsed), bigOrZero(t.Value),
 			t.Subtraces, blobArg(t.Input), blobArg(t.Output), errText); err != nil {
 			return fmt.Errorf("trace %d/%s: %w", t.TransactionIndex, chainquery.FormatTraceAddress(t.TraceAddress), err)
@@ -228,4 +230,41 @@ func bigOrZero(v *big.Int) any {
 		return int64(0)
 	}
 	return bigArg(v)
+}
+
+// Write statements, prepared once at Open.
+const (
+	qBlockVersion = `SELECT max(version) FROM (
+		SELECT version FROM blocks WHERE chain = ?1 AND number = ?2
+		UNION ALL SELECT version FROM orphaned_blocks WHERE chain = ?1 AND number = ?2)`
+	qDeleteOrphan = `DELETE FROM orphaned_blocks WHERE chain = ? AND number = ?`
+)
+
+// qDeleteHeight removes every row of one block, children first.
+var qDeleteHeight = []string{
+	`DELETE FROM traces WHERE chain = ? AND block_number = ?`,
+	`DELETE FROM logs WHERE chain = ? AND block_number = ?`,
+	`DELETE FROM transactions WHERE chain = ? AND block_number = ?`,
+	`DELETE FROM blocks WHERE chain = ? AND number = ?`,
+}
+
+var (
+	blocksTable = newBulkTable("blocks", "chain", "number", "hash", "parent_hash", "timestamp", "version", "logs_bloom",
+		"transactions_root", "state_root", "receipts_root", "miner", "extra_data", "size", "gas_limit", "gas_used",
+		"transaction_count", "base_fee_per_gas", "trace_count")
+	transactionsTable = newBulkTable("transactions", "chain", "block_number", "tx_index", "hash", "from_addr", "to_addr", "value",
+		"gas_limit", "gas_price", "effective_gas_price", "max_fee_per_gas", "max_priority_fee_per_gas", "gas_used",
+		"cumulative_gas_used", "nonce", "input", "type", "contract_address", "status", "log_count")
+	logsTable   = newBulkTable("logs", "chain", "block_number", "tx_index", "log_index", "address", "topic0", "topic1", "topic2", "topic3", "data")
+	tracesTable = newBulkTable("traces", "chain", "block_number", "tx_index", "trace_pos", "trace_address", "type", "call_type",
+		"from_addr", "to_addr", "gas", "gas_used", "value", "subtraces", "input", "output", "error")
+)
+
+// writeStatements lists every statement the write side prepares at Open.
+func writeStatements() []string {
+	qs := append([]string{qBlockVersion, qDeleteOrphan}, qDeleteHeight...)
+	for _, t := range []bulkTable{blocksTable, transactionsTable, logsTable, tracesTable} {
+		qs = append(qs, t.one, t.many)
+	}
+	return qs
 }
