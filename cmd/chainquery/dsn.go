@@ -11,7 +11,8 @@ import (
 )
 
 // Store is what the commands need of a database: everything the API reads,
-// the API keys, and Close. Every store package satisfies it.
+// the API keys, what the EVM ingester writes, and Close. Every store package
+// satisfies it.
 type Store interface {
 	chainquery.TraceService
 	chainquery.LogService
@@ -19,6 +20,7 @@ type Store interface {
 	chainquery.BlockService
 	chainquery.TokenBalanceService
 	chainquery.APIKeyService
+	chainquery.BlockWriter
 	Close() error
 }
 

@@ -1,9 +1,10 @@
-// Command chainquery serves indexed blockchain data through a read-only HTTP
-// API and manages the API keys that guard it.
+// Command chainquery indexes blockchain data, serves it through a read-only
+// HTTP API, and manages the API keys that guard it.
 //
-// This is the only package that imports the store and HTTP packages together:
-// it parses flags and the environment, opens the database named by --db, and
-// wires the store into the server. Everything it does goes through Main, so
+// This is the only package that imports the store, node, ingester and HTTP
+// packages together: it parses flags, the environment and the config file,
+// opens the database named by --db, and wires the store into the server and
+// the ingesters. Everything it does goes through Main, so
 // that the end-to-end test drives exactly what the binary runs.
 package main
 
@@ -116,7 +117,9 @@ Usage:
   chainquery <command> [flags]
 
 Commands:
-  serve         serve the HTTP API
+  serve         serve the HTTP API (with --config, also follow chains)
+  ingest evm    ingest an EVM chain from a JSON-RPC node
+  dev           run a local chain, index it and serve it: a demo in one command
   keys create   create an API key and print it (the only time it is shown)
   keys list     list API keys: name, endpoints, creation time
   keys revoke   revoke an API key
@@ -143,6 +146,15 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 		return nil
 	case "keys":
 		return m.parseKeys(rest)
+	case "ingest":
+		return m.parseIngest(rest)
+	case "dev":
+		c, err := m.parseDev(rest)
+		if err != nil {
+			return err
+		}
+		m.cmd = c
+		return nil
 	case "version":
 		if len(rest) > 0 {
 			return usagef("chainquery -h", "version takes no arguments")
@@ -157,8 +169,9 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 	}
 }
 
-// Run runs the parsed command. For serve it returns once ctx is cancelled
-// and in-flight requests have finished.
+// Run runs the parsed command. For serve, dev and ingest --follow it returns
+// once ctx is cancelled, in-flight requests have finished and the ingesters
+// have stopped.
 func (m *Main) Run(ctx context.Context) error {
 	if m.cmd == nil {
 		return errors.New("Run called before ParseFlags")

@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	nethttp "net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chainquery/chainquery"
@@ -19,14 +20,16 @@ import (
 // be a decision, not a default.
 const defaultListen = "127.0.0.1:8080"
 
-// serveCmd serves the HTTP API until its context is cancelled.
+// serveCmd serves the HTTP API until its context is cancelled, and follows
+// the chains its config file names.
 type serveCmd struct {
 	db              dsn
 	listen          string
-	logFormat       string
-	logLevel        slog.Level
+	log             logOptions
 	shutdownTimeout time.Duration
 	traceStart      map[chainquery.Chain]time.Time // nil: the http package's defaults
+	config          string                         // the --config file, if any
+	chains          []chainSettings                // followers, from the config file
 }
 
 func (m *Main) parseServe(args []string) (*serveCmd, error) {
@@ -34,8 +37,8 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	fs := newFlagSet("chainquery serve")
 	db := fs.String("db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
 	fs.StringVar(&c.listen, "listen", m.env("CHAINQUERY_LISTEN", defaultListen), "`ADDR` to listen on, host:port; port 0 picks a free one (env CHAINQUERY_LISTEN)")
-	fs.StringVar(&c.logFormat, "log-format", "text", "log `FORMAT`: text or json")
-	fs.TextVar(&c.logLevel, "log-level", slog.LevelInfo, "log `LEVEL`: debug, info, warn or error")
+	fs.StringVar(&c.config, "config", "", "config `FILE` (JSON with // comment lines): db, listen, and the chains to follow;\nsee docs/config.md")
+	c.log.register(fs, slog.LevelInfo)
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight requests may take to finish after SIGINT or SIGTERM")
 	fs.Func("trace-history-start", "where Filter Traces history starts on a chain, `CHAIN=DATETIME` (RFC 3339);\nrepeatable; default polygon=2025-01-01T00:00:00Z", func(s string) error {
 		chain, at, err := parseTraceStart(s)
@@ -48,14 +51,33 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 		c.traceStart[chain] = at
 		return nil
 	})
-	usage := "Usage: chainquery serve [--db DSN] [--listen ADDR] [flags]\n\n" +
+	usage := "Usage: chainquery serve [--db DSN] [--listen ADDR] [--config FILE] [flags]\n\n" +
 		"Serves the read-only HTTP API until SIGINT or SIGTERM, then finishes\n" +
 		"in-flight requests and exits. Every request needs an API key in the apikey\n" +
-		"header (chainquery keys create). GET /openapi.json describes the API.\n" + dsnUsage
+		"header (chainquery keys create). GET /openapi.json describes the API.\n\n" +
+		"With --config, it also follows each chain the file names, in the same\n" +
+		"process. A follower that fails logs the error and tries again after 30 s,\n" +
+		"doubling up to 10 min, while the API keeps serving. For db and listen,\n" +
+		"flags win over the environment, which wins over the file.\n" + dsnUsage
 	if err := m.parse(fs, args, usage); err != nil {
 		return nil, err
 	}
 	help := fs.Name() + " -h"
+	if c.config != "" {
+		cfg, chains, err := loadConfig(c.config)
+		if err != nil {
+			return nil, err
+		}
+		c.chains = chains
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if cfg.DB != "" && !set["db"] && m.env("CHAINQUERY_DB", "") == "" {
+			*db = cfg.DB
+		}
+		if cfg.Listen != "" && !set["listen"] && m.env("CHAINQUERY_LISTEN", "") == "" {
+			c.listen = cfg.Listen
+		}
+	}
 	var err error
 	if c.db, err = parseDBFlag(help, *db); err != nil {
 		return nil, err
@@ -63,8 +85,8 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	if _, _, err := net.SplitHostPort(c.listen); err != nil {
 		return nil, usagef(help, "--listen must be host:port, e.g. %s or 127.0.0.1:0", defaultListen)
 	}
-	if c.logFormat != "text" && c.logFormat != "json" {
-		return nil, usagef(help, "--log-format must be text or json")
+	if err := c.log.check(help); err != nil {
+		return nil, err
 	}
 	if c.shutdownTimeout <= 0 {
 		return nil, usagef(help, "--shutdown-timeout must be positive")
@@ -89,52 +111,84 @@ func parseTraceStart(s string) (chainquery.Chain, time.Time, error) {
 	return chain, at.UTC(), nil
 }
 
-func (c *serveCmd) logger(w io.Writer) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: c.logLevel}
-	if c.logFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
-	}
-	return slog.New(slog.NewTextHandler(w, opts))
-}
-
 func (c *serveCmd) run(ctx context.Context, m *Main) error {
-	logger := c.logger(m.Stderr)
+	logger := c.log.logger(m.Stderr)
 	store, err := m.openStore(c.db, false)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", c.listen)
+	ln, err := listen(c.listen)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", c.listen, err)
+		return err
 	}
-	srv := http.NewServer(http.Config{
-		Store:             store,
-		Logger:            logger,
-		TraceHistoryStart: c.traceStart,
-	})
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	api := m.startAPI(ln, store, logger, c.traceStart, c.db)
+	// The followers stop when ctx ends, or when the API breaks: the process
+	// is of no use without it. Run returns only once they have stopped, so
+	// that Close never pulls the store from under a writer.
+	fctx, stopFollowers := context.WithCancel(ctx)
+	defer stopFollowers()
+	var wg sync.WaitGroup
+	for _, s := range c.chains {
+		f := &follower{settings: s, store: store, logger: logger, minBackoff: followerMinBackoff, maxBackoff: followerMaxBackoff}
+		wg.Go(func() { f.run(fctx) })
+	}
+	err = api.wait(ctx, c.shutdownTimeout)
+	stopFollowers()
+	wg.Wait()
+	if err == nil {
+		logger.Info("stopped")
+	}
+	return err
+}
 
-	addr := ln.Addr().String()
-	logger.Info("listening", "addr", addr, "url", "http://"+addr, "db", c.db.String())
+// api is the HTTP server of serve and dev, listening.
+type api struct {
+	srv    *http.Server
+	served chan error
+	logger *slog.Logger
+}
+
+// listen opens the API's socket. It is apart from startAPI so that dev can
+// find a port in use before it starts anything else.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// startAPI serves store on ln until wait returns. It marks Main as
+// listening, so that tests and dev learn the address.
+func (m *Main) startAPI(ln net.Listener, store Store, logger *slog.Logger, traceStart map[chainquery.Chain]time.Time, db dsn) *api {
+	a := &api{
+		srv:    http.NewServer(http.Config{Store: store, Logger: logger, TraceHistoryStart: traceStart}),
+		served: make(chan error, 1),
+		logger: logger,
+	}
+	go func() { a.served <- a.srv.Serve(ln) }()
+	logger.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "db", db.String())
 	m.markListening(ln.Addr())
+	return a
+}
 
+// wait serves until ctx ends, then stops accepting connections and lets
+// in-flight requests finish within timeout.
+func (a *api) wait(ctx context.Context, timeout time.Duration) error {
 	select {
-	case err := <-served: // only a broken listener ends Serve before Shutdown
+	case err := <-a.served: // only a broken listener ends Serve before Shutdown
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-
 	// ctx is already cancelled: the grace period needs a context of its own.
-	logger.Info("shutting down: finishing in-flight requests", "timeout", c.shutdownTimeout)
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.shutdownTimeout)
+	a.logger.Info("shutting down: finishing in-flight requests", "timeout", timeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: requests still running after %s: %w", c.shutdownTimeout, err)
+	if err := a.srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: requests still running after %s: %w", timeout, err)
 	}
-	if err := <-served; err != nil && !errors.Is(err, nethttp.ErrServerClosed) {
+	if err := <-a.served; err != nil && !errors.Is(err, nethttp.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
 	}
-	logger.Info("stopped")
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -27,6 +28,9 @@ const AnvilPackage = "@foundry-rs/anvil-linux-amd64"
 // repository root, where scripts/setup installs it), then $PATH.
 func AnvilPath() (string, error) {
 	if p := os.Getenv("CHAINQUERY_ANVIL"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("CHAINQUERY_ANVIL: %w", err)
+		}
 		return p, nil
 	}
 	if dir, err := os.Getwd(); err == nil {
@@ -70,6 +74,7 @@ func StartAnvil(ctx context.Context, chainID uint64, args ...string) (*Anvil, er
 	}
 	args = append([]string{"--host", "127.0.0.1", "--port", "0", "--chain-id", strconv.FormatUint(chainID, 10)}, args...)
 	cmd := exec.Command(path, args...)
+	detach(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -122,11 +127,18 @@ func (a *Anvil) output() string {
 	return strings.Join(a.tail, "\n")
 }
 
-// Close stops the node.
+// Close stops the node: SIGTERM first, so that anvil writes its --state
+// file if it was given one, then SIGKILL if it has not exited within 5 s.
 func (a *Anvil) Close() error {
-	if a.cmd.Process != nil {
-		a.cmd.Process.Kill()
+	if a.cmd.Process == nil {
+		return nil
 	}
-	<-a.done
+	a.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-a.done:
+	case <-time.After(5 * time.Second):
+		a.cmd.Process.Kill()
+		<-a.done
+	}
 	return nil
 }

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/evm"
+	"github.com/chainquery/chainquery/internal/devchain"
+)
+
+// defaultDevDSN is dev's own database. dev deletes it at every start, so it
+// never defaults to CHAINQUERY_DB, which may name a database that matters.
+const defaultDevDSN = "sqlite:chainquery-dev.db"
+
+// devChainID makes anvil a polygon chain: Filter Traces and Get Block serve
+// polygon only, and every endpoint should have something to show.
+const devChainID = 137
+
+// devCmd is the whole service on a local chain, for a first look: anvil,
+// a stream of transactions, a follower and the API, in one process.
+type devCmd struct {
+	db       dsn
+	listen   string
+	interval time.Duration
+	keep     bool
+	log      logOptions
+}
+
+func (m *Main) parseDev(args []string) (*devCmd, error) {
+	c := &devCmd{}
+	fs := newFlagSet("chainquery dev")
+	db := fs.String("db", defaultDevDSN, "database `DSN`; deleted and created afresh at start unless --keep")
+	fs.StringVar(&c.listen, "listen", defaultListen, "`ADDR` the API listens on, host:port; port 0 picks a free one")
+	fs.DurationVar(&c.interval, "interval", 2*time.Second, "time between rounds of transactions (one block each)")
+	fs.BoolVar(&c.keep, "keep", false, "keep the database and the chain (anvil's state file) of the last run")
+	c.log.register(fs, slog.LevelInfo)
+	usage := "Usage: chainquery dev [--db DSN] [--listen ADDR] [--interval 2s] [--keep]\n\n" +
+		"Runs the whole service on a local chain: starts anvil (chain id 137, indexed\n" +
+		"as polygon), deploys test contracts and sends a round of varied transactions\n" +
+		"every --interval (with an empty block now and then), follows the chain into\n" +
+		"the database, serves the API, and prints an API key with a curl command for\n" +
+		"each endpoint. Ctrl-C stops everything.\n\n" +
+		"anvil comes from ./node_modules (scripts/setup installs it, and dev runs\n" +
+		"scripts/setup when it is missing), $CHAINQUERY_ANVIL, or $PATH.\n\n" +
+		"The database and anvil's state (next to it, *.anvil.json) are deleted at start,\n" +
+		"since a new chain does not match an old database; --keep resumes both. dev\n" +
+		"refuses to delete a database that holds anything it did not make itself.\n" +
+		"CHAINQUERY_DB and CHAINQUERY_LISTEN are not read.\n"
+	if err := m.parse(fs, args, usage); err != nil {
+		return nil, err
+	}
+	help := fs.Name() + " -h"
+	var err error
+	if c.db, err = parseDBFlag(help, *db); err != nil {
+		return nil, err
+	}
+	if c.db.scheme != "sqlite" {
+		return nil, usagef(help, "--db must be sqlite:PATH: dev deletes and recreates its database")
+	}
+	if _, _, err := net.SplitHostPort(c.listen); err != nil {
+		return nil, usagef(help, "--listen must be host:port, e.g. %s or 127.0.0.1:0", defaultListen)
+	}
+	if c.interval < 10*time.Millisecond {
+		return nil, usagef(help, "--interval must be at least 10ms")
+	}
+	return c, c.log.check(help)
+}
+
+// anvilState is where anvil keeps the dev chain between runs, next to the
+// database that indexes it.
+func (c *devCmd) anvilState() string {
+	return strings.TrimSuffix(c.db.path, ".db") + ".anvil.json"
+}
+
+func (c *devCmd) run(ctx context.Context, m *Main) error {
+	// Ctrl-C while dev is still starting is a normal way out, not a failure.
+	err := c.runAll(ctx, m)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// runAll starts anvil, the traffic, the follower and the API, and runs them
+// until ctx ends or one of them fails.
+func (c *devCmd) runAll(ctx context.Context, m *Main) error {
+	logger := c.log.logger(m.Stderr)
+	if err := ensureAnvil(ctx, m, logger); err != nil {
+		return err
+	}
+	if !c.keep {
+		if err := c.reset(ctx); err != nil {
+			return err
+		}
+	}
+	store, err := m.openStore(c.db, false)
+	if err != nil {
+		return err
+	}
+	// Listening comes first, so that a port in use fails before anvil and
+	// the contracts cost any time.
+	ln, err := listen(c.listen)
+	if err != nil {
+		return err
+	}
+	serving := false
+	defer func() {
+		if !serving {
+			ln.Close()
+		}
+	}()
+	// With --state anvil loads the chain of the last run and saves it when
+	// it exits on a signal (Ctrl-C on a terminal reaches it too). Otherwise
+	// saveAnvilState saves it before Close, which kills anvil outright.
+	node, err := devchain.StartAnvil(ctx, devChainID, "--state", c.anvilState())
+	if err != nil {
+		return fmt.Errorf("start anvil: %w", err)
+	}
+	defer node.Close()
+	rpc := evm.NewClient(node.URL)
+	rpc.Logger = logger
+	defer func() {
+		if err := saveAnvilState(context.WithoutCancel(ctx), node.URL, c.anvilState()); err != nil {
+			logger.Warn("could not save the dev chain: the next dev --keep starts afresh", "error", err)
+		}
+	}()
+	if c.keep {
+		if err := sameChain(ctx, store, rpc, c.anvilState()); err != nil {
+			return err
+		}
+	}
+	traffic, err := devchain.Deploy(ctx, rpc)
+	if err != nil {
+		return fmt.Errorf("deploy the test contracts: %w", err)
+	}
+	first, err := firstRound(ctx, traffic)
+	if err != nil {
+		return err
+	}
+
+	s := newChainSettings(chainquery.Polygon, node.URL)
+	s.from, s.confirmations, s.traces = new(uint64), 0, evm.TracesAuto // anvil never reorganizes by itself
+	src, err := s.source(ctx, logger)
+	if err != nil {
+		return err
+	}
+	// The default trace history (polygon from 2025-01-01) shows every dev
+	// block: anvil stamps blocks with the current time.
+	api := m.startAPI(ln, store, logger, nil, c.db)
+	serving = true
+	e := s.ingester(store, src, logger)
+	e.Follow, e.PollInterval = true, 200*time.Millisecond // a local node is cheap to ask
+
+	g := newGroup(ctx)
+	g.run(e.Run)
+	g.run(func(ctx context.Context) error { return c.sendTraffic(ctx, traffic, logger) })
+	g.run(func(ctx context.Context) error { return api.wait(ctx, 5*time.Second) })
+
+	key, err := devKey(g.ctx, store)
+	if err == nil {
+		err = waitIndexed(g.ctx, store, first.block)
+	}
+	if err == nil {
+		c.printWelcome(m, node, "http://"+m.Addr().String(), key, first)
+	} else if g.ctx.Err() == nil {
+		g.fail(err)
+	}
+	err = g.wait()
+	if err == nil {
+		logger.Info("stopped")
+	}
+	return err
+}
+
+// reset deletes the database and the chain of the last run, unless the
+// database holds something dev did not make: dev must never be the way a
+// real database is lost to a mistyped --db.
+func (c *devCmd) reset(ctx context.Context) error {
+	path := c.db.path
+	if _, err := os.Stat(path); err == nil {
+		if err := checkDevDB(ctx, c.db); err != nil {
+			return fmt.Errorf("will not delete %s: %w; choose another --db", c.db, err)
+		}
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal", c.anvilState()} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("delete the last dev run: %w", err)
+		}
+	}
+	return nil
+}
+
+// devMaxBlock is a polygon height a dev chain does not reach (it would take
+// over 20 days at one block every 2 s); a database beyond it holds the real
+// chain.
+const devMaxBlock = 1_000_000
+
+// checkDevDB returns an error naming what in the database dev did not make:
+// an API key other than "dev", or blocks of a chain other than the dev chain.
+func checkDevDB(ctx context.Context, d dsn) error {
+	s, err := d.open(true)
+	if err != nil {
+		return fmt.Errorf("it is not a database dev can read (%v)", err)
+	}
+	defer s.Close()
+	keys, err := s.ListAPIKeys(ctx)
+	if err != nil {
+		return fmt.Errorf("list its API keys: %v", err)
+	}
+	for _, k := range keys {
+		if k.Name != "dev" {
+			return fmt.Errorf("it holds the API key %q, which dev did not create", k.Name)
+		}
+	}
+	for _, chain := range chainquery.EVMChains {
+		n, err := s.LatestBlock(ctx, chain)
+		if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return fmt.Errorf("read its latest %s block: %v", chain, err)
+		}
+		if chain != chainquery.Polygon || n > devMaxBlock {
+			return fmt.Errorf("it holds %s blocks up to %d, which no dev chain has", chain, n)
+		}
+	}
+	return nil
+}
+
+// sameChain checks, with --keep, that the database indexes this anvil's
+// chain: block 0 differs between anvil chains, since it carries the time of
+// their creation.
+func sameChain(ctx context.Context, store Store, rpc *evm.Client, state string) error {
+	stored, err := store.BlockHash(ctx, chainquery.Polygon, 0)
+	if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	var genesis struct {
+		Hash string `json:"hash"`
+	}
+	if err := rpc.Call(ctx, &genesis, "eth_getBlockByNumber", "0x0", false); err != nil {
+		return fmt.Errorf("eth_getBlockByNumber 0: %w", err)
+	}
+	if !strings.EqualFold(stored.Hex(), genesis.Hash) {
+		return fmt.Errorf("--keep: the database indexes another chain than anvil now runs (block 0 differs; was %s removed?): run without --keep to start afresh", state)
+	}
+	return nil
+}
+
+// sendTraffic sends a round of transactions every interval until ctx ends,
+// and an empty block every fifth round, so that the API also shows a block
+// without transactions.
+func (c *devCmd) sendTraffic(ctx context.Context, t *devchain.Traffic, logger *slog.Logger) error {
+	tick := time.NewTicker(c.interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		hashes, err := t.Round(ctx)
+		if err == nil && t.Rounds%5 == 0 {
+			err = t.MineEmpty(ctx, 1)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("send transactions to anvil: %w", err)
+		}
+		logger.Debug("sent a round of transactions", "round", t.Rounds, "transactions", len(hashes))
+	}
+}

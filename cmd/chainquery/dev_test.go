@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDev runs chainquery dev as a user would, then runs every curl command
+// it printed, with the key it printed: five answer 200 with data, and the
+// Solana one 404, as the output says. Cancelling stops it cleanly and saves
+// the chain for --keep, which a second run resumes.
+func TestDev(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "dev.db")
+	db := "sqlite:" + dbPath
+	env := map[string]string{"CHAINQUERY_DB": "sqlite:" + filepath.Join(dir, "never.db")} // dev ignores it
+	dev := start(t, env, "dev", "--db", db, "--listen", "127.0.0.1:0", "--interval", "100ms")
+
+	out := waitOutput(t, dev, "# Token Balance by Account")
+	cmds := curlCommands(t, out)
+	if len(cmds) != 6 {
+		t.Fatalf("dev printed %d curl commands, want one per endpoint:\n%s", len(cmds), out)
+	}
+	for _, c := range cmds {
+		status, body := c.run(t)
+		switch {
+		case strings.Contains(c.url, "/solana/"):
+			if status != http.StatusNotFound {
+				t.Errorf("%s: status %d, want 404 (dev indexes no Solana data): %s", c.url, status, body)
+			}
+		case status != http.StatusOK:
+			t.Errorf("%s: status %d: %s", c.url, status, body)
+		case strings.Contains(c.url, "/traces/filter"), strings.Contains(c.url, "/logs"), strings.Contains(c.url, "/receipts"):
+			var page struct{ Count int }
+			if json.Unmarshal(body, &page) != nil || page.Count == 0 {
+				t.Errorf("%s: %s; want results", c.url, body)
+			}
+		}
+	}
+	// The chain goes on: new blocks are followed.
+	key := cmds[0].headers["apikey"]
+	first := latest(t, dev.base(), "polygon", key)
+	deadline := time.Now().Add(10 * time.Second)
+	for latest(t, dev.base(), "polygon", key) <= first && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := latest(t, dev.base(), "polygon", key); got <= first {
+		t.Errorf("Get Latest Block stays at %d: dev does not follow its chain\n%s", got, dev.stderr)
+	}
+	dev.stop(t)
+	if _, err := os.Stat(filepath.Join(dir, "never.db")); err == nil {
+		t.Error("dev used CHAINQUERY_DB")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dev.anvil.json")); err != nil {
+		t.Errorf("the chain was not saved for --keep: %v", err)
+	}
+
+	t.Run("Keep", func(t *testing.T) {
+		stopped := latest(t, startServe(t, db).base(), "polygon", key)
+		dev := start(t, nil, "dev", "--db", db, "--listen", "127.0.0.1:0", "--interval", "100ms", "--keep")
+		waitOutput(t, dev, "# Token Balance by Account")
+		contains(t, "the log", dev.stderr.String(), "resuming after the stored head")
+		if strings.Contains(dev.stderr.String(), "reorg") {
+			t.Errorf("the kept chain was rewound:\n%s", dev.stderr)
+		}
+		newKey := curlCommands(t, dev.stdout.String())[0].headers["apikey"]
+		if got := latest(t, dev.base(), "polygon", newKey); got < stopped {
+			t.Errorf("Get Latest Block answers %d after --keep, want at least %d", got, stopped)
+		}
+		if status, _ := call(t, "GET", dev.base()+"/api/v1/customer/polygon/blocks/latest", key, nil); status != http.StatusUnauthorized {
+			t.Errorf("the old dev key answers %d, want 401: it is replaced", status)
+		}
+		dev.stop(t)
+	})
+
+	t.Run("ErrForeignDatabase", func(t *testing.T) {
+		mustExecute(t, nil, "keys", "create", "--db", db, "--name", "alice", "--endpoints", "all")
+		execute(t, nil, "dev", "--db", db, "--listen", "127.0.0.1:0").
+			wantFailure(t, 1, `will not delete `+db+`: it holds the API key "alice", which dev did not create`)
+	})
+}
+
+// TestDev_Usage checks dev's command-line mistakes, and that a port in use
+// fails before anvil starts.
+func TestDev_Usage(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"ErrPostgres", []string{"dev", "--db", "postgres://u@h/d"}, "--db must be sqlite:PATH"},
+		{"ErrInterval", []string{"dev", "--interval", "0s"}, "--interval must be at least 10ms"},
+		{"ErrListen", []string{"dev", "--listen", "8080"}, "--listen must be host:port"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			execute(t, nil, tt.args...).wantFailure(t, 2, tt.want)
+		})
+	}
+	t.Run("ErrPortInUse", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		dir := t.TempDir()
+		execute(t, nil, "dev", "--db", "sqlite:"+filepath.Join(dir, "d.db"), "--listen", ln.Addr().String()).
+			wantFailure(t, 1, "chainquery: listen on "+ln.Addr().String())
+		if _, err := os.Stat(filepath.Join(dir, "d.anvil.json")); err == nil {
+			t.Error("anvil ran although the port was taken")
+		}
+	})
+}
+
+// TestEnsureAnvil checks how dev finds the checkout whose scripts/setup
+// installs anvil, and what it says outside one.
+func TestEnsureAnvil(t *testing.T) {
+	root, ok := repoRoot()
+	want, _ := filepath.Abs("../..")
+	if !ok || root != want {
+		t.Errorf("repoRoot() = %q, %v; want %q", root, ok, want)
+	}
+	t.Run("ErrOutsideCheckout", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		t.Setenv("CHAINQUERY_ANVIL", "")
+		t.Setenv("PATH", t.TempDir())
+		err := ensureAnvil(t.Context(), NewMain(), slog.New(slog.DiscardHandler))
+		if err == nil || !strings.Contains(err.Error(), "npm install @foundry-rs/anvil-linux-amd64") {
+			t.Errorf("error %v, want how to install anvil", err)
+		}
+	})
+}
+
+// startServe serves db briefly, for a look at what a stopped command left.
+func startServe(t *testing.T, db string) *running {
+	t.Helper()
+	r := start(t, nil, "serve", "--db", db, "--listen", "127.0.0.1:0")
+	t.Cleanup(func() { r.cancel() })
+	return r
+}
+
+// waitOutput waits until the command's standard output holds want.
+func waitOutput(t *testing.T, r *running, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if out := r.stdout.String(); strings.Contains(out, want) {
+			return out
+		}
+		select {
+		case <-r.done:
+			t.Fatalf("the command ended: %v\n%s", r.err, r.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("no %q in the output after 20s:\n%s\n%s", want, r.stdout, r.stderr)
+	return ""
+}
+
+// curl is one printed curl command.
+type curl struct {
+	method, url, body string
+	headers           map[string]string
+}
+
+var curlArg = regexp.MustCompile(`(?:(-H|-d) )?'([^']*)'`)
+
+// curlCommands reads the curl commands of dev's output; each must run on
+// its own: a full URL and the key written out, no shell variables.
+func curlCommands(t *testing.T, out string) []curl {
+	t.Helper()
+	var cmds []curl
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "curl ") {
+			continue
+		}
+		if strings.Contains(line, "$") {
+			t.Errorf("a printed command needs a shell variable: %s", line)
+		}
+		c := curl{method: "GET", headers: map[string]string{}}
+		if strings.HasPrefix(line, "curl -s -X POST ") {
+			c.method = "POST"
+		}
+		for _, m := range curlArg.FindAllStringSubmatch(line, -1) {
+			switch m[1] {
+			case "":
+				c.url = m[2]
+			case "-H":
+				name, value, _ := strings.Cut(m[2], ": ")
+				c.headers[strings.ToLower(name)] = value
+			case "-d":
+				c.body = m[2]
+			}
+		}
+		if !strings.HasPrefix(c.url, "http://") || !strings.HasPrefix(c.headers["apikey"], "cq_") {
+			t.Fatalf("not a complete command: %s", line)
+		}
+		cmds = append(cmds, c)
+	}
+	return cmds
+}
+
+func (c curl) run(t *testing.T) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(c.method, c.url, bytes.NewReader([]byte(c.body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, body
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/internal/devchain"
+)
+
+// exampleSolanaAccount is a real token account, for the shape of the
+// Token Balance by Account request; dev indexes no Solana data.
+const exampleSolanaAccount = "AiZVGdcGBvupD3XxZyZMgQGXR75LLSetcPaLavjuRPLw"
+
+// round is what the examples point at: a block of the dev chain and its
+// transaction with the most logs.
+type round struct {
+	block uint64
+	tx    string
+}
+
+// firstRound sends the first round of transactions before anything else
+// starts, so that the printed examples name a real block and transaction.
+func firstRound(ctx context.Context, t *devchain.Traffic) (round, error) {
+	hashes, err := t.Round(ctx)
+	if err != nil {
+		return round{}, fmt.Errorf("send the first transactions: %w", err)
+	}
+	raw, err := t.WaitReceipt(ctx, hashes[0])
+	if err != nil {
+		return round{}, err
+	}
+	var first struct {
+		BlockNumber string `json:"blockNumber"`
+	}
+	if err := json.Unmarshal(raw, &first); err != nil {
+		return round{}, fmt.Errorf("receipt of %s: %w", hashes[0], err)
+	}
+	block, err := strconv.ParseUint(strings.TrimPrefix(first.BlockNumber, "0x"), 16, 64)
+	if err != nil {
+		return round{}, fmt.Errorf("receipt of %s: block number %q", hashes[0], first.BlockNumber)
+	}
+	var receipts []struct {
+		TransactionHash string            `json:"transactionHash"`
+		Logs            []json.RawMessage `json:"logs"`
+	}
+	if err := t.RPC.Call(ctx, &receipts, "eth_getBlockReceipts", first.BlockNumber); err != nil {
+		return round{}, fmt.Errorf("eth_getBlockReceipts %d: %w", block, err)
+	}
+	r := round{block: block, tx: hashes[0]}
+	most := -1
+	for _, rc := range receipts {
+		if len(rc.Logs) > most {
+			r.tx, most = rc.TransactionHash, len(rc.Logs)
+		}
+	}
+	return r, nil
+}
+
+// devKey creates the API key "dev" for every endpoint. A key is shown only
+// when it is made, so one kept from an earlier run (--keep) is replaced.
+func devKey(ctx context.Context, store Store) (string, error) {
+	if err := store.RevokeAPIKey(ctx, "dev"); err != nil && chainquery.ErrorCode(err) != chainquery.ENOTFOUND {
+		return "", fmt.Errorf("revoke the old dev key: %w", err)
+	}
+	key, hash := chainquery.NewAPIKey()
+	k := &chainquery.APIKey{Name: "dev", Hash: hash, Endpoints: chainquery.Endpoints, CreatedAt: time.Now().UTC()}
+	if err := store.CreateAPIKey(ctx, k); err != nil {
+		return "", fmt.Errorf("create the dev API key: %w", err)
+	}
+	return key, nil
+}
+
+// waitIndexed waits until the follower has stored block n, so that every
+// printed example answers with data from the moment it is printed.
+func waitIndexed(ctx context.Context, store Store, n uint64) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		latest, err := store.LatestBlock(ctx, chainquery.Polygon)
+		if err == nil && latest >= n {
+			return nil
+		} else if err != nil && chainquery.ErrorCode(err) != chainquery.ENOTFOUND {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the follower has not stored block %d after a minute", n)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+var welcome = template.Must(template.New("welcome").Parse(`
+chainquery dev is running:
+  anvil (chain id 137)  {{.Node}}, a round of transactions every {{.Interval}}
+  indexed as polygon    into {{.DB}}
+  the API               {{.Base}}  (OpenAPI: {{.Base}}/openapi.json)
+Ctrl-C stops everything.
+
+API key "dev" (every endpoint; shown only now):
+{{.Key}}
+
+Try it: each command below runs on its own.
+
+# Get Latest Block: the highest block indexed so far
+curl -s '{{.Base}}/api/v1/customer/polygon/blocks/latest' -H 'apikey: {{.Key}}'
+
+# Get Block {{.Block}} with its transactions
+curl -s '{{.Base}}/api/v1/customer/polygon/block?block_number={{.Block}}&full_transactions=true' -H 'apikey: {{.Key}}'
+
+# Get Block Receipts of block {{.Block}}
+curl -s '{{.Base}}/api/v1/customer/polygon/blocks/receipts?block_number={{.Block}}&limit=10' -H 'apikey: {{.Key}}'
+
+# Get Transaction Logs of a transaction in block {{.Block}}
+curl -s '{{.Base}}/api/v1/customer/polygon/transactions/{{.Tx}}/logs?block_number={{.Block}}&limit=10' -H 'apikey: {{.Key}}'
+
+# Filter Traces from an hour ago to an hour ahead (a datetime range needs a zone)
+curl -s -X POST '{{.Base}}/api/v1/customer/polygon/traces/filter?limit=10&offset=0' -H 'apikey: {{.Key}}' -H 'Content-Type: application/json' -d '{"from_datetime": "{{.From}}", "to_datetime": "{{.To}}"}'
+
+# Token Balance by Account (solana): dev indexes no Solana data, so this answers 404
+curl -s '{{.Base}}/api/v1/customer/solana/token-balances/token-account/{{.Account}}?datetime_filter={{.At}}&include_metadata=true' -H 'apikey: {{.Key}}'
+
+`))
+
+// printWelcome prints the key and a ready-to-paste curl command for each of
+// the six endpoints. The key and URL are written into every command rather
+// than into shell variables, so that each one works pasted alone, in any
+// shell.
+func (c *devCmd) printWelcome(m *Main, node *devchain.Anvil, base, key string, r round) {
+	now := time.Now().UTC()
+	welcome.Execute(m.Stdout, map[string]any{
+		"Node":     node.URL,
+		"Interval": c.interval,
+		"DB":       c.db.String(),
+		"Base":     base,
+		"Key":      key,
+		"Block":    r.block,
+		"Tx":       r.tx,
+		"From":     now.Add(-time.Hour).Format(time.RFC3339),
+		"To":       now.Add(time.Hour).Format(time.RFC3339),
+		"Account":  exampleSolanaAccount,
+		// Token balances answer for 10-minute snapshots at least an hour old.
+		"At": now.Add(-time.Hour).Truncate(10 * time.Minute).Format(time.RFC3339),
+	})
+}

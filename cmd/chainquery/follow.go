@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/ingest"
+)
+
+// How serve's followers retry. A node outage or a rate limit must not take
+// the API down: every follower resumes from what the store holds, so
+// waiting and trying again loses nothing. The first wait is long enough for
+// a node restart; doubling keeps a dead node from filling the logs, and ten
+// minutes caps how stale a chain stays once its node is back.
+const (
+	followerMinBackoff = 30 * time.Second
+	followerMaxBackoff = 10 * time.Minute
+
+	// followerProgressEvery is how often a follower logs its progress: serve
+	// may follow eight chains, and once they are at the head a line per
+	// chain a minute is enough to show that they are alive.
+	followerProgressEvery = time.Minute
+)
+
+// follower keeps one chain's ingester following the head next to the API.
+type follower struct {
+	settings   chainSettings
+	store      ingest.EVMStore
+	logger     *slog.Logger
+	minBackoff time.Duration
+	maxBackoff time.Duration
+}
+
+// run follows the chain until ctx ends, starting over after each failure.
+func (f *follower) run(ctx context.Context) {
+	f.logger = f.settings.logger(f.logger)
+	retry(ctx, f.logger, f.settings.chain, f.minBackoff, f.maxBackoff, f.attempt)
+}
+
+// attempt connects to the node and follows the chain until an error or the
+// end of ctx. It reports whether it stored any block, which tells retry that
+// the node was healthy for a while.
+func (f *follower) attempt(ctx context.Context) (bool, error) {
+	src, err := f.settings.source(ctx, f.logger)
+	if err != nil {
+		return false, redactErr(err, f.settings.rpc)
+	}
+	e := f.settings.ingester(f.store, src, f.logger)
+	e.Follow = true
+	e.Progress = &ingest.Progress{Chain: string(f.settings.chain)}
+	sctx, stop := context.WithCancel(ctx)
+	shown := make(chan struct{})
+	go func() {
+		defer close(shown)
+		e.Progress.Show(sctx, io.Discard, false, f.logger, followerProgressEvery)
+	}()
+	err = e.Run(ctx)
+	stop()
+	<-shown
+	return e.Progress.Snapshot().Blocks > 0, redactErr(err, f.settings.rpc)
+}
+
+// retry calls attempt until ctx ends. After a failure it logs the error and
+// waits, from lo doubling up to hi; an attempt that stored blocks before
+// failing starts the waits over at lo, since the node had recovered.
+func retry(ctx context.Context, logger *slog.Logger, chain chainquery.Chain, lo, hi time.Duration, attempt func(context.Context) (bool, error)) {
+	delay := lo
+	for {
+		wrote, err := attempt(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			// A follower returns nil only when ctx ends; anything else is a
+			// bug worth seeing, and retrying is still the right response.
+			err = errors.New("the ingester stopped without an error")
+		}
+		if wrote {
+			delay = lo
+		}
+		logger.Error("follower failed; the API keeps serving and the follower tries again",
+			"chain", chain, "error", err, "retry_in", delay)
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		delay = min(delay*2, hi)
+	}
+}

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/ingest"
+)
+
+const ingestUsage = `Usage:
+  chainquery ingest evm --chain NAME --rpc URL [--from N] [--to N | --follow] [flags]
+
+Fills the database from a chain's nodes. Run 'chainquery ingest evm -h' for
+the flags.
+`
+
+// parseIngest parses the ingest subcommands; only evm exists so far, and
+// the subcommand keeps room for Solana's ingester.
+func (m *Main) parseIngest(args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(m.Stderr, ingestUsage)
+		return &usageError{msg: "ingest needs a subcommand: evm"}
+	}
+	switch name, rest := args[0], args[1:]; name {
+	case "evm":
+		c, err := m.parseIngestEVM(rest)
+		if err != nil {
+			return err
+		}
+		m.cmd = c
+		return nil
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(m.Stdout, ingestUsage)
+		return flag.ErrHelp
+	default:
+		return usagef("chainquery ingest -h", "unknown ingest subcommand %q: use evm", name)
+	}
+}
+
+// ingestEVMCmd ingests one EVM chain: a backfill up to --to or the node's
+// safe head, or a follower of the head with --follow.
+type ingestEVMCmd struct {
+	db     dsn
+	chain  chainSettings
+	to     *uint64
+	follow bool
+	log    logOptions
+}
+
+// optUint64 is a flag whose absence matters: --from 0 and no --from are
+// different requests.
+type optUint64 struct{ v **uint64 }
+
+func (o optUint64) String() string {
+	if o.v == nil || *o.v == nil {
+		return ""
+	}
+	return strconv.FormatUint(**o.v, 10)
+}
+
+func (o optUint64) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return errors.New("want a block number (a non-negative integer)")
+	}
+	*o.v = &n
+	return nil
+}
+
+func ingestEVMUsage() string {
+	var b strings.Builder
+	b.WriteString(`Usage: chainquery ingest evm --db DSN --chain NAME --rpc URL [--from N] [--to N | --follow]
+                          [--confirmations N] [--traces auto|trace_block|debug_trace|off]
+                          [--concurrency N] [--batch N]
+
+Ingests blocks, transactions, receipts, logs and (where enabled) traces of one
+EVM chain from a JSON-RPC node, in order, one database transaction per batch:
+a rerun after Ctrl-C, a crash or kill -9 resumes after the last stored block,
+with no gap and no duplicate.
+
+Without --to or --follow it ingests up to the node's safe head (its head
+minus --confirmations) and stops. --to N stops after block N, waiting for the
+node to confirm it if need be. --follow keeps tracking the head until SIGINT
+or SIGTERM. Without --from it starts at block 0, or at the safe head when
+following; a database that already holds the chain resumes where it stopped.
+
+At start it checks the node's chain id, probes which methods the node answers
+and logs the plan. On a terminal it shows a progress line; otherwise it logs
+progress every 10 s.
+
+Defaults per chain (docs/config.md explains them):
+  CHAIN       CONFIRMATIONS  TRACES
+`)
+	for _, c := range chainquery.EVMChains {
+		d := chainDefaults[c]
+		fmt.Fprintf(&b, "  %-10s  %13d  %s\n", c, d.confirmations, d.traces)
+	}
+	return b.String() + dsnUsage
+}
+
+func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
+	c := &ingestEVMCmd{}
+	var from, to, confirmations *uint64
+	fs := newFlagSet("chainquery ingest evm")
+	db := fs.String("db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
+	chain := fs.String("chain", "", "`NAME` of the chain: "+evmChainNames())
+	rpc := fs.String("rpc", "", "`URL` of the chain's JSON-RPC node (http or https)")
+	fs.Var(optUint64{&from}, "from", "first block `N` when the database holds none of the chain")
+	fs.Var(optUint64{&to}, "to", "last block `N`; stop there")
+	fs.BoolVar(&c.follow, "follow", false, "keep following the head until stopped (excludes --to)")
+	fs.Var(optUint64{&confirmations}, "confirmations", "stay `N` blocks behind the node's head (default: per chain, see above)")
+	traces := fs.String("traces", "", "trace `METHOD`: auto, trace_block, debug_trace or off (default: auto on polygon, off elsewhere)")
+	concurrency := fs.Int("concurrency", defaultConcurrency, "batches fetched at once (`N`)")
+	batch := fs.Int("batch", defaultBatch, "blocks per fetch and per database transaction (`N`)")
+	c.log.register(fs, slog.LevelInfo)
+	if err := m.parse(fs, args, ingestEVMUsage()); err != nil {
+		return nil, err
+	}
+	help := fs.Name() + " -h"
+	if err := required(fs, "chain", "rpc"); err != nil {
+		return nil, err
+	}
+	var err error
+	if c.db, err = parseDBFlag(help, *db); err != nil {
+		return nil, err
+	}
+	name, err := parseEVMChain(*chain)
+	if err != nil {
+		return nil, usagef(help, "--chain %s", err)
+	}
+	if err := checkRPC(*rpc); err != nil {
+		return nil, usagef(help, "--rpc %s", err)
+	}
+	c.chain = newChainSettings(name, *rpc)
+	c.chain.from, c.to = from, to
+	if confirmations != nil {
+		c.chain.confirmations = *confirmations
+	}
+	if *traces != "" {
+		if err := checkTraces(*traces); err != nil {
+			return nil, usagef(help, "--traces %s", err)
+		}
+		c.chain.traces = *traces
+	}
+	if err := checkRange(*concurrency, maxConcurrency); err != nil {
+		return nil, usagef(help, "--concurrency %s", err)
+	}
+	if err := checkRange(*batch, maxBatch); err != nil {
+		return nil, usagef(help, "--batch %s", err)
+	}
+	c.chain.concurrency, c.chain.batch = *concurrency, *batch
+	switch {
+	case to != nil && c.follow:
+		return nil, usagef(help, "--to and --follow exclude each other: --to stops at a block, --follow never stops")
+	case to != nil && from != nil && *from > *to:
+		return nil, usagef(help, "--from %d is after --to %d", *from, *to)
+	}
+	return c, c.log.check(help)
+}
+
+func (c *ingestEVMCmd) run(ctx context.Context, m *Main) error {
+	// On a terminal the progress line and the logs share stderr: each log
+	// record first clears the line, and the line is redrawn every second.
+	tty := isTerminal(m.Stderr)
+	var logw io.Writer = m.Stderr
+	interval := 10 * time.Second
+	if tty {
+		logw, interval = lineClearer{m.Stderr}, time.Second
+	}
+	logger := c.chain.logger(c.log.logger(logw))
+	store, err := m.openStore(c.db, false)
+	if err != nil {
+		return err
+	}
+	src, err := c.chain.source(ctx, logger)
+	if ctx.Err() != nil {
+		return nil // stopped while connecting: nothing was written
+	} else if err != nil {
+		return redactErr(err, c.chain.rpc)
+	}
+	e := c.chain.ingester(store, src, logger)
+	e.To, e.Follow = c.to, c.follow
+	e.Progress = &ingest.Progress{Chain: string(c.chain.chain)}
+
+	sctx, stop := context.WithCancel(ctx)
+	shown := make(chan struct{})
+	go func() {
+		defer close(shown)
+		e.Progress.Show(sctx, m.Stderr, tty, logger, interval)
+	}()
+	err = e.Run(ctx)
+	stop()
+	<-shown
+
+	s := e.Progress.Snapshot()
+	attrs := []any{"chain", c.chain.chain, "blocks", s.Blocks, "rows", s.Rows, "reorgs", s.Reorgs}
+	if latest, lerr := store.LatestBlock(context.WithoutCancel(ctx), c.chain.chain); lerr == nil {
+		attrs = append(attrs, "stored_head", latest)
+	}
+	switch {
+	case err != nil:
+		return redactErr(err, c.chain.rpc)
+	case ctx.Err() != nil:
+		// Every batch is one transaction, so what is stored is whole: the
+		// same command picks up after the stored head.
+		logger.Info("stopped: rerun the same command to resume", attrs...)
+	default:
+		logger.Info("done", attrs...)
+	}
+	return nil
+}
+
+// redactErr replaces the node URL in err's text by its redacted form: errors
+// of the HTTP client quote the URL, which may hold the customer's key of a
+// hosted node.
+func redactErr(err error, rpc string) error {
+	if err == nil || !strings.Contains(err.Error(), rpc) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), rpc, redactURL(rpc)))
+}
