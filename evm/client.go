@@ -14,7 +14,9 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -301,6 +303,12 @@ func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
+		// net/http quotes the URL, and hosted nodes keep the customer's key
+		// in it: keep only the cause.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return nil, fmt.Errorf("%s node: %w", strings.ToLower(ue.Op), ue.Err)
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()

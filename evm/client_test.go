@@ -260,3 +260,12 @@ func TestClientContextCancel(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestClientErrorHidesURL(t *testing.T) {
+	client := evm.NewClient("http://127.0.0.1:1/v2/secret-key-123")
+	client.MinBackoff, client.MaxBackoff, client.Attempts = time.Millisecond, time.Millisecond, 2
+	_, err := blockNumber(t, client)
+	if err == nil || strings.Contains(err.Error(), "secret-key-123") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -236,7 +236,9 @@ func (f *Fetcher) fetch(ctx context.Context, numbers []uint64) (map[uint64]*chai
 		case isNull(r.Result):
 			failed[n] = errors.New("eth_getBlockByNumber: the node does not have this block yet")
 		default:
-			d, err := DecodeBlock(f.Chain, r.Result)
+			var notes decodeNotes
+			d, err := decodeBlockWithNotes(f.Chain, r.Result, &notes)
+			f.logNotes(n, "eth_getBlockByNumber", notes)
 			if err != nil {
 				failed[n] = fmt.Errorf("eth_getBlockByNumber: %w", err)
 			} else if d.Block.Number != n {
@@ -315,9 +317,11 @@ func (f *Fetcher) complete(d *chainquery.BlockData, receipts []*Request, traces 
 			raw = append(raw, r.Result)
 		}
 	}
-	if err := ApplyReceipts(d, raw); err != nil {
+	var notes decodeNotes
+	if err := applyReceiptsWithNotes(d, raw, &notes); err != nil {
 		return fmt.Errorf("%s: %w", receipts[0].Method, err)
 	}
+	f.logNotes(d.Block.Number, receipts[0].Method, notes)
 	if traces != nil {
 		if traces.Err != nil {
 			return fmt.Errorf("%s: %w", traces.Method, traces.Err)
@@ -326,17 +330,31 @@ func (f *Fetcher) complete(d *chainquery.BlockData, receipts []*Request, traces 
 			return fmt.Errorf("%s: null answer for a block with %d transactions", traces.Method, len(d.Transactions))
 		}
 		var err error
+		notes = notes[:0]
 		if f.Plan.Traces == TracesParity {
-			err = DecodeParityTraces(d, traces.Result)
+			err = decodeParityTracesWithNotes(d, traces.Result, &notes)
 		} else {
-			err = DecodeCallTraces(d, traces.Result)
+			err = decodeCallTracesWithNotes(d, traces.Result, &notes)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", traces.Method, err)
 		}
+		f.logNotes(d.Block.Number, traces.Method, notes)
 		FinishStatus(d)
 	}
 	return CheckComplete(d, traces != nil)
+}
+
+// logNotes logs the fields a decoder could not read and left empty: the
+// record is stored with what is known, and a person can look at the rest.
+func (f *Fetcher) logNotes(block uint64, method string, notes decodeNotes) {
+	for i, n := range notes {
+		if i == 10 {
+			f.Logger.Warn("more odd fields left empty", "chain", f.Chain, "block", block, "method", method, "count", len(notes)-i)
+			return
+		}
+		f.Logger.Warn("odd field left empty", "chain", f.Chain, "block", block, "method", method, "note", n)
+	}
 }
 
 func allFailed(numbers []uint64, err error) map[uint64]error {

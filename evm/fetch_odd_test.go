@@ -1,0 +1,60 @@
+package evm_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/evm"
+)
+
+// TestFetchOddTransactionLogged serves a block whose one transaction has a
+// field no decoder can read: the block is stored with what is known and the
+// odd field is logged, naming the chain, block and method.
+func TestFetchOddTransactionLogged(t *testing.T) {
+	hash := "0x" + strings.Repeat("11", 32)
+	block := `{"number":"0x10","hash":"0x` + strings.Repeat("aa", 32) + `","parentHash":"0x` + strings.Repeat("bb", 32) + `",
+		"timestamp":"0x5","transactionsRoot":"0x` + strings.Repeat("01", 32) + `","stateRoot":"0x` + strings.Repeat("02", 32) + `",
+		"receiptsRoot":"0x` + strings.Repeat("03", 32) + `","miner":"0x` + strings.Repeat("04", 20) + `","size":"0x1","gasLimit":"0x1","gasUsed":"0x1",
+		"transactions":[{"hash":"` + hash + `","transactionIndex":"0x0","from":"0x` + strings.Repeat("05", 20) + `","to":null,
+		"value":"not a number","gas":"0x5208","gasPrice":"0x1","nonce":"0x0","input":"0x","type":"0x99"}]}`
+	receipts := `[{"transactionHash":"` + hash + `","transactionIndex":"0x0","blockNumber":"0x10","status":"0x1","gasUsed":"0x5208",
+		"cumulativeGasUsed":"0x5208","effectiveGasPrice":"0x1","contractAddress":null,"logs":[]}]`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		answer(w, body, func(method string) (any, *evm.RPCError) {
+			switch method {
+			case "eth_getBlockByNumber":
+				return json.RawMessage(block), nil
+			case "eth_getBlockReceipts":
+				return json.RawMessage(receipts), nil
+			}
+			return nil, &evm.RPCError{Code: -32601, Message: "method not found"}
+		})
+	}))
+	defer srv.Close()
+	var logs bytes.Buffer
+	f := evm.NewFetcher(evm.NewClient(srv.URL), chainquery.Base, evm.Plan{BlockReceipts: true, Traces: evm.TracesOff},
+		slog.New(slog.NewTextHandler(&logs, nil)))
+	f.Wait = time.Millisecond
+	got, err := f.Blocks(context.Background(), 16, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := got[0].Transactions[0]
+	if tx.Type != 0x99 || tx.GasLimit != 21000 || tx.Value == nil || tx.Value.Sign() != 0 {
+		t.Fatalf("transaction %+v", tx)
+	}
+	if out := logs.String(); !strings.Contains(out, "odd field left empty") || !strings.Contains(out, "chain=base") ||
+		!strings.Contains(out, "block=16") || !strings.Contains(out, "value") {
+		t.Fatalf("log:\n%s", out)
+	}
+}
