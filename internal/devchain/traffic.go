@@ -13,8 +13,11 @@ import (
 	"github.com/chainquery/chainquery/evm"
 )
 
+// ContractsJSON is contracts/Traffic.json: the ABI selectors and creation
+// bytecode of the test contracts, for other nodes' traffic (internal/gethdev).
+//
 //go:embed contracts/Traffic.json
-var compiledJSON []byte
+var ContractsJSON []byte
 
 type compiled struct {
 	Contracts map[string]struct {
@@ -41,7 +44,7 @@ type Traffic struct {
 // Deploy deploys the contracts and returns a Traffic ready to send rounds.
 func Deploy(ctx context.Context, rpc *evm.Client) (*Traffic, error) {
 	t := &Traffic{RPC: rpc}
-	if err := json.Unmarshal(compiledJSON, &t.abi); err != nil {
+	if err := json.Unmarshal(ContractsJSON, &t.abi); err != nil {
 		return nil, fmt.Errorf("contracts/Traffic.json: %w", err)
 	}
 	if err := rpc.Call(ctx, &t.Accounts, "eth_accounts"); err != nil {
