@@ -1,11 +1,11 @@
 package evm
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/chainquery/chainquery"
 )
@@ -15,22 +15,22 @@ import (
 // everything else a chain adds (Avalanche extDataHash, Arbitrum sendRoot, OP
 // and Dencun blob gas, withdrawals, AuRa seals) is ignored by omission.
 type jsonBlock struct {
-	Number           json.RawMessage   `json:"number"`
-	Hash             json.RawMessage   `json:"hash"`
-	ParentHash       json.RawMessage   `json:"parentHash"`
-	Timestamp        json.RawMessage   `json:"timestamp"`
-	LogsBloom        json.RawMessage   `json:"logsBloom"`
-	TransactionsRoot json.RawMessage   `json:"transactionsRoot"`
-	StateRoot        json.RawMessage   `json:"stateRoot"`
-	ReceiptsRoot     json.RawMessage   `json:"receiptsRoot"`
-	Miner            json.RawMessage   `json:"miner"`
-	Author           json.RawMessage   `json:"author"` // old Parity/OpenEthereum and Nethermind AuRa nodes
-	ExtraData        json.RawMessage   `json:"extraData"`
-	Size             json.RawMessage   `json:"size"`
-	GasLimit         json.RawMessage   `json:"gasLimit"`
-	GasUsed          json.RawMessage   `json:"gasUsed"`
-	BaseFeePerGas    json.RawMessage   `json:"baseFeePerGas"`
-	Transactions     []json.RawMessage `json:"transactions"`
+	Number           json.RawMessage `json:"number"`
+	Hash             json.RawMessage `json:"hash"`
+	ParentHash       json.RawMessage `json:"parentHash"`
+	Timestamp        json.RawMessage `json:"timestamp"`
+	LogsBloom        json.RawMessage `json:"logsBloom"`
+	TransactionsRoot json.RawMessage `json:"transactionsRoot"`
+	StateRoot        json.RawMessage `json:"stateRoot"`
+	ReceiptsRoot     json.RawMessage `json:"receiptsRoot"`
+	Miner            json.RawMessage `json:"miner"`
+	Author           json.RawMessage `json:"author"` // old Parity/OpenEthereum and Nethermind AuRa nodes
+	ExtraData        json.RawMessage `json:"extraData"`
+	Size             json.RawMessage `json:"size"`
+	GasLimit         json.RawMessage `json:"gasLimit"`
+	GasUsed          json.RawMessage `json:"gasUsed"`
+	BaseFeePerGas    json.RawMessage `json:"baseFeePerGas"`
+	Transactions     []jsonTx        `json:"transactions"` // decoded in the same pass as the header
 }
 
 // jsonTx is one full transaction object of a block.
@@ -72,6 +72,10 @@ func decodeBlockWithNotes(chain chainquery.Chain, raw json.RawMessage, notes *de
 	}
 	var jb jsonBlock
 	if err := json.Unmarshal(raw, &jb); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Value == "string" && strings.HasPrefix(te.Field, "transactions") {
+			return nil, errors.New("evm: block: transactions are hashes only: ask with full transactions (true)")
+		}
 		return nil, fmt.Errorf("evm: block: %w", err)
 	}
 	b := &chainquery.Block{Chain: chain}
@@ -119,11 +123,8 @@ func decodeBlockWithNotes(chain chainquery.Chain, raw json.RawMessage, notes *de
 	b.BaseFeePerGas = r.big("baseFeePerGas", jb.BaseFeePerGas)
 
 	d := &chainquery.BlockData{Block: b, Transactions: make([]*chainquery.Transaction, 0, len(jb.Transactions))}
-	for i, rawTx := range jb.Transactions {
-		if t := bytes.TrimSpace(rawTx); len(t) > 0 && t[0] == '"' {
-			return nil, fmt.Errorf("evm: block %d: transactions are hashes only: ask with full transactions (true)", b.Number)
-		}
-		t, err := decodeTx(b, i, rawTx, notes)
+	for i := range jb.Transactions {
+		t, err := decodeTx(b, i, &jb.Transactions[i], notes)
 		if err != nil {
 			return nil, fmt.Errorf("evm: block %d: transaction %d: %w", b.Number, i, err)
 		}
@@ -134,11 +135,7 @@ func decodeBlockWithNotes(chain chainquery.Chain, raw json.RawMessage, notes *de
 }
 
 // decodeTx decodes the transaction at position pos of block b.
-func decodeTx(b *chainquery.Block, pos int, raw json.RawMessage, notes *decodeNotes) (*chainquery.Transaction, error) {
-	var jt jsonTx
-	if err := json.Unmarshal(raw, &jt); err != nil {
-		return nil, err
-	}
+func decodeTx(b *chainquery.Block, pos int, jt *jsonTx, notes *decodeNotes) (*chainquery.Transaction, error) {
 	hash, err := requireHash("hash", jt.Hash)
 	if err != nil {
 		return nil, err

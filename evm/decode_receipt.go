@@ -83,13 +83,39 @@ func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage,
 	if d == nil || d.Block == nil {
 		return fmt.Errorf("evm: ApplyReceipts: no block")
 	}
-	b := d.Block
-	byHash := make(map[chainquery.Hash]*receiptFill, len(receipts))
+	jrs := make([]*jsonReceipt, 0, len(receipts))
 	for _, raw := range receipts {
 		if !present(raw) {
 			continue
 		}
-		rf, err := decodeReceipt(b, raw, notes)
+		jr := new(jsonReceipt)
+		if err := json.Unmarshal(raw, jr); err != nil {
+			return fmt.Errorf("evm: block %d: receipt: %w", d.Block.Number, err)
+		}
+		jrs = append(jrs, jr)
+	}
+	return applyJSONReceipts(d, jrs, notes)
+}
+
+// applyBlockReceipts applies an eth_getBlockReceipts answer, decoded in one
+// pass rather than element by element.
+func applyBlockReceipts(d *chainquery.BlockData, raw json.RawMessage, notes *decodeNotes) error {
+	var jrs []*jsonReceipt
+	if err := json.Unmarshal(raw, &jrs); err != nil {
+		return fmt.Errorf("evm: block %d: receipts: %w", d.Block.Number, err)
+	}
+	return applyJSONReceipts(d, slices.DeleteFunc(jrs, func(jr *jsonReceipt) bool { return jr == nil }), notes)
+}
+
+// applyJSONReceipts is ApplyReceipts on receipts already parsed.
+func applyJSONReceipts(d *chainquery.BlockData, receipts []*jsonReceipt, notes *decodeNotes) error {
+	if d == nil || d.Block == nil {
+		return fmt.Errorf("evm: ApplyReceipts: no block")
+	}
+	b := d.Block
+	byHash := make(map[chainquery.Hash]*receiptFill, len(receipts))
+	for _, jr := range receipts {
+		rf, err := decodeReceipt(b, jr, notes)
 		if err != nil {
 			return err
 		}
@@ -169,11 +195,7 @@ func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage,
 }
 
 // decodeReceipt decodes one receipt of block b and checks that it belongs to it.
-func decodeReceipt(b *chainquery.Block, raw json.RawMessage, notes *decodeNotes) (*receiptFill, error) {
-	var jr jsonReceipt
-	if err := json.Unmarshal(raw, &jr); err != nil {
-		return nil, fmt.Errorf("evm: block %d: receipt: %w", b.Number, err)
-	}
+func decodeReceipt(b *chainquery.Block, jr *jsonReceipt, notes *decodeNotes) (*receiptFill, error) {
 	hash, err := requireHash("transactionHash", jr.TransactionHash)
 	if err != nil {
 		return nil, fmt.Errorf("evm: block %d: receipt: %w", b.Number, err)

@@ -309,16 +309,16 @@ func (f *Fetcher) complete(d *chainquery.BlockData, receipts []*Request, traces 
 		if isNull(r.Result) {
 			return fmt.Errorf("%s: null answer for a block with %d transactions", r.Method, len(d.Transactions))
 		}
-		if r.Method == "eth_getBlockReceipts" {
-			if err := json.Unmarshal(r.Result, &raw); err != nil {
-				return fmt.Errorf("eth_getBlockReceipts: %w", err)
-			}
-		} else {
-			raw = append(raw, r.Result)
-		}
+		raw = append(raw, r.Result)
 	}
 	var notes decodeNotes
-	if err := applyReceiptsWithNotes(d, raw, &notes); err != nil {
+	var err error
+	if receipts[0].Method == "eth_getBlockReceipts" {
+		err = applyBlockReceipts(d, raw[0], &notes)
+	} else {
+		err = applyReceiptsWithNotes(d, raw, &notes)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", receipts[0].Method, err)
 	}
 	f.logNotes(d.Block.Number, receipts[0].Method, notes)
@@ -329,7 +329,6 @@ func (f *Fetcher) complete(d *chainquery.BlockData, receipts []*Request, traces 
 		if isNull(traces.Result) {
 			return fmt.Errorf("%s: null answer for a block with %d transactions", traces.Method, len(d.Transactions))
 		}
-		var err error
 		notes = notes[:0]
 		if f.Plan.Traces == TracesParity {
 			err = decodeParityTracesWithNotes(d, traces.Result, &notes)
