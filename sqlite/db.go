@@ -60,7 +60,12 @@ func Open(path string) (*DB, error) {
 	// synchronous=NORMAL in WAL mode loses no committed transaction on a
 	// process crash, only possibly the last ones on power loss; ingestion
 	// resumes from the stored cursor either way.
-	pragmas := []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(OFF)", "temp_store(MEMORY)", "cache_size(-65536)"}
+	//
+	// wal_autocheckpoint is raised from 1000 to 8192 pages (32 MiB of WAL):
+	// each checkpoint copies pages back and syncs, and during ingestion the
+	// same index pages change again and again; measured with
+	// BenchmarkWriteBlocks, 80k rows/s at the default, 107k at 8192.
+	pragmas := []string{"wal_autocheckpoint(8192)", "busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(OFF)", "temp_store(MEMORY)", "cache_size(-65536)"}
 	if db.wdb, err = sql.Open("sqlite", dsn(path, pragmas, "immediate")); err != nil {
 		return nil, err
 	}

@@ -43,6 +43,13 @@ func (db *DB) writeBlocks(ctx context.Context, chain chainquery.Chain, rewindFro
 		return wrap(err)
 	}
 	defer w.close()
+	top, err := db.txStmt(ctx, tx, qTopHeight)
+	if err != nil {
+		return wrap(err)
+	}
+	if err := top.QueryRowContext(ctx, id).Scan(&w.top); err != nil {
+		return wrap(err)
+	}
 	for _, b := range blocks {
 		if err := w.write(ctx, id, b); err != nil {
 			return wrap(fmt.Errorf("block %d: %w", b.Block.Number, err))
@@ -73,6 +80,7 @@ func rewind(ctx context.Context, tx *sql.Tx, chain int64, from uint64) error {
 // blockWriter holds the statements of one write transaction, prepared once
 // for the whole batch.
 type blockWriter struct {
+	top                    sql.NullInt64 // highest height stored or orphaned when the batch began
 	version, orphan        *sql.Stmt
 	delete                 []*sql.Stmt
 	all                    []*sql.Stmt
@@ -128,10 +136,14 @@ func (w *blockWriter) write(ctx context.Context, chain int64, d *chainquery.Bloc
 	b := d.Block
 	n := int64(b.Number)
 
-	// A height written before (or orphaned by a rewind) gets the next version.
+	// A height written before (or orphaned by a rewind) gets the next
+	// version. Heights above everything stored (the common case of an
+	// ingester moving forward) need no lookup.
 	var prev sql.NullInt64
-	if err := w.version.QueryRowContext(ctx, chain, n).Scan(&prev); err != nil {
-		return err
+	if !w.top.Valid || n <= w.top.Int64 {
+		if err := w.version.QueryRowContext(ctx, chain, n).Scan(&prev); err != nil {
+			return err
+		}
 	}
 	version := 0
 	if prev.Valid {
@@ -238,6 +250,8 @@ const (
 		SELECT version FROM blocks WHERE chain = ?1 AND number = ?2
 		UNION ALL SELECT version FROM orphaned_blocks WHERE chain = ?1 AND number = ?2)`
 	qDeleteOrphan = `DELETE FROM orphaned_blocks WHERE chain = ? AND number = ?`
+	qTopHeight    = `SELECT max(m) FROM (SELECT max(number) AS m FROM blocks WHERE chain = ?1
+		UNION ALL SELECT max(number) FROM orphaned_blocks WHERE chain = ?1)`
 )
 
 // qDeleteHeight removes every row of one block, children first.
@@ -262,7 +276,7 @@ var (
 
 // writeStatements lists every statement the write side prepares at Open.
 func writeStatements() []string {
-	qs := append([]string{qBlockVersion, qDeleteOrphan}, qDeleteHeight...)
+	qs := append([]string{qBlockVersion, qDeleteOrphan, qTopHeight}, qDeleteHeight...)
 	for _, t := range []bulkTable{blocksTable, transactionsTable, logsTable, tracesTable} {
 		qs = append(qs, t.one, t.many)
 	}
