@@ -74,6 +74,12 @@ func StartAnvil(ctx context.Context, chainID uint64, args ...string) (*Anvil, er
 	}
 	args = append([]string{"--host", "127.0.0.1", "--port", "0", "--chain-id", strconv.FormatUint(chainID, 10)}, args...)
 	cmd := exec.Command(path, args...)
+	if cpus := os.Getenv("CHAINQUERY_ANVIL_CPUS"); cpus != "" {
+		// Benchmarks pin the node to its own CPUs (taskset), as a node on
+		// its own machine would be, so that the ingester's work does not
+		// slow the node it is measured against.
+		cmd = exec.Command("taskset", append([]string{"-c", cpus, path}, args...)...)
+	}
 	detach(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
