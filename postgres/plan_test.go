@@ -1,0 +1,252 @@
+package postgres
+
+import (
+	"context"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/internal/storetest"
+	"github.com/jackc/pgx/v5"
+)
+
+var updatePlans = flag.Bool("update", false, "rewrite docs/storage-plans-postgres.md from the plans measured")
+
+// TestQueryPlans checks that every read the API makes is an index search
+// bounded by what it returns: no sequential scan of a table, no sort of more
+// than a page's candidates. It also writes the plans to
+// docs/storage-plans-postgres.md with -update, so that the documentation
+// shows what the test checked.
+//
+// The planner sees a loaded, ANALYZEd database (plansData) with its default
+// settings, sequential scans allowed: on a nearly empty database it rightly
+// prefers sequential scans of one-page tables, which would say nothing about
+// production. Each statement is checked twice: with its generic plan, the
+// one the read pool runs (plan_cache_mode = force_generic_plan, see Open),
+// and with the custom plan PostgreSQL would choose for these values, which
+// is what runs if an operator overrides that setting.
+func TestQueryPlans(t *testing.T) {
+	db := MustOpen(t, NewTestDatabase(t, RequireEnv(t, EnvAdminDSN)), Options{})
+	ctx := context.Background()
+	plansData(t, db)
+
+	key := chainquery.HashAPIKey("cq_plan")
+	lo, hi := uint64(planFrom+1950), uint64(planFrom+2049) // across the partition boundary at 69,000,000
+	page := chainquery.Page{Offset: 20, Limit: 10}
+	traceQ := func(from, to []chainquery.Address) *traceQuery {
+		return newTraceQuery(137, lo, hi, chainquery.TraceFilter{FromAddresses: from, ToAddresses: to, Page: page})
+	}
+	x, y := planAddr(1), planAddr(2)
+	type query struct {
+		name  string
+		sql   string
+		args  []any
+		sorts int // only the merge of per-address walks may sort: at most 10 × (offset + limit) keys
+	}
+	var queries []query
+	for _, c := range []struct {
+		name     string
+		from, to []chainquery.Address
+		sorts    int
+	}{
+		{"no address", nil, nil, 0},
+		{"from_address (2)", []chainquery.Address{x, y}, nil, 1},
+		{"to_address (2)", nil, []chainquery.Address{x, y}, 1},
+		{"from_address and to_address", []chainquery.Address{x}, []chainquery.Address{y}, 1},
+	} {
+		q := traceQ(c.from, c.to)
+		s, args := q.countSQL()
+		queries = append(queries, query{"Filter Traces count, " + c.name, s, args, 0})
+		s, args = q.pageSQL()
+		queries = append(queries, query{"Filter Traces page, " + c.name, s, args, c.sorts})
+	}
+	ts := planTime + 500
+	queries = append(queries,
+		query{"datetime range start", qFirstBlockAtOrAfter, []any{int32(137), ts}, 0},
+		query{"datetime range end", qLastBlockAtOrBefore, []any{int32(137), ts}, 0},
+		query{"Get Transaction Logs: the transaction", qLogTransaction, []any{int32(137), planTxHash(7)}, 0},
+		query{"Get Transaction Logs: the transaction in a given block", qLogTransactionInBlock, []any{int32(137), planTxHash(7), int64(planFrom + 7)}, 0},
+		query{"Get Transaction Logs: the page", qLogPage, []any{int32(137), int64(planFrom + 7), 0, 10, 0}, 0},
+		query{"Get Block Receipts: the block", qReceiptBlock, []any{int32(137), int64(planFrom + 7)}, 0},
+		query{"Get Block Receipts: the page", qReceiptPage, []any{int32(137), int64(planFrom + 7), 10, 0}, 0},
+		query{"Get Block", qBlock, []any{int32(137), int64(planFrom + 7)}, 0},
+		query{"Get Block: transactions", qBlockTransactions, []any{int32(137), int64(planFrom + 7)}, 0},
+		query{"Get Latest Block", qLatestBlock, []any{int32(137)}, 0},
+		query{"Token Balance by Account", qTokenBalance, []any{planKey(7), planTime*1000 + 3_600_000}, 0},
+		query{"Token Balance by Account: the token", qToken, []any{planKey(7)}, 0},
+		query{"API key lookup", qAPIKeyByHash, []any{key[:]}, 0},
+		query{"Ingester: block hash", qBlockHash, []any{int32(137), int64(planFrom + 7)}, 0},
+	)
+
+	conn, err := db.wpool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	var doc strings.Builder
+	doc.WriteString("# Query plans (PostgreSQL)\n\nWritten by `scripts/pg run go test ./postgres -run TestQueryPlans -update` " +
+		"on a database loaded with " + planDataSummary + " and ANALYZEd, with the planner's default settings " +
+		"(sequential scans allowed, not `enable_seqscan = off`). The test fails if a plan scans a table " +
+		"sequentially or sorts more than the candidates of one page. Each statement is shown with its generic " +
+		"plan, the one the read pool runs (`plan_cache_mode = force_generic_plan`), and with the custom plan " +
+		"PostgreSQL would choose for the values shown, which runs if that setting is overridden.\n")
+	for _, q := range queries {
+		fmt.Fprintf(&doc, "\n## %s\n", q.name)
+		for _, mode := range []string{"generic", "custom"} {
+			plan, err := explain(ctx, conn.Conn(), mode, q.sql, q.args)
+			if err != nil {
+				t.Fatalf("%s (%s plan): %v", q.name, mode, err)
+			}
+			text := strings.Join(plan, "\n")
+			if m := seqScan.FindString(text); m != "" {
+				t.Errorf("%s (%s plan): %s\n%s", q.name, mode, m, text)
+			}
+			if n := len(sortNode.FindAllString(text, -1)); n > q.sorts {
+				t.Errorf("%s (%s plan): %d sorts, want at most %d:\n%s", q.name, mode, n, q.sorts, text)
+			}
+			fmt.Fprintf(&doc, "\n%s plan:\n\n```\n%s\n```\n", mode, text)
+		}
+	}
+	if *updatePlans {
+		if err := os.WriteFile("../docs/storage-plans-postgres.md", []byte(doc.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// seqScan matches a sequential scan of a table of the schema or of one of
+// its partitions.
+var seqScan = regexp.MustCompile(`Seq Scan on (blocks|transactions|logs|traces|orphaned_blocks|token_balances|tokens|api_keys)\w*`)
+
+// sortNode matches a sort step of a plan (Sort, Incremental Sort).
+var sortNode = regexp.MustCompile(`(?m)^\s*(->\s+)?(Incremental )?Sort$`)
+
+// explain returns the plan of q with args: the custom plan, planned for
+// these values, or the generic one, planned for any values.
+func explain(ctx context.Context, conn *pgx.Conn, mode, q string, args []any) ([]string, error) {
+	var rows pgx.Rows
+	var err error
+	if mode == "custom" {
+		rows, err = conn.Query(ctx, "EXPLAIN (COSTS OFF) "+q, args...)
+	} else {
+		// A prepared statement planned generically; EXPLAIN EXECUTE shows
+		// that plan for arguments given as literals.
+		if _, err := conn.Exec(ctx, "PREPARE plan_q AS "+q); err != nil {
+			return nil, err
+		}
+		defer conn.Exec(context.Background(), "DEALLOCATE plan_q")
+		if _, err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
+			return nil, err
+		}
+		defer conn.Exec(context.Background(), "RESET plan_cache_mode")
+		lits := make([]string, len(args))
+		for i, a := range args {
+			lits[i] = literal(a)
+		}
+		rows, err = conn.Query(ctx, "EXPLAIN (COSTS OFF) EXECUTE plan_q("+strings.Join(lits, ", ")+")")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// literal writes an argument as SQL text.
+func literal(a any) string {
+	switch v := a.(type) {
+	case nil:
+		return "NULL"
+	case []byte:
+		return `'\x` + hex.EncodeToString(v) + `'::bytea`
+	case [][]byte:
+		s := make([]string, len(v))
+		for i, b := range v {
+			s[i] = literal(b)
+		}
+		return "ARRAY[" + strings.Join(s, ", ") + "]"
+	}
+	return fmt.Sprint(a)
+}
+
+// The plans' data set: planBlocks polygon blocks from planFrom, across a
+// partition boundary, each a copy of the fixture's busiest block with its
+// own transaction hashes and addresses spread over many values, plus token
+// balances, tokens and API keys.
+const (
+	planFrom        = 68_998_000
+	planBlocks      = 4000
+	planTime        = int64(1_740_787_200) // 2025-03-01T00:00:00Z
+	planDataSummary = "4,000 polygon blocks across two partitions (80,000 traces, 20,000 transactions and logs), " +
+		"20,000 token balances of 2,000 accounts, 2,000 tokens and 2,000 API keys"
+)
+
+func planAddr(n int) chainquery.Address {
+	var a chainquery.Address
+	a[0], a[1], a[2] = 0xaa, byte(n), byte(n>>8)
+	return a
+}
+
+func planKey(n int) []byte {
+	k := storetest.Key(0x44, byte(n))
+	k[2] = byte(n >> 8)
+	return k[:]
+}
+
+func planTxHash(n int) []byte {
+	h := storetest.H(storetest.TagTx, byte(n))
+	h[2], h[3] = byte(n>>8), byte(n>>16)
+	return h[:]
+}
+
+func plansData(t *testing.T, db *DB) {
+	t.Helper()
+	ctx := context.Background()
+	for start := 0; start < planBlocks; start += 500 {
+		var batch []*chainquery.BlockData
+		for i := start; i < start+500; i++ {
+			d := storetest.Blocks()[chainquery.Polygon][0]
+			n := uint64(planFrom + i)
+			d.Block.Number, d.Block.Timestamp = n, planTime+2*int64(i)
+			for j, tx := range d.Transactions {
+				copy(tx.Hash[:], planTxHash(i*8+j))
+				tx.BlockNumber = n
+			}
+			for j, tr := range d.Traces {
+				tr.BlockNumber = n
+				tr.From = planAddr((i*31 + j) % 500)
+				to := planAddr((i*17 + j) % 700)
+				tr.To = &to
+			}
+			batch = append(batch, d)
+		}
+		if err := db.WriteBlocks(ctx, chainquery.Polygon, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var changes []*chainquery.TokenBalanceChange
+	for i := 0; i < 20_000; i++ {
+		var acct, mint chainquery.PublicKey
+		copy(acct[:], planKey(i%2000))
+		copy(mint[:], planKey(i%50))
+		changes = append(changes, &chainquery.TokenBalanceChange{Account: acct, Mint: mint, Amount: uint64(i),
+			Slot: uint64(250_000_000 + i), TxIndex: i % 7, BlockTime: time.UnixMilli(planTime*1000 + int64(i)*400)})
+	}
+	if err := db.WriteTokenBalances(ctx, changes, 250_020_000, time.UnixMilli(planTime*1000+8_000_000)); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO tokens SELECT sha256(int4send(i)), 'token ' || i, 'T' || i, 6 FROM generate_series(1, 2000) i`,
+		`INSERT INTO api_keys SELECT 'key ' || i, sha256(int4send(i)), 'get_block', 0 FROM generate_series(1, 2000) i`,
+		`ANALYZE`,
+	} {
+		if _, err := db.wpool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// FindTokenBalance returns the account's latest balance change at or before
+// f.At. It returns ENOTFOUND if f.At is later than the indexed history or if
+// the account has no change at or before f.At.
+func (db *DB) FindTokenBalance(ctx context.Context, f chainquery.TokenBalanceFilter) (*chainquery.TokenBalance, error) {
+	tx, err := db.readTx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rollback(tx)
+
+	var upTo int64
+	err = tx.QueryRow(ctx, qSolanaCursor).Scan(&upTo)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, chainquery.ErrIndexedUpTo(time.Time{})
+	} else if err != nil {
+		return nil, wrap(err)
+	} else if f.At.UnixMilli() > upTo {
+		return nil, chainquery.ErrIndexedUpTo(time.UnixMilli(upTo))
+	}
+
+	b := &chainquery.TokenBalance{AsOf: f.At, Account: f.Account}
+	var owner []byte
+	var blockTime int64
+	err = tx.QueryRow(ctx, qTokenBalance, f.Account[:], f.At.UnixMilli()).Scan(
+		&owner, fixedCol(b.Mint[:]), u64Col{&b.Amount}, &b.Decimals, &blockTime, gasCol{&b.Slot})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, chainquery.ErrNoBalance(f.Account)
+	} else if err != nil {
+		return nil, wrap(err)
+	}
+	b.LastUpdated = time.UnixMilli(blockTime).UTC()
+	if owner != nil {
+		b.Owner = new(chainquery.PublicKey)
+		if err := fixedCol(b.Owner[:]).ScanBytes(owner); err != nil {
+			return nil, err
+		}
+	}
+	if f.IncludeMetadata {
+		var name, symbol string
+		err := tx.QueryRow(ctx, qToken, b.Mint[:]).Scan(&name, &symbol)
+		if err == nil {
+			b.TokenName, b.TokenSymbol = &name, &symbol
+		} else if !errors.Is(err, pgx.ErrNoRows) {
+			return nil, wrap(err)
+		}
+	}
+	return b, nil
+}
+
+// WriteTokenBalances stores changes and moves the Solana cursor to slot in
+// one transaction. All changes go in one statement, whatever their number:
+// arrays of the columns, unnested, upserted on the key.
+func (db *DB) WriteTokenBalances(ctx context.Context, changes []*chainquery.TokenBalanceChange, slot uint64, blockTime time.Time) error {
+	// ON CONFLICT may touch a row once per statement, so a change written
+	// twice in one call is sent once: the last one, as if written in turn.
+	type key struct {
+		account   chainquery.PublicKey
+		blockTime int64
+		slot      uint64
+		txIndex   int
+	}
+	index := map[key]int{}
+	var (
+		accounts, owners, mints [][]byte
+		times, slots            []int64
+		txIndexes, decimals     []int32
+		amounts                 []pgtype.Numeric
+	)
+	for _, c := range changes {
+		var owner []byte
+		if c.Owner != nil {
+			owner = c.Owner[:]
+		}
+		k := key{c.Account, c.BlockTime.UnixMilli(), c.Slot, c.TxIndex}
+		if i, ok := index[k]; ok {
+			owners[i], mints[i], amounts[i], decimals[i] = owner, c.Mint[:], u64Arg(c.Amount), int32(c.Decimals)
+			continue
+		}
+		index[k] = len(accounts)
+		accounts, times, slots, txIndexes = append(accounts, c.Account[:]), append(times, k.blockTime), append(slots, gasArg(c.Slot)), append(txIndexes, int32(c.TxIndex))
+		owners, mints, amounts, decimals = append(owners, owner), append(mints, c.Mint[:]), append(amounts, u64Arg(c.Amount)), append(decimals, int32(c.Decimals))
+	}
+	return wrap(pgx.BeginFunc(ctx, db.wpool, func(tx pgx.Tx) error {
+		if len(accounts) > 0 {
+			if _, err := tx.Exec(ctx, `INSERT INTO token_balances (account, block_time, slot, tx_index, owner, mint, amount, decimals)
+				SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::integer[], $5::bytea[], $6::bytea[], $7::numeric[], $8::integer[])
+				ON CONFLICT (account, block_time, slot, tx_index) DO UPDATE SET
+					owner = excluded.owner, mint = excluded.mint, amount = excluded.amount, decimals = excluded.decimals`,
+				accounts, times, slots, txIndexes, owners, mints, amounts, decimals); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO solana_cursor (id, slot, block_time) VALUES (1, $1, $2)
+			ON CONFLICT (id) DO UPDATE SET slot = excluded.slot, block_time = excluded.block_time`,
+			gasArg(slot), blockTime.UnixMilli())
+		return err
+	}))
+}
+
+// WriteTokens inserts or replaces token registry entries.
+func (db *DB) WriteTokens(ctx context.Context, tokens []*chainquery.Token) error {
+	index := map[chainquery.PublicKey]int{}
+	var (
+		mints          [][]byte
+		names, symbols []string
+		decimals       []int32
+	)
+	for _, t := range tokens {
+		if i, ok := index[t.Mint]; ok { // the last entry of a mint wins, as if written in turn
+			names[i], symbols[i], decimals[i] = t.Name, t.Symbol, int32(t.Decimals)
+			continue
+		}
+		index[t.Mint] = len(mints)
+		mints, names, symbols, decimals = append(mints, t.Mint[:]), append(names, t.Name), append(symbols, t.Symbol), append(decimals, int32(t.Decimals))
+	}
+	if len(mints) == 0 {
+		return nil
+	}
+	_, err := db.wpool.Exec(ctx, `INSERT INTO tokens (mint, name, symbol, decimals)
+		SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::integer[])
+		ON CONFLICT (mint) DO UPDATE SET name = excluded.name, symbol = excluded.symbol, decimals = excluded.decimals`,
+		mints, names, symbols, decimals)
+	return wrap(err)
+}
