@@ -51,6 +51,7 @@ type EVM struct {
 	BatchBlocks   int           // blocks per fetch and per store transaction
 	PollInterval  time.Duration // wait between head checks when caught up
 	MaxReorgDepth int           // deeper reorgs stop the loop: they need a person
+	StoreRetry    time.Duration // first wait when the store is unavailable; doubles up to 30 s
 
 	Progress *Progress // optional
 }
@@ -71,6 +72,12 @@ func (e *EVM) defaults() {
 	}
 	if e.MaxReorgDepth < 1 {
 		e.MaxReorgDepth = 256
+	}
+	if e.StoreRetry <= 0 {
+		e.StoreRetry = time.Second
+	}
+	if _, ok := e.Store.(*patientStore); !ok {
+		e.Store = &patientStore{EVMStore: e.Store, chain: e.Chain, logger: e.Logger, min: e.StoreRetry, max: 30 * time.Second}
 	}
 }
 

@@ -272,3 +272,51 @@ func TestEVMDeepReorgStops(t *testing.T) {
 	}
 	checkStored(t, db, &simChain{fork: map[uint64]byte{}, head: 40}, 0, 40) // untouched
 }
+
+// flakyStore fails every call with EUNAVAILABLE while down is set, as a
+// store whose database went away does.
+type flakyStore struct {
+	*sqlite.DB
+	mu    sync.Mutex
+	down  int // calls left to fail
+	fails int
+}
+
+func (s *flakyStore) fail() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down > 0 {
+		s.down--
+		s.fails++
+		return chainquery.Errorf(chainquery.EUNAVAILABLE, "the database is unavailable; try again shortly")
+	}
+	return nil
+}
+
+func (s *flakyStore) WriteBlocks(ctx context.Context, chain chainquery.Chain, blocks []*chainquery.BlockData) error {
+	if err := s.fail(); err != nil {
+		return err
+	}
+	return s.DB.WriteBlocks(ctx, chain, blocks)
+}
+
+func (s *flakyStore) BlockHash(ctx context.Context, chain chainquery.Chain, n uint64) (chainquery.Hash, error) {
+	if err := s.fail(); err != nil {
+		return chainquery.Hash{}, err
+	}
+	return s.DB.BlockHash(ctx, chain, n)
+}
+
+func TestEVMWaitsForUnavailableStore(t *testing.T) {
+	db, c := openStore(t), newSimChain(60)
+	store := &flakyStore{DB: db, down: 7}
+	e := loop(db, c)
+	e.Store, e.To, e.StoreRetry = store, u64(60), time.Millisecond
+	if err := e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if store.fails != 7 {
+		t.Fatalf("%d failed calls, want 7", store.fails)
+	}
+	checkStored(t, db, c, 0, 60) // no gap, no duplicate
+}

@@ -1,0 +1,55 @@
+package ingest
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/chainquery/chainquery"
+)
+
+// patientStore retries store calls that fail because the database cannot be
+// reached (EUNAVAILABLE): a PostgreSQL restart or failover must pause
+// ingestion, not end it. Each write is one transaction, so a retried write
+// either happened or did not; the store stays the cursor and nothing is lost
+// or written twice. Any other error is returned at once.
+type patientStore struct {
+	EVMStore
+	chain  chainquery.Chain
+	logger *slog.Logger
+	min    time.Duration
+	max    time.Duration
+}
+
+func (s *patientStore) retry(ctx context.Context, what string, call func() error) error {
+	wait := s.min
+	for attempt := 1; ; attempt++ {
+		err := call()
+		if chainquery.ErrorCode(err) != chainquery.EUNAVAILABLE {
+			return err
+		}
+		s.logger.Warn("store unavailable, retrying", "chain", s.chain, "call", what, "attempt", attempt, "wait", wait, "error", err)
+		if !sleep(ctx, wait) {
+			return ctx.Err()
+		}
+		wait = min(2*wait, s.max)
+	}
+}
+
+func (s *patientStore) LatestBlock(ctx context.Context, chain chainquery.Chain) (n uint64, err error) {
+	err = s.retry(ctx, "LatestBlock", func() error { n, err = s.EVMStore.LatestBlock(ctx, chain); return err })
+	return n, err
+}
+
+func (s *patientStore) BlockHash(ctx context.Context, chain chainquery.Chain, number uint64) (h chainquery.Hash, err error) {
+	err = s.retry(ctx, "BlockHash", func() error { h, err = s.EVMStore.BlockHash(ctx, chain, number); return err })
+	return h, err
+}
+
+func (s *patientStore) WriteBlocks(ctx context.Context, chain chainquery.Chain, blocks []*chainquery.BlockData) error {
+	return s.retry(ctx, "WriteBlocks", func() error { return s.EVMStore.WriteBlocks(ctx, chain, blocks) })
+}
+
+func (s *patientStore) ReplaceBlocks(ctx context.Context, chain chainquery.Chain, from uint64, blocks []*chainquery.BlockData) error {
+	return s.retry(ctx, "ReplaceBlocks", func() error { return s.EVMStore.ReplaceBlocks(ctx, chain, from, blocks) })
+}
