@@ -240,26 +240,15 @@ func (c *Client) send(ctx context.Context, reqs []*Request) error {
 	if err != nil {
 		return err
 	}
-	var answers []rpcResponse
-	trimmed := bytes.TrimSpace(resp)
-	switch {
-	case len(trimmed) > 0 && trimmed[0] == '[':
-		err = json.Unmarshal(trimmed, &answers)
-	case len(trimmed) > 0 && trimmed[0] == '{':
-		var one rpcResponse
-		err = json.Unmarshal(trimmed, &one)
-		answers = []rpcResponse{one}
-		if batch && err == nil && one.Error != nil {
-			// The node refused the batch as a whole: ask one by one from now on.
-			c.noBatch.Store(true)
-			c.Logger.Warn("node refused a JSON-RPC batch; sending calls one by one", "error", one.Error)
-			return fmt.Errorf("batch refused: %w", &retryLater{one.Error})
-		}
-	default:
-		err = errors.New("empty or non-JSON response")
-	}
+	answers, err := parseAnswers(resp)
 	if err != nil {
 		return fmt.Errorf("malformed response: %w", err)
+	}
+	if batch && answers[0].Error != nil && bytes.TrimSpace(resp)[0] == '{' {
+		// The node refused the batch as a whole: ask one by one from now on.
+		c.noBatch.Store(true)
+		c.Logger.Warn("node refused a JSON-RPC batch; sending calls one by one", "error", answers[0].Error)
+		return fmt.Errorf("batch refused: %w", &retryLater{answers[0].Error})
 	}
 	for _, a := range answers {
 		id, perr := strconv.ParseUint(string(bytes.Trim(a.ID, `"`)), 10, 64)

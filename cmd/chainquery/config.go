@@ -13,7 +13,8 @@ import (
 )
 
 // config is the file of serve --config: where the API listens, which
-// database it reads, and which chains it follows (docs/config.md).
+// database it reads (and which replica of it, for PostgreSQL), and which
+// chains it follows (docs/config.md).
 //
 // The format is JSON, because the standard library reads it and every
 // operator's tools write it, with one addition: whole-line // comments, so
@@ -22,6 +23,7 @@ import (
 // the worst kind of configuration error.
 type config struct {
 	DB     string        `json:"db"`
+	ReadDB string        `json:"read_db"` // serve --read-db
 	Listen string        `json:"listen"`
 	Chains []chainConfig `json:"chains"`
 }
@@ -37,7 +39,7 @@ type chainConfig struct {
 }
 
 var (
-	configFields = []string{"db", "listen", "chains"}
+	configFields = []string{"db", "read_db", "listen", "chains"}
 	chainFields  = []string{"chain", "rpc", "from", "confirmations", "traces", "concurrency", "batch"}
 )
 
@@ -73,6 +75,13 @@ func parseConfig(data []byte) (*config, []chainSettings, error) {
 	if cfg.DB != "" {
 		if _, err := parseDSN(cfg.DB); err != nil {
 			return nil, nil, fmt.Errorf("db: %s", strings.ReplaceAll(err.Error(), "--db ", ""))
+		}
+	}
+	if cfg.ReadDB != "" {
+		if d, err := parseDSN(cfg.ReadDB); err != nil {
+			return nil, nil, fmt.Errorf("read_db: %s", strings.ReplaceAll(err.Error(), "--db ", ""))
+		} else if d.scheme != "postgres" {
+			return nil, nil, errors.New("read_db must be a postgres:// DSN (a streaming replica of the db server)")
 		}
 	}
 	if cfg.Listen != "" {

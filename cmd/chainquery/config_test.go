@@ -106,6 +106,47 @@ func TestServe_ConfigPrecedence(t *testing.T) {
 	}
 }
 
+// TestServe_ReadDBPrecedence checks where --read-db comes from (the flag,
+// then CHAINQUERY_READ_DB, then the file's read_db) and the defaults of the
+// PostgreSQL flags.
+func TestServe_ReadDBPrecedence(t *testing.T) {
+	const (
+		primary = "postgres://u:pw@primary/db"
+		file    = "postgres://u:pw@file-replica/db"
+		env     = "postgres://u:pw@env-replica/db"
+		flag    = "postgres://u:pw@flag-replica/db"
+	)
+	config := filepath.Join(t.TempDir(), "c.json")
+	writeFile(t, config, `{"db": "`+primary+`", "read_db": "`+file+`"}`)
+	for _, tt := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, []string{"--db", primary}, ""},
+		{nil, []string{"--config", config}, "postgres://u@file-replica/db"},
+		{map[string]string{"CHAINQUERY_READ_DB": env}, []string{"--config", config}, "postgres://u@env-replica/db"},
+		{map[string]string{"CHAINQUERY_READ_DB": env}, []string{"--config", config, "--read-db", flag}, "postgres://u@flag-replica/db"},
+	} {
+		m := NewMain()
+		m.Getenv = func(k string) string { return tt.env[k] }
+		if err := m.ParseFlags(t.Context(), append([]string{"serve"}, tt.args...)); err != nil {
+			t.Fatal(err)
+		}
+		c := m.cmd.(*serveCmd)
+		got := ""
+		if c.readDB != nil {
+			got = c.readDB.String()
+		}
+		if got != tt.want || c.db.String() != "postgres://u@primary/db" {
+			t.Errorf("env %v, flags %v: db %s, read db %q; want postgres://u@primary/db, %q", tt.env, tt.args, c.db, got, tt.want)
+		}
+		if c.pg.maxConns != 16 || c.pg.statementTimeout != 5*time.Second {
+			t.Errorf("PostgreSQL defaults: --pg-max-conns %d, --pg-statement-timeout %s; want 16, 5s", c.pg.maxConns, c.pg.statementTimeout)
+		}
+	}
+}
+
 // TestConfig checks the decoding and validation of config files.
 func TestConfig(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
@@ -139,7 +180,7 @@ func TestConfig(t *testing.T) {
 	for _, tt := range []struct {
 		name, file, want string
 	}{
-		{"ErrUnknownField", `{"db": "sqlite:x.db", "chain": []}`, `unknown field "chain" in the top level (the fields are: db, listen, chains)`},
+		{"ErrUnknownField", `{"db": "sqlite:x.db", "chain": []}`, `unknown field "chain" in the top level (the fields are: db, read_db, listen, chains)`},
 		{"ErrUnknownChainField", chain(`, "rpcs": "x"`), `unknown field "rpcs" in chains[0] (the fields are: chain, rpc, from, confirmations, traces, concurrency, batch)`},
 		{"ErrDuplicateChain", `{"chains": [{"chain": "polygon", "rpc": "http://a:1"}, {"chain": "base", "rpc": "http://b:1"}, {"chain": "polygon", "rpc": "http://c:1"}]}`,
 			"chains[2]: chain polygon is already followed by chains[0]: one follower per chain"},
@@ -154,11 +195,13 @@ func TestConfig(t *testing.T) {
 		{"ErrNegativeFrom", chain(`, "from": -5`), "chains.from must be a non-negative integer, not number -5"},
 		{"ErrSyntax", "{\n  // a comment\n  \"db\": \"sqlite:x.db\",\n}\n", "line 4, column 1: invalid JSON"},
 		{"ErrTrailingComment", `{"db": "sqlite:x.db"} // not a whole line`, "invalid JSON"},
-		{"ErrNotObject", `["polygon"]`, "want a JSON object with the fields db, listen, chains"},
+		{"ErrNotObject", `["polygon"]`, "want a JSON object with the fields db, read_db, listen, chains"},
 		{"ErrEmpty", "// nothing but comments\n", "the file is empty"},
 		{"ErrTwoValues", `{} {}`, "line 1, column 4: invalid JSON"},
 		{"ErrDB", `{"db": "mysql://u:p@h/d"}`, `db: scheme "mysql" is not supported`},
 		{"ErrListen", `{"listen": "8080"}`, "listen must be host:port"},
+		{"ErrReadDBSQLite", `{"read_db": "sqlite:x.db"}`, "read_db must be a postgres:// DSN"},
+		{"ErrReadDB", `{"read_db": "replica:5432"}`, `read_db: scheme "replica" is not supported`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := parseConfig([]byte(tt.file))

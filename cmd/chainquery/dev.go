@@ -100,7 +100,7 @@ func (c *devCmd) runAll(ctx context.Context, m *Main) error {
 			return err
 		}
 	}
-	store, err := m.openStore(c.db, false)
+	store, err := m.openStore(ctx, c.db, storeOptions{})
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func (c *devCmd) runAll(ctx context.Context, m *Main) error {
 	}
 	// The default trace history (polygon from 2025-01-01) shows every dev
 	// block: anvil stamps blocks with the current time.
-	api := m.startAPI(ln, store, logger, nil, c.db)
+	api := m.startAPI(ln, store, logger, nil, []any{"db", c.db.String()})
 	serving = true
 	e := s.ingester(store, src, logger)
 	e.Follow, e.PollInterval = true, 200*time.Millisecond // a local node is cheap to ask
@@ -205,11 +205,11 @@ const devMaxBlock = 1_000_000
 // checkDevDB returns an error naming what in the database dev did not make:
 // an API key other than "dev", or blocks of a chain other than the dev chain.
 func checkDevDB(ctx context.Context, d dsn) error {
-	s, err := d.open(true)
+	s, closeStore, err := d.open(ctx, storeOptions{mustExist: true})
 	if err != nil {
 		return fmt.Errorf("it is not a database dev can read (%v)", err)
 	}
-	defer s.Close()
+	defer closeStore()
 	keys, err := s.ListAPIKeys(ctx)
 	if err != nil {
 		return fmt.Errorf("list its API keys: %v", err)

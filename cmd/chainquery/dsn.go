@@ -1,18 +1,22 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
 	"strings"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/postgres"
 	"github.com/chainquery/chainquery/sqlite"
 )
 
 // Store is what the commands need of a database: everything the API reads,
-// the API keys, what the EVM ingester writes, and Close. Every store package
-// satisfies it.
+// the API keys, what the EVM ingester writes, and Ping for serve's watch on
+// the database. Both store packages satisfy it. Close is not part of it:
+// the stores close differently (sqlite's Close returns an error, postgres's
+// does not), so open returns the closing function beside the store.
 type Store interface {
 	chainquery.TraceService
 	chainquery.LogService
@@ -21,10 +25,13 @@ type Store interface {
 	chainquery.TokenBalanceService
 	chainquery.APIKeyService
 	chainquery.BlockWriter
-	Close() error
+	Ping(ctx context.Context) error
 }
 
-var _ Store = (*sqlite.DB)(nil)
+var (
+	_ Store = (*sqlite.DB)(nil)
+	_ Store = (*postgres.DB)(nil)
+)
 
 // defaultDSN is where a first run keeps its data: a file in the working
 // directory, so that trying chainquery needs no set-up at all.
@@ -34,7 +41,10 @@ const dsnUsage = `
 Databases (--db, or the environment variable CHAINQUERY_DB; default ` + defaultDSN + `):
   sqlite:PATH          the embedded SQLite store in the file PATH, created with
                        its schema if missing (e.g. sqlite:/var/lib/chainquery.db)
-  postgres://...       the PostgreSQL store (not available yet)
+  postgres://USER:PASSWORD@HOST:PORT/DATABASE?PARAMS   (or postgresql://)
+                       the PostgreSQL store (12 or later); the schema is created
+                       and migrated at start. PARAMS are libpq's (sslmode=...).
+                       Logs show it as postgres://USER@HOST:PORT/DATABASE.
 `
 
 // dsn is a parsed --db value. It is the one place that knows the accepted
@@ -82,46 +92,61 @@ func parseDSN(s string) (dsn, error) {
 	return dsn{}, fmt.Errorf("--db %q has no scheme: use sqlite:%s for a SQLite file, or postgres://USER:PASSWORD@HOST:PORT/DATABASE", s, s)
 }
 
-// String returns the DSN fit for logs: a PostgreSQL password is masked.
+// String returns the DSN fit for logs and error messages; a PostgreSQL DSN
+// loses its password and its parameters (see redactPostgres).
 func (d dsn) String() string {
 	switch d.scheme {
 	case "sqlite":
 		return "sqlite:" + d.path
 	case "postgres":
-		return d.url.Redacted()
+		return redactPostgres(d.url)
 	}
 	return ""
 }
 
-// open opens the store d names. With mustExist, a SQLite file that does not
-// exist is an error instead of a new empty database: listing or revoking keys
-// in a mistyped file should not quietly succeed on nothing.
-func (d dsn) open(mustExist bool) (Store, error) {
+// storeOptions is how to open a store, beyond its DSN.
+type storeOptions struct {
+	// mustExist makes a SQLite file that does not exist an error instead
+	// of a new empty database: listing or revoking keys in a mistyped file
+	// should not quietly succeed on nothing. A PostgreSQL database must
+	// exist anyway (the store creates tables, not databases).
+	mustExist bool
+	pg        pgOptions // PostgreSQL only; the zero value means pgx's defaults
+	readDB    *dsn      // PostgreSQL only: the replica that answers reads
+}
+
+// open opens the store d names and returns it with the function that closes
+// it.
+func (d dsn) open(ctx context.Context, o storeOptions) (Store, func() error, error) {
 	switch d.scheme {
 	case "sqlite":
-		if mustExist {
+		if o.mustExist {
 			if _, err := os.Stat(d.path); os.IsNotExist(err) {
-				return nil, fmt.Errorf("database %s does not exist (chainquery keys create or serve creates it)", d)
+				return nil, nil, fmt.Errorf("database %s does not exist (chainquery keys create or serve creates it)", d)
 			}
 		}
 		db, err := sqlite.Open(d.path)
 		if err != nil {
-			return nil, fmt.Errorf("open database %s: %w", d, err)
+			return nil, nil, fmt.Errorf("open database %s: %w", d, err)
 		}
-		return db, nil
+		return db, db.Close, nil
 	case "postgres":
-		return nil, fmt.Errorf("the PostgreSQL store is not available yet (it arrives with the PostgreSQL issue); use --db sqlite:PATH for now")
+		db, err := openPostgres(ctx, d, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, func() error { db.Close(); return nil }, nil
 	}
-	return nil, fmt.Errorf("no database configured")
+	return nil, nil, fmt.Errorf("no database configured")
 }
 
 // openStore opens the database and keeps it for Close.
-func (m *Main) openStore(d dsn, mustExist bool) (Store, error) {
-	s, err := d.open(mustExist)
+func (m *Main) openStore(ctx context.Context, d dsn, o storeOptions) (Store, error) {
+	s, closeStore, err := d.open(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	m.store = s
+	m.closers = append(m.closers, closeStore)
 	return s, nil
 }
 

@@ -47,3 +47,10 @@ func required(fs *flag.FlagSet, names ...string) error {
 	}
 	return nil
 }
+
+// flagsSet returns the names of the flags given on the command line.
+func flagsSet(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}

@@ -53,6 +53,7 @@ type ingestEVMCmd struct {
 	to     *uint64
 	follow bool
 	log    logOptions
+	pg     pgOptions
 }
 
 // optUint64 is a flag whose absence matters: --from 0 and no --from are
@@ -80,11 +81,15 @@ func ingestEVMUsage() string {
 	b.WriteString(`Usage: chainquery ingest evm --db DSN --chain NAME --rpc URL [--from N] [--to N | --follow]
                           [--confirmations N] [--traces auto|trace_block|debug_trace|off]
                           [--concurrency N] [--batch N]
+                          [--pg-max-conns N] [--pg-statement-timeout DURATION]
 
 Ingests blocks, transactions, receipts, logs and (where enabled) traces of one
 EVM chain from a JSON-RPC node, in order, one database transaction per batch:
 a rerun after Ctrl-C, a crash or kill -9 resumes after the last stored block,
-with no gap and no duplicate.
+with no gap and no duplicate. A database that stops answering (a PostgreSQL
+restart or failover) pauses it: it retries, waiting 1 s and doubling up to
+30 s, and goes on where it stopped. Run one ingester per chain, against the
+primary.
 
 Without --to or --follow it ingests up to the node's safe head (its head
 minus --confirmations) and stops. --to N stops after block N, waiting for the
@@ -110,7 +115,7 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 	c := &ingestEVMCmd{}
 	var from, to, confirmations *uint64
 	fs := newFlagSet("chainquery ingest evm")
-	db := fs.String("db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
+	db := dsnVar(fs, "db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
 	chain := fs.String("chain", "", "`NAME` of the chain: "+evmChainNames())
 	rpc := fs.String("rpc", "", "`URL` of the chain's JSON-RPC node (http or https)")
 	fs.Var(optUint64{&from}, "from", "first block `N` when the database holds none of the chain")
@@ -121,6 +126,7 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 	concurrency := fs.Int("concurrency", defaultConcurrency, "batches fetched at once (`N`)")
 	batch := fs.Int("batch", defaultBatch, "blocks per fetch and per database transaction (`N`)")
 	c.log.register(fs, slog.LevelInfo)
+	c.pg.register(fs)
 	if err := m.parse(fs, args, ingestEVMUsage()); err != nil {
 		return nil, err
 	}
@@ -129,7 +135,10 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 		return nil, err
 	}
 	var err error
-	if c.db, err = parseDBFlag(help, *db); err != nil {
+	if c.db, err = parseDBFlag(help, db.s); err != nil {
+		return nil, err
+	}
+	if err := c.pg.check(help, c.db, flagsSet(fs)); err != nil {
 		return nil, err
 	}
 	name, err := parseEVMChain(*chain)
@@ -176,7 +185,7 @@ func (c *ingestEVMCmd) run(ctx context.Context, m *Main) error {
 		logw, interval = lineClearer{m.Stderr}, time.Second
 	}
 	logger := c.chain.logger(c.log.logger(logw))
-	store, err := m.openStore(c.db, false)
+	store, err := m.openStore(ctx, c.db, storeOptions{pg: c.pg})
 	if err != nil {
 		return err
 	}

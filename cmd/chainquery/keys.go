@@ -20,6 +20,9 @@ const keysUsage = `Usage:
 
 API keys go in the apikey header of every request. Only a SHA-256 hash of each
 key is stored: a key is printed once, when it is created, and never again.
+Keys live in the database, so every API server on it sees them; one that
+reads from a PostgreSQL replica (serve --read-db) sees a change once the
+replica has replayed it, usually within a second.
 `
 
 // parseKeys parses the keys subcommands.
@@ -63,7 +66,7 @@ type keysCreateCmd struct {
 
 func (m *Main) parseKeysCreate(args []string) (command, error) {
 	fs := newFlagSet("chainquery keys create")
-	db := fs.String("db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
+	db := dsnVar(fs, "db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
 	name := fs.String("name", "", "`NAME` of the key, unique; shown in request logs (letters, digits, . _ @ -)")
 	endpoints := fs.String("endpoints", "", "`LIST` of endpoints the key may call: all, or a comma-separated list of\n"+strings.Join(endpointNames(), ","))
 	usage := "Usage: chainquery keys create --name NAME --endpoints LIST [--db DSN]\n\n" +
@@ -77,7 +80,7 @@ func (m *Main) parseKeysCreate(args []string) (command, error) {
 	}
 	c := &keysCreateCmd{name: *name}
 	var err error
-	if c.db, err = parseDBFlag(fs.Name()+" -h", *db); err != nil {
+	if c.db, err = parseDBFlag(fs.Name()+" -h", db.s); err != nil {
 		return nil, err
 	}
 	if !keyName.MatchString(c.name) {
@@ -90,7 +93,7 @@ func (m *Main) parseKeysCreate(args []string) (command, error) {
 }
 
 func (c *keysCreateCmd) run(ctx context.Context, m *Main) error {
-	store, err := m.openStore(c.db, false)
+	store, err := m.openStore(ctx, c.db, storeOptions{})
 	if err != nil {
 		return err
 	}
@@ -120,19 +123,19 @@ type keysListCmd struct{ db dsn }
 
 func (m *Main) parseKeysList(args []string) (command, error) {
 	fs := newFlagSet("chainquery keys list")
-	db := fs.String("db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
+	db := dsnVar(fs, "db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
 	usage := "Usage: chainquery keys list [--db DSN]\n\n" +
 		"Lists API keys: name, endpoints, and creation time (RFC 3339, UTC).\n" +
 		"The keys themselves are never shown.\n"
 	if err := m.parse(fs, args, usage); err != nil {
 		return nil, err
 	}
-	d, err := parseDBFlag(fs.Name()+" -h", *db)
+	d, err := parseDBFlag(fs.Name()+" -h", db.s)
 	return &keysListCmd{db: d}, err
 }
 
 func (c *keysListCmd) run(ctx context.Context, m *Main) error {
-	store, err := m.openStore(c.db, true)
+	store, err := m.openStore(ctx, c.db, storeOptions{mustExist: true})
 	if err != nil {
 		return err
 	}
@@ -162,7 +165,7 @@ type keysRevokeCmd struct {
 
 func (m *Main) parseKeysRevoke(args []string) (command, error) {
 	fs := newFlagSet("chainquery keys revoke")
-	db := fs.String("db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
+	db := dsnVar(fs, "db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
 	name := fs.String("name", "", "`NAME` of the key to revoke")
 	usage := "Usage: chainquery keys revoke --name NAME [--db DSN]\n\n" +
 		"Revokes an API key: requests that carry it are refused with 401 from then on.\n"
@@ -172,12 +175,12 @@ func (m *Main) parseKeysRevoke(args []string) (command, error) {
 	if err := required(fs, "name"); err != nil {
 		return nil, err
 	}
-	d, err := parseDBFlag(fs.Name()+" -h", *db)
+	d, err := parseDBFlag(fs.Name()+" -h", db.s)
 	return &keysRevokeCmd{db: d, name: *name}, err
 }
 
 func (c *keysRevokeCmd) run(ctx context.Context, m *Main) error {
-	store, err := m.openStore(c.db, true)
+	store, err := m.openStore(ctx, c.db, storeOptions{mustExist: true})
 	if err != nil {
 		return err
 	}

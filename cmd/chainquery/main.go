@@ -42,8 +42,8 @@ type Main struct {
 	Stderr io.Writer               // logs and error messages
 	Getenv func(key string) string // the environment, for CHAINQUERY_* defaults
 
-	cmd   command
-	store Store // opened by Run, closed by Close
+	cmd     command
+	closers []func() error // of the stores Run opened, closed by Close
 
 	listenOnce sync.Once
 	listening  chan struct{}
@@ -179,19 +179,18 @@ func (m *Main) Run(ctx context.Context) error {
 	return m.cmd.run(ctx, m)
 }
 
-// Close releases what Run opened: the database. It is safe to call more than
-// once.
+// Close releases what Run opened: the databases, last opened first. It is
+// safe to call more than once.
 func (m *Main) Close() error {
 	m.markListening(nil) // wake anyone still waiting in Listening
-	if m.store == nil {
-		return nil
+	var errs []error
+	for i := len(m.closers) - 1; i >= 0; i-- {
+		if err := m.closers[i](); err != nil {
+			errs = append(errs, fmt.Errorf("close database: %w", err))
+		}
 	}
-	s := m.store
-	m.store = nil
-	if err := s.Close(); err != nil {
-		return fmt.Errorf("close database: %w", err)
-	}
-	return nil
+	m.closers = nil
+	return errors.Join(errs...)
 }
 
 // Listening is closed once serve accepts connections, or once it has failed

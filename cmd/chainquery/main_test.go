@@ -154,51 +154,6 @@ func TestMain_EndToEnd(t *testing.T) {
 	}
 }
 
-// TestMain_DSN checks the one place that reads --db: every form that is not
-// sqlite:PATH is refused with a message that says what to write instead, and
-// never echoes a password.
-func TestMain_DSN(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		db   string
-		code int
-		want string
-	}{
-		{"ErrPostgres", "postgres://user:secret@127.0.0.1:5432/chainquery", 1, "the PostgreSQL store is not available yet"},
-		{"ErrPostgresql", "postgresql://user:secret@127.0.0.1/chainquery?sslmode=disable", 1, "the PostgreSQL store is not available yet"},
-		{"ErrUnknownScheme", "mysql://user:secret@127.0.0.1/chainquery", 2, `--db scheme "mysql" is not supported: use sqlite:PATH or postgres://`},
-		{"ErrBarePath", "chainquery.db", 2, `--db "chainquery.db" has no scheme: use sqlite:chainquery.db`},
-		{"ErrKeywordDSN", "host=db password=secret", 2, "--db has no scheme"},
-		{"ErrEmptyPath", "sqlite:", 2, "needs a file path"},
-		{"ErrSQLiteURL", "sqlite:///var/lib/chainquery.db", 2, "not a URL"},
-		{"ErrQuery", "sqlite:x.db?mode=ro", 2, "takes no query parameters"},
-		{"ErrMemory", "sqlite::memory:", 2, "use a file"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			for _, args := range [][]string{
-				{"serve", "--listen", "127.0.0.1:0", "--db", tt.db},
-				{"keys", "create", "--name", "k", "--endpoints", "all", "--db", tt.db},
-				{"keys", "list", "--db", tt.db},
-				{"keys", "revoke", "--name", "k", "--db", tt.db},
-			} {
-				r := execute(t, nil, args...)
-				r.wantFailure(t, tt.code, tt.want)
-				if !strings.HasPrefix(r.stderr, "chainquery: ") {
-					t.Errorf("%v: stderr does not start with \"chainquery: \":\n%s", args, r.stderr)
-				}
-				if strings.Contains(r.stderr, "secret") {
-					t.Errorf("%v: the password is echoed:\n%s", args, r.stderr)
-				}
-			}
-		})
-	}
-
-	t.Run("ErrMissingFile", func(t *testing.T) {
-		db := "sqlite:" + filepath.Join(t.TempDir(), "missing.db")
-		execute(t, nil, "keys", "list", "--db", db).wantFailure(t, 1, "does not exist")
-	})
-}
-
 // TestMain_Environment checks that CHAINQUERY_DB and CHAINQUERY_LISTEN
 // replace the defaults and that flags win over them.
 func TestMain_Environment(t *testing.T) {
@@ -244,6 +199,7 @@ func TestMain_Environment(t *testing.T) {
 // TestMain_Usage checks exit codes and messages of command-line mistakes.
 func TestMain_Usage(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "u.db")
+	const pg = "postgres://user:secret@127.0.0.1:1/chainquery" // never opened: the mistakes are found first
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -264,6 +220,14 @@ func TestMain_Usage(t *testing.T) {
 		{"ErrBadLogLevel", []string{"serve", "--db", db, "--log-level", "loud"}, 2, "-log-level"},
 		{"ErrBadTraceStart", []string{"serve", "--db", db, "--trace-history-start", "ethereum=2025-01-01T00:00:00Z"}, 2, "chain must be one of: polygon"},
 		{"ErrRevokeUnknown", []string{"keys", "revoke", "--db", db, "--name", "nobody"}, 1, `no API key named "nobody"`},
+		{"ErrReadDBWithSQLite", []string{"serve", "--db", db, "--read-db", "postgres://u@replica/db"}, 2, "--read-db needs a PostgreSQL --db"},
+		{"ErrReadDBSQLite", []string{"serve", "--db", pg, "--read-db", db}, 2, "--read-db must be a postgres:// DSN"},
+		{"ErrReadDBBad", []string{"serve", "--db", pg, "--read-db", "replica.example"}, 2, `--read-db: "replica.example" has no scheme`},
+		{"ErrPGFlagWithSQLite", []string{"serve", "--db", db, "--pg-max-conns", "8"}, 2, "--pg-max-conns applies to a PostgreSQL --db only"},
+		{"ErrPGTimeoutWithSQLite", []string{"ingest", "evm", "--db", db, "--chain", "polygon", "--rpc", "http://a:1", "--pg-statement-timeout", "1s"}, 2, "--pg-statement-timeout applies to a PostgreSQL --db only"},
+		{"ErrPGMaxConns", []string{"serve", "--db", pg, "--pg-max-conns", "0"}, 2, "--pg-max-conns must be between 1 and 1000"},
+		{"ErrPGMaxConnsIngest", []string{"ingest", "evm", "--db", pg, "--chain", "polygon", "--rpc", "http://a:1", "--pg-max-conns", "5000"}, 2, "--pg-max-conns must be between 1 and 1000"},
+		{"ErrPGTimeout", []string{"serve", "--db", pg, "--pg-statement-timeout", "-1s"}, 2, "--pg-statement-timeout must be 0 (no limit) or at least 1ms"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.name == "ErrRevokeUnknown" {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -24,6 +23,8 @@ const defaultListen = "127.0.0.1:8080"
 // the chains its config file names.
 type serveCmd struct {
 	db              dsn
+	readDB          *dsn // --read-db: a streaming replica that answers the API's reads
+	pg              pgOptions
 	listen          string
 	log             logOptions
 	shutdownTimeout time.Duration
@@ -35,10 +36,12 @@ type serveCmd struct {
 func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	c := &serveCmd{}
 	fs := newFlagSet("chainquery serve")
-	db := fs.String("db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
+	db := dsnVar(fs, "db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB); with PostgreSQL, the primary")
+	readDB := dsnVar(fs, "read-db", m.env("CHAINQUERY_READ_DB", ""), "PostgreSQL only: `DSN` of a streaming replica of --db that answers the API's\nreads (env CHAINQUERY_READ_DB); writes and the followers use --db")
 	fs.StringVar(&c.listen, "listen", m.env("CHAINQUERY_LISTEN", defaultListen), "`ADDR` to listen on, host:port; port 0 picks a free one (env CHAINQUERY_LISTEN)")
-	fs.StringVar(&c.config, "config", "", "config `FILE` (JSON with // comment lines): db, listen, and the chains to follow;\nsee docs/config.md")
+	fs.StringVar(&c.config, "config", "", "config `FILE` (JSON with // comment lines): db, read_db, listen, and the chains\nto follow; see docs/config.md")
 	c.log.register(fs, slog.LevelInfo)
+	c.pg.register(fs)
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight requests may take to finish after SIGINT or SIGTERM")
 	fs.Func("trace-history-start", "where Filter Traces history starts on a chain, `CHAIN=DATETIME` (RFC 3339);\nrepeatable; default polygon=2025-01-01T00:00:00Z", func(s string) error {
 		chain, at, err := parseTraceStart(s)
@@ -51,14 +54,18 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 		c.traceStart[chain] = at
 		return nil
 	})
-	usage := "Usage: chainquery serve [--db DSN] [--listen ADDR] [--config FILE] [flags]\n\n" +
+	usage := "Usage: chainquery serve [--db DSN [--read-db DSN]] [--listen ADDR] [--config FILE] [flags]\n\n" +
 		"Serves the read-only HTTP API until SIGINT or SIGTERM, then finishes\n" +
 		"in-flight requests and exits. Every request needs an API key in the apikey\n" +
 		"header (chainquery keys create). GET /openapi.json describes the API.\n\n" +
 		"With --config, it also follows each chain the file names, in the same\n" +
 		"process. A follower that fails logs the error and tries again after 30 s,\n" +
-		"doubling up to 10 min, while the API keeps serving. For db and listen,\n" +
-		"flags win over the environment, which wins over the file.\n" + dsnUsage
+		"doubling up to 10 min, while the API keeps serving. For db, read_db and\n" +
+		"listen, flags win over the environment, which wins over the file.\n\n" +
+		"With PostgreSQL, any number of serve processes may share one database\n" +
+		"(docs/scaling.md): --read-db sends the API's reads to a streaming replica,\n" +
+		"whose answers trail the primary by its replay lag. While the database is\n" +
+		"unreachable requests get 503, and serve logs it; it recovers by itself.\n" + dsnUsage
 	if err := m.parse(fs, args, usage); err != nil {
 		return nil, err
 	}
@@ -69,17 +76,25 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 			return nil, err
 		}
 		c.chains = chains
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		set := flagsSet(fs)
 		if cfg.DB != "" && !set["db"] && m.env("CHAINQUERY_DB", "") == "" {
-			*db = cfg.DB
+			db.s = cfg.DB
+		}
+		if cfg.ReadDB != "" && !set["read-db"] && m.env("CHAINQUERY_READ_DB", "") == "" {
+			readDB.s = cfg.ReadDB
 		}
 		if cfg.Listen != "" && !set["listen"] && m.env("CHAINQUERY_LISTEN", "") == "" {
 			c.listen = cfg.Listen
 		}
 	}
 	var err error
-	if c.db, err = parseDBFlag(help, *db); err != nil {
+	if c.db, err = parseDBFlag(help, db.s); err != nil {
+		return nil, err
+	}
+	if c.readDB, err = checkReadDB(help, readDB.s, c.db); err != nil {
+		return nil, err
+	}
+	if err := c.pg.check(help, c.db, flagsSet(fs)); err != nil {
 		return nil, err
 	}
 	if _, _, err := net.SplitHostPort(c.listen); err != nil {
@@ -113,23 +128,39 @@ func parseTraceStart(s string) (chainquery.Chain, time.Time, error) {
 
 func (c *serveCmd) run(ctx context.Context, m *Main) error {
 	logger := c.log.logger(m.Stderr)
-	store, err := m.openStore(c.db, false)
+	store, err := m.openStore(ctx, c.db, storeOptions{pg: c.pg, readDB: c.readDB})
 	if err != nil {
 		return err
+	}
+	// The followers write, and they resume from the highest stored block:
+	// read from a replica, that would be where the replica's replay has got
+	// to, and they would write again what the primary already holds. With
+	// --read-db they get a store of their own on the primary.
+	writer := store
+	if c.readDB != nil && len(c.chains) > 0 {
+		if writer, err = m.openStore(ctx, c.db, storeOptions{pg: c.pg}); err != nil {
+			return err
+		}
 	}
 	ln, err := listen(c.listen)
 	if err != nil {
 		return err
 	}
-	api := m.startAPI(ln, store, logger, c.traceStart, c.db)
-	// The followers stop when ctx ends, or when the API breaks: the process
-	// is of no use without it. Run returns only once they have stopped, so
-	// that Close never pulls the store from under a writer.
+	dbAttrs := []any{"db", c.db.String()}
+	if c.readDB != nil {
+		dbAttrs = append(dbAttrs, "read_db", c.readDB.String())
+	}
+	api := m.startAPI(ln, store, logger, c.traceStart, dbAttrs)
+	// The followers and the watch on the store stop when ctx ends, or when
+	// the API breaks: the process is of no use without it. Run returns only
+	// once they have stopped, so that Close never pulls the store from
+	// under a writer.
 	fctx, stopFollowers := context.WithCancel(ctx)
 	defer stopFollowers()
 	var wg sync.WaitGroup
+	wg.Go(func() { watchStore(fctx, store, logger, storeCheckEvery) })
 	for _, s := range c.chains {
-		f := &follower{settings: s, store: store, logger: logger, minBackoff: followerMinBackoff, maxBackoff: followerMaxBackoff}
+		f := &follower{settings: s, store: writer, logger: logger, minBackoff: followerMinBackoff, maxBackoff: followerMaxBackoff}
 		wg.Go(func() { f.run(fctx) })
 	}
 	err = api.wait(ctx, c.shutdownTimeout)
@@ -160,14 +191,15 @@ func listen(addr string) (net.Listener, error) {
 
 // startAPI serves store on ln until wait returns. It marks Main as
 // listening, so that tests and dev learn the address.
-func (m *Main) startAPI(ln net.Listener, store Store, logger *slog.Logger, traceStart map[chainquery.Chain]time.Time, db dsn) *api {
+// dbAttrs name the database in the log, redacted.
+func (m *Main) startAPI(ln net.Listener, store Store, logger *slog.Logger, traceStart map[chainquery.Chain]time.Time, dbAttrs []any) *api {
 	a := &api{
 		srv:    http.NewServer(http.Config{Store: store, Logger: logger, TraceHistoryStart: traceStart}),
 		served: make(chan error, 1),
 		logger: logger,
 	}
 	go func() { a.served <- a.srv.Serve(ln) }()
-	logger.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "db", db.String())
+	logger.Info("listening", append([]any{"addr", ln.Addr().String(), "url", "http://" + ln.Addr().String()}, dbAttrs...)...)
 	m.markListening(ln.Addr())
 	return a
 }

@@ -1,0 +1,208 @@
+package evm
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// parseAnswers splits a JSON-RPC answer (one response object or an array of
+// them) into its responses without decoding the results: each Result is a
+// slice of data. encoding/json would validate the whole body and then scan
+// every result a second time to copy it into a json.RawMessage; on a local
+// node that double pass was the largest single cost of ingestion. The
+// results are decoded (and so validated) by whoever reads them.
+func parseAnswers(data []byte) ([]rpcResponse, error) {
+	p := envelopeParser{data: data}
+	p.space()
+	switch p.peek() {
+	case '{':
+		r, err := p.response()
+		if err != nil {
+			return nil, err
+		}
+		if p.space(); p.i != len(p.data) {
+			return nil, errors.New("data after the response")
+		}
+		return []rpcResponse{r}, nil
+	case '[':
+		p.i++
+		var out []rpcResponse
+		for {
+			p.space()
+			if p.peek() == ']' && len(out) == 0 {
+				p.i++
+				break
+			}
+			r, err := p.response()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+			p.space()
+			if c := p.next(); c == ']' {
+				break
+			} else if c != ',' {
+				return nil, p.fail("want , or ]")
+			}
+		}
+		if p.space(); p.i != len(p.data) {
+			return nil, errors.New("data after the responses")
+		}
+		return out, nil
+	}
+	return nil, errors.New("empty or non-JSON response")
+}
+
+type envelopeParser struct {
+	data []byte
+	i    int
+}
+
+func (p *envelopeParser) peek() byte {
+	if p.i < len(p.data) {
+		return p.data[p.i]
+	}
+	return 0
+}
+
+func (p *envelopeParser) next() byte {
+	c := p.peek()
+	p.i++
+	return c
+}
+
+func (p *envelopeParser) space() {
+	for p.i < len(p.data) {
+		switch p.data[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *envelopeParser) fail(what string) error {
+	if p.i >= len(p.data) {
+		return errors.New("truncated response")
+	}
+	return fmt.Errorf("malformed response at byte %d: %s", p.i, what)
+}
+
+// response reads one response object.
+func (p *envelopeParser) response() (rpcResponse, error) {
+	var r rpcResponse
+	if p.next() != '{' {
+		return r, p.fail("want {")
+	}
+	for first := true; ; first = false {
+		p.space()
+		if p.peek() == '}' && first {
+			p.i++
+			return r, nil
+		}
+		key, err := p.value()
+		if err != nil {
+			return r, err
+		}
+		if p.space(); p.next() != ':' {
+			return r, p.fail("want :")
+		}
+		p.space()
+		val, err := p.value()
+		if err != nil {
+			return r, err
+		}
+		// encoding/json matches keys without regard to case; so does this.
+		switch key = bytes.Trim(key, `"`); {
+		case bytes.EqualFold(key, []byte("id")):
+			r.ID = val
+		case bytes.EqualFold(key, []byte("result")):
+			r.Result = val
+		case bytes.EqualFold(key, []byte("error")):
+			r.Error = nil
+			if string(val) != "null" {
+				r.Error = new(RPCError)
+				if err := json.Unmarshal(val, r.Error); err != nil {
+					return r, fmt.Errorf("malformed error object: %w", err)
+				}
+			}
+		}
+		p.space()
+		switch p.next() {
+		case ',':
+		case '}':
+			return r, nil
+		default:
+			p.i--
+			return r, p.fail("want , or }")
+		}
+	}
+}
+
+// value returns the bytes of the JSON value at the cursor and moves past it.
+// It checks only what it needs to find the value's end; results are fully
+// checked when decoded.
+func (p *envelopeParser) value() ([]byte, error) {
+	start := p.i
+	switch p.peek() {
+	case '"':
+		if err := p.skipString(); err != nil {
+			return nil, err
+		}
+	case '{', '[':
+		depth := 0
+		for p.i < len(p.data) {
+			switch p.data[p.i] {
+			case '"':
+				if err := p.skipString(); err != nil {
+					return nil, err
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			p.i++
+			if depth == 0 {
+				return p.data[start:p.i], nil
+			}
+		}
+		return nil, p.fail("unclosed value")
+	default:
+		for p.i < len(p.data) {
+			c := p.data[p.i]
+			if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+				break
+			}
+			p.i++
+		}
+		if p.i == start {
+			return nil, p.fail("want a value")
+		}
+		if p.i == len(p.data) {
+			return nil, p.fail("truncated value")
+		}
+	}
+	return p.data[start:p.i], nil
+}
+
+// skipString moves past the string at the cursor.
+func (p *envelopeParser) skipString() error {
+	p.i++ // opening quote
+	for p.i < len(p.data) {
+		switch p.data[p.i] {
+		case '\\':
+			p.i += 2
+			continue
+		case '"':
+			p.i++
+			return nil
+		}
+		p.i++
+	}
+	return p.fail("unclosed string")
+}

@@ -1,0 +1,65 @@
+package evm
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+)
+
+// FuzzParseAnswers checks the hand-written envelope parser against
+// encoding/json: on any input that encoding/json reads as responses, it
+// gives the same ids, results and errors, and it never panics.
+func FuzzParseAnswers(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":"0x2a"}`,
+		`[{"jsonrpc":"2.0","id":2,"result":{"a":"}]\"[{","b":[1,2,{"c":null}]}},{"id":"3","error":{"code":-32000,"message":"x"}}]`,
+		` [ ] `,
+		`[{"id":1,"result":null}]`,
+		`{"id":1,"result":[{"x":"\\"}]}`,
+		`{"jsonrpc":"2.0","id":1,"resu`,
+		`<html>`,
+		`[{"id":1,"result":true},`,
+		`{"id":1,"result":-1.5e3}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseAnswers([]byte(s))
+		var one rpcResponse
+		var many []rpcResponse
+		var want []rpcResponse
+		if json.Unmarshal([]byte(s), &many) == nil {
+			want = many
+		} else if json.Unmarshal([]byte(s), &one) == nil && s != "null" && len(s) > 0 {
+			want = []rpcResponse{one}
+		} else {
+			return // encoding/json refuses it; the parser may too, or leave it to the result decoder
+		}
+		if err != nil {
+			if len(want) > 0 && fmt.Sprint(want) != "[]" {
+				t.Fatalf("parser refused %q, encoding/json read %d responses: %v", s, len(want), err)
+			}
+			return
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d responses, encoding/json %d", s, len(got), len(want))
+		}
+		for i := range got {
+			if norm(got[i].ID) != norm(want[i].ID) || norm(got[i].Result) != norm(want[i].Result) ||
+				(got[i].Error == nil) != (want[i].Error == nil) ||
+				got[i].Error != nil && (got[i].Error.Code != want[i].Error.Code || got[i].Error.Message != want[i].Error.Message) {
+				t.Fatalf("%q: response %d: %+v, encoding/json %+v", s, i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// norm compacts a JSON value so that equal values compare equal.
+func norm(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
