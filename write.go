@@ -34,4 +34,10 @@ type BlockWriter interface {
 	// BlockHash returns the hash of the stored block at number. It returns
 	// ENOTFOUND if no block is stored there.
 	BlockHash(ctx context.Context, chain Chain, number uint64) (Hash, error)
+
+	// HeadBlock returns the highest stored block number of chain, read where
+	// the writer writes (never from a replica, whose lag would make an
+	// ingester resume too early and rewrite blocks). It returns ENOTFOUND if
+	// nothing is stored.
+	HeadBlock(ctx context.Context, chain Chain) (uint64, error)
 }

@@ -31,7 +31,6 @@ type EVMSource interface {
 // EVMStore is what the EVM loop needs of a store.
 type EVMStore interface {
 	chainquery.BlockWriter
-	LatestBlock(ctx context.Context, chain chainquery.Chain) (uint64, error)
 }
 
 // EVM ingests one EVM chain. The store is the cursor: blocks are written
@@ -147,7 +146,7 @@ func (e *EVM) fail(err error) error {
 // start returns the first block to ingest: the one after the stored head,
 // else From, else the node's safe head when following, else 0.
 func (e *EVM) start(ctx context.Context) (uint64, error) {
-	stored, err := e.Store.LatestBlock(ctx, e.Chain)
+	stored, err := e.Store.HeadBlock(ctx, e.Chain)
 	switch {
 	case err == nil:
 		next := stored + 1

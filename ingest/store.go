@@ -36,8 +36,8 @@ func (s *patientStore) retry(ctx context.Context, what string, call func() error
 	}
 }
 
-func (s *patientStore) LatestBlock(ctx context.Context, chain chainquery.Chain) (n uint64, err error) {
-	err = s.retry(ctx, "LatestBlock", func() error { n, err = s.EVMStore.LatestBlock(ctx, chain); return err })
+func (s *patientStore) HeadBlock(ctx context.Context, chain chainquery.Chain) (n uint64, err error) {
+	err = s.retry(ctx, "HeadBlock", func() error { n, err = s.EVMStore.HeadBlock(ctx, chain); return err })
 	return n, err
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chainquery/chainquery"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // FindBlock returns the block at number, with its transactions when full is
@@ -89,12 +90,22 @@ func findTransactions(ctx context.Context, tx pgx.Tx, chain int32, b *chainquery
 // ENOTFOUND if nothing is indexed. Blocks are written whole in one
 // transaction, so the highest one is always complete.
 func (db *DB) LatestBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
+	return db.latestBlock(ctx, db.rpool, chain)
+}
+
+// HeadBlock is LatestBlock read on the primary: what an ingester resumes
+// from must not lag behind what it wrote.
+func (db *DB) HeadBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
+	return db.latestBlock(ctx, db.wpool, chain)
+}
+
+func (db *DB) latestBlock(ctx context.Context, pool *pgxpool.Pool, chain chainquery.Chain) (uint64, error) {
 	id, err := chainID(chain)
 	if err != nil {
 		return 0, err
 	}
 	var n *int64
-	if err := db.rpool.QueryRow(ctx, qLatestBlock, id).Scan(&n); err != nil {
+	if err := pool.QueryRow(ctx, qLatestBlock, id).Scan(&n); err != nil {
 		return 0, wrap(err)
 	} else if n == nil {
 		return 0, chainquery.Errorf(chainquery.ENOTFOUND, "no block of %s is indexed yet", chain)

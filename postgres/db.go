@@ -121,9 +121,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 }
 
 // Close closes both pools, waiting for connections in use to be returned.
-func (db *DB) Close() {
+func (db *DB) Close() error {
 	db.rpool.Close()
 	db.wpool.Close()
+	return nil
 }
 
 // Ping checks that the read server and the primary answer. It returns

@@ -97,7 +97,7 @@ func MustOpen(tb testing.TB, dsn string, opts Options) *DB {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(db.Close)
+	tb.Cleanup(func() { db.Close() })
 	return db
 }
 

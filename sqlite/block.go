@@ -106,3 +106,9 @@ func (db *DB) BlockHash(ctx context.Context, chain chainquery.Chain, number uint
 	}
 	return h, wrap(err)
 }
+
+// HeadBlock returns the highest stored block number of chain. Readers and the
+// writer share one file, so this is LatestBlock.
+func (db *DB) HeadBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
+	return db.LatestBlock(ctx, chain)
+}

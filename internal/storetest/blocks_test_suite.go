@@ -65,11 +65,15 @@ func testBlocks(t *testing.T, s Store) {
 		for chain, want := range map[chainquery.Chain]uint64{chainquery.Polygon: PolygonLaterBlock, chainquery.Ethereum: EthereumBlock} {
 			got, err := s.LatestBlock(ctx, chain)
 			must(t, err)
-			if got != want {
-				t.Fatalf("latest %s = %d, want %d", chain, got, want)
+			head, err := s.HeadBlock(ctx, chain)
+			must(t, err)
+			if got != want || head != want {
+				t.Fatalf("latest %s = %d, head %d, want %d", chain, got, head, want)
 			}
 		}
 		_, err := s.LatestBlock(ctx, chainquery.Base)
+		wantCode(t, err, chainquery.ENOTFOUND)
+		_, err = s.HeadBlock(ctx, chainquery.Base)
 		wantCode(t, err, chainquery.ENOTFOUND)
 	})
 	t.Run("BlockHash", func(t *testing.T) {
