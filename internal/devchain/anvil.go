@@ -57,10 +57,11 @@ type Anvil struct {
 	URL     string
 	ChainID uint64
 
-	cmd  *exec.Cmd
-	done chan struct{}
-	mu   sync.Mutex
-	tail []string // last lines of output, for error messages
+	cmd   *exec.Cmd
+	done  chan struct{}
+	cache string // --cache-path, removed by Close
+	mu    sync.Mutex
+	tail  []string // last lines of output, for error messages
 }
 
 var listening = regexp.MustCompile(`Listening on (127\.0\.0\.1:\d+)`)
@@ -72,7 +73,15 @@ func StartAnvil(ctx context.Context, chainID uint64, args ...string) (*Anvil, er
 	if err != nil {
 		return nil, err
 	}
-	args = append([]string{"--host", "127.0.0.1", "--port", "0", "--chain-id", strconv.FormatUint(chainID, 10)}, args...)
+	// anvil keeps the states of older blocks on disk (about 0.7 GB for a few
+	// thousand busy blocks) and, when killed, leaves them behind in
+	// ~/.foundry/anvil/tmp: they filled this machine's disk once. Each node
+	// gets its own cache directory, removed by Close.
+	cache, err := os.MkdirTemp("", "chainquery-anvil-*")
+	if err != nil {
+		return nil, err
+	}
+	args = append([]string{"--host", "127.0.0.1", "--port", "0", "--chain-id", strconv.FormatUint(chainID, 10), "--cache-path", cache}, args...)
 	cmd := exec.Command(path, args...)
 	if cpus := os.Getenv("CHAINQUERY_ANVIL_CPUS"); cpus != "" {
 		// Benchmarks pin the node to its own CPUs (taskset), as a node on
@@ -83,13 +92,15 @@ func StartAnvil(ctx context.Context, chainID uint64, args ...string) (*Anvil, er
 	detach(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
+		os.RemoveAll(cache)
 		return nil, err
 	}
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
+		os.RemoveAll(cache)
 		return nil, fmt.Errorf("start anvil: %w", err)
 	}
-	a := &Anvil{ChainID: chainID, cmd: cmd, done: make(chan struct{})}
+	a := &Anvil{ChainID: chainID, cmd: cmd, done: make(chan struct{}), cache: cache}
 	addr := make(chan string, 1)
 	go func() {
 		defer close(a.done)
@@ -117,6 +128,7 @@ func StartAnvil(ctx context.Context, chainID uint64, args ...string) (*Anvil, er
 		a.URL = "http://" + a.URL
 		return a, nil
 	case <-a.done:
+		os.RemoveAll(cache)
 		return nil, fmt.Errorf("anvil exited before listening: %s", a.output())
 	case <-time.After(30 * time.Second):
 		a.Close()
@@ -146,5 +158,5 @@ func (a *Anvil) Close() error {
 		a.cmd.Process.Kill()
 		<-a.done
 	}
-	return nil
+	return os.RemoveAll(a.cache)
 }
