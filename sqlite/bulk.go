@@ -22,21 +22,24 @@ type bulkInsert struct {
 	args  []any
 }
 
-// bulkTable is a table written in bulk: its single-row and its bulkRows-row
-// INSERT statements.
+// bulkTable is a table written in bulk: its INSERT statements for 64, 32,
+// 16, 8, 4, 2 and 1 rows, so that any number of rows goes in at most
+// log2(bulkRows)+1 statements.
 type bulkTable struct {
-	cols      int
-	one, many string
+	cols  int
+	sizes []int    // bulkRows, bulkRows/2, ..., 1
+	stmts []string // the INSERT of sizes[i] rows
 }
 
 func newBulkTable(table string, columns ...string) bulkTable {
 	head := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES "
 	tuple := "(" + placeholders(len(columns)) + ")"
-	return bulkTable{
-		cols: len(columns),
-		one:  head + tuple,
-		many: head + strings.TrimSuffix(strings.Repeat(tuple+", ", bulkRows), ", "),
+	t := bulkTable{cols: len(columns)}
+	for n := bulkRows; n >= 1; n /= 2 {
+		t.sizes = append(t.sizes, n)
+		t.stmts = append(t.stmts, head+strings.TrimSuffix(strings.Repeat(tuple+", ", n), ", "))
 	}
+	return t
 }
 
 func newBulkInsert(db *DB, tx *sql.Tx, t bulkTable) *bulkInsert {
@@ -58,21 +61,17 @@ func (b *bulkInsert) add(ctx context.Context, values ...any) error {
 // flush inserts the buffered rows.
 func (b *bulkInsert) flush(ctx context.Context) error {
 	defer func() { clear(b.args); b.args = b.args[:0] }()
-	if len(b.args) == bulkRows*b.table.cols {
-		stmt, err := b.db.txStmt(ctx, b.tx, b.table.many)
-		if err != nil {
-			return err
-		}
-		_, err = stmt.ExecContext(ctx, b.args...)
-		return err
-	}
-	stmt, err := b.db.txStmt(ctx, b.tx, b.table.one)
-	if err != nil {
-		return err
-	}
-	for i := 0; i < len(b.args); i += b.table.cols {
-		if _, err := stmt.ExecContext(ctx, b.args[i:i+b.table.cols]...); err != nil {
-			return err
+	args := b.args
+	for i, n := range b.table.sizes {
+		for len(args) >= n*b.table.cols {
+			stmt, err := b.db.txStmt(ctx, b.tx, b.table.stmts[i])
+			if err != nil {
+				return err
+			}
+			if _, err := stmt.ExecContext(ctx, args[:n*b.table.cols]...); err != nil {
+				return err
+			}
+			args = args[n*b.table.cols:]
 		}
 	}
 	return nil

@@ -278,7 +278,7 @@ var (
 func writeStatements() []string {
 	qs := append([]string{qBlockVersion, qDeleteOrphan, qTopHeight}, qDeleteHeight...)
 	for _, t := range []bulkTable{blocksTable, transactionsTable, logsTable, tracesTable} {
-		qs = append(qs, t.one, t.many)
+		qs = append(qs, t.stmts...)
 	}
 	return qs
 }

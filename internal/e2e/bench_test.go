@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -187,4 +188,13 @@ func (s *timedStore) WriteBlocks(ctx context.Context, chain chainquery.Chain, bl
 	start := time.Now()
 	defer func() { s.secs += time.Since(start).Seconds() }()
 	return s.DB.WriteBlocks(ctx, chain, blocks)
+}
+
+// TestMain stops the benchmark chain's node, if a benchmark started one.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchChain.node != nil {
+		benchChain.node.Close()
+	}
+	os.Exit(code)
 }
