@@ -3,6 +3,7 @@ package chainquery
 import (
 	"context"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -180,4 +181,62 @@ type TraceService interface {
 	// and the number of traces that match over all pages. Ranges outside what
 	// is indexed give an empty page, not an error.
 	FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int, error)
+}
+
+// BlockRange turns f's range (blocks or datetimes) and its MinTime into an
+// inclusive block range, asking the store two questions about block
+// timestamps: firstAtOrAfter(ts) is the first block stamped at or after the
+// unix second ts, lastAtOrBefore(ts) the last one stamped at or before it,
+// ok false when there is none. ok is false when nothing indexed can match.
+func (f *TraceFilter) BlockRange(firstAtOrAfter, lastAtOrBefore func(ts int64) (uint64, bool, error)) (lo, hi uint64, ok bool, err error) {
+	// Block times are whole seconds: a fractional start rounds up.
+	ceil := func(t time.Time) int64 {
+		if t.Nanosecond() > 0 {
+			return t.Unix() + 1
+		}
+		return t.Unix()
+	}
+	switch {
+	case f.FromBlock != nil && f.ToBlock != nil:
+		lo, hi = *f.FromBlock, *f.ToBlock
+	case f.FromTime != nil && f.ToTime != nil:
+		if lo, ok, err = firstAtOrAfter(ceil(*f.FromTime)); !ok || err != nil {
+			return 0, 0, false, err
+		}
+		if hi, ok, err = lastAtOrBefore(f.ToTime.Unix()); !ok || err != nil {
+			return 0, 0, false, err
+		}
+	default:
+		return 0, 0, false, Errorf(EINVALID, "a block range or a datetime range is required")
+	}
+	if !f.MinTime.IsZero() {
+		m, ok, err := firstAtOrAfter(ceil(f.MinTime))
+		if !ok || err != nil {
+			return 0, 0, false, err
+		}
+		lo = max(lo, m)
+	}
+	return lo, hi, lo <= hi, nil
+}
+
+// AddressWalk says how a store finds the traces of an address filter: one
+// index walk per address of walk, on the sender's index when fromIndex is set
+// and on the recipient's otherwise, keeping only recipients in also (the
+// from+to case). Duplicates are removed; walk is empty without a filter.
+func (f *TraceFilter) AddressWalk() (fromIndex bool, walk, also []Address) {
+	from, to := uniqueAddresses(f.FromAddresses), uniqueAddresses(f.ToAddresses)
+	if len(from) > 0 {
+		return true, from, to
+	}
+	return false, to, nil
+}
+
+func uniqueAddresses(addrs []Address) []Address {
+	var out []Address
+	for i, a := range addrs {
+		if !slices.Contains(addrs[:i], a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/chainquery/chainquery"
 	"github.com/jackc/pgx/v5"
@@ -61,50 +59,20 @@ func (db *DB) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]*chai
 	return out, count, wrap(rows.Err())
 }
 
-// traceBlockRange turns the filter's range (blocks or datetimes) and the
-// chain's trace history start into an inclusive block range; ok is false when
-// nothing indexed can match.
+// traceBlockRange resolves the filter's range to blocks with two seeks on
+// blocks_timestamp (chainquery.TraceFilter.BlockRange says how).
 func traceBlockRange(ctx context.Context, tx pgx.Tx, chain int32, f *chainquery.TraceFilter) (lo, hi uint64, ok bool, err error) {
-	switch {
-	case f.FromBlock != nil && f.ToBlock != nil:
-		lo, hi = *f.FromBlock, *f.ToBlock
-	case f.FromTime != nil && f.ToTime != nil:
-		if lo, ok, err = firstBlockAtOrAfter(ctx, tx, chain, *f.FromTime); !ok || err != nil {
-			return 0, 0, false, err
+	seek := func(q string) func(int64) (uint64, bool, error) {
+		return func(ts int64) (uint64, bool, error) {
+			var n int64
+			err := tx.QueryRow(ctx, q, chain, ts).Scan(&n)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return 0, false, nil
+			}
+			return uint64(n), err == nil, err
 		}
-		if hi, ok, err = blockNumberQuery(ctx, tx, qLastBlockAtOrBefore, chain, f.ToTime.Unix()); !ok || err != nil {
-			return 0, 0, false, err
-		}
-	default:
-		return 0, 0, false, chainquery.Errorf(chainquery.EINVALID, "a block range or a datetime range is required")
 	}
-	if !f.MinTime.IsZero() {
-		m, ok, err := firstBlockAtOrAfter(ctx, tx, chain, f.MinTime)
-		if !ok || err != nil {
-			return 0, 0, false, err
-		}
-		lo = max(lo, m)
-	}
-	return lo, hi, lo <= hi, nil
-}
-
-func firstBlockAtOrAfter(ctx context.Context, tx pgx.Tx, chain int32, t time.Time) (uint64, bool, error) {
-	ts := t.Unix()
-	if t.Nanosecond() > 0 { // block times are whole seconds
-		ts++
-	}
-	return blockNumberQuery(ctx, tx, qFirstBlockAtOrAfter, chain, ts)
-}
-
-func blockNumberQuery(ctx context.Context, tx pgx.Tx, q string, chain int32, ts int64) (uint64, bool, error) {
-	var n int64
-	err := tx.QueryRow(ctx, q, chain, ts).Scan(&n)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, false, nil
-	} else if err != nil {
-		return 0, false, err
-	}
-	return uint64(n), true, nil
+	return f.BlockRange(seek(qFirstBlockAtOrAfter), seek(qLastBlockAtOrBefore))
 }
 
 // traceQuery builds the count and page statements of one Filter Traces
@@ -129,22 +97,20 @@ func (a *args) add(v any) string {
 
 func newTraceQuery(chain int32, lo, hi uint64, f chainquery.TraceFilter) *traceQuery {
 	q := &traceQuery{chain: chain, lo: int64(lo), hi: int64(hi), page: f.Page}
-	from, to := uniqueAddrs(f.FromAddresses), uniqueAddrs(f.ToAddresses)
-	switch {
-	case len(from) > 0:
-		q.walk, q.walkAddr, q.also = "from_addr", from, to
-	case len(to) > 0:
-		q.walk, q.walkAddr = "to_addr", to
+	fromIndex, walk, also := f.AddressWalk()
+	if len(walk) > 0 {
+		q.walk, q.walkAddr, q.also = "to_addr", blobs(walk), blobs(also)
+		if fromIndex {
+			q.walk = "from_addr"
+		}
 	}
 	return q
 }
 
-func uniqueAddrs(addrs []chainquery.Address) [][]byte {
-	var out [][]byte
-	for i, a := range addrs {
-		if !slices.Contains(addrs[:i], a) {
-			out = append(out, a[:])
-		}
+func blobs(addrs []chainquery.Address) [][]byte {
+	out := make([][]byte, len(addrs))
+	for i := range addrs {
+		out[i] = addrs[i][:]
 	}
 	return out
 }
