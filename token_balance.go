@@ -87,6 +87,15 @@ type TokenBalanceWriter interface {
 
 	// WriteTokens inserts or replaces token registry entries.
 	WriteTokens(ctx context.Context, tokens []*Token) error
+
+	// SolanaCursor returns the last slot WriteTokenBalances recorded, ok
+	// false when none: where a restarted ingester resumes.
+	SolanaCursor(ctx context.Context) (slot uint64, ok bool, err error)
+
+	// LatestOwner returns the owner of account's latest stored change that
+	// names one, ok false when none does: changes whose node answer has no
+	// owner keep the account's known owner rather than inventing one.
+	LatestOwner(ctx context.Context, account PublicKey) (owner PublicKey, ok bool, err error)
 }
 
 // ErrIndexedUpTo is the ENOTFOUND answer for a snapshot later than the

@@ -134,3 +134,35 @@ func (db *DB) WriteTokens(ctx context.Context, tokens []*chainquery.Token) error
 		mints, names, symbols, decimals)
 	return wrap(err)
 }
+
+// SolanaCursor returns the last slot WriteTokenBalances recorded, read on the
+// primary: a resuming ingester must not trust a lagging replica.
+func (db *DB) SolanaCursor(ctx context.Context) (uint64, bool, error) {
+	var slot int64
+	err := db.wpool.QueryRow(ctx, `SELECT slot FROM solana_cursor WHERE id = 1`).Scan(&slot)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	} else if err != nil {
+		return 0, false, wrap(err)
+	}
+	return uint64(slot), true, nil
+}
+
+// LatestOwner returns the owner of account's latest change that names one,
+// read on the primary for the same reason.
+func (db *DB) LatestOwner(ctx context.Context, account chainquery.PublicKey) (chainquery.PublicKey, bool, error) {
+	var owner chainquery.PublicKey
+	var b []byte
+	err := db.wpool.QueryRow(ctx, `SELECT owner FROM token_balances WHERE account = $1 AND owner IS NOT NULL
+		ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`, account[:]).Scan(&b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return owner, false, nil
+	} else if err != nil {
+		return owner, false, wrap(err)
+	}
+	if len(b) != len(owner) {
+		return owner, false, errors.New("postgres: stored owner is not 32 bytes")
+	}
+	copy(owner[:], b)
+	return owner, true, nil
+}

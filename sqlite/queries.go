@@ -35,5 +35,9 @@ const (
 	qTokenBalance = `SELECT owner, mint, amount, decimals, block_time, slot FROM token_balances
 		WHERE account = ? AND block_time <= ? ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`
 
+	// The primary key walked backwards from the account's latest change.
+	qLatestOwner = `SELECT owner FROM token_balances WHERE account = ? AND owner IS NOT NULL
+		ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`
+
 	qAPIKeyByHash = `SELECT name, hash, endpoints, created_at FROM api_keys WHERE hash = ?`
 )

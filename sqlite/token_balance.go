@@ -106,3 +106,27 @@ func (db *DB) WriteTokens(ctx context.Context, tokens []*chainquery.Token) error
 	}
 	return wrap(tx.Commit())
 }
+
+// SolanaCursor returns the last slot WriteTokenBalances recorded.
+func (db *DB) SolanaCursor(ctx context.Context) (uint64, bool, error) {
+	var slot int64
+	err := db.wdb.QueryRowContext(ctx, `SELECT slot FROM solana_cursor WHERE id = 1`).Scan(&slot)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	} else if err != nil {
+		return 0, false, wrap(err)
+	}
+	return uint64(slot), true, nil
+}
+
+// LatestOwner returns the owner of account's latest change that names one.
+func (db *DB) LatestOwner(ctx context.Context, account chainquery.PublicKey) (chainquery.PublicKey, bool, error) {
+	var owner chainquery.PublicKey
+	err := db.rdb.QueryRowContext(ctx, qLatestOwner, account[:]).Scan(fixedCol(owner[:]))
+	if errors.Is(err, sql.ErrNoRows) {
+		return owner, false, nil
+	} else if err != nil {
+		return owner, false, wrap(err)
+	}
+	return owner, true, nil
+}

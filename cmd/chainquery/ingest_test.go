@@ -107,7 +107,7 @@ func TestIngestEVM_Usage(t *testing.T) {
 		want string
 	}{
 		{"ErrNoSubcommand", []string{"ingest"}, "ingest needs a subcommand: evm"},
-		{"ErrUnknownSubcommand", []string{"ingest", "solana"}, `unknown ingest subcommand "solana"`},
+		{"ErrUnknownSubcommand", []string{"ingest", "bitcoin"}, `unknown ingest subcommand "bitcoin"`},
 		{"ErrChainMissing", base, "--chain is required"},
 		{"ErrRPCMissing", []string{"ingest", "evm", "--chain", "polygon"}, "--rpc is required"},
 		{"ErrUnknownChain", append(base, "--chain", "dogecoin"), `--chain "dogecoin" is not an EVM chain: use one of ethereum, polygon, base, arbitrum, optimism, binance, avalanche, gnosis`},

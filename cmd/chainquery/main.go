@@ -119,6 +119,8 @@ Usage:
 Commands:
   serve         serve the HTTP API (with --config, also follow chains)
   ingest evm    ingest an EVM chain from a JSON-RPC node
+  ingest solana ingest Solana token balances from a Solana RPC node
+  registry import  load a Solana token list into the token registry
   dev           run a local chain, index it and serve it: a demo in one command
   keys create   create an API key and print it (the only time it is shown)
   keys list     list API keys: name, endpoints, creation time
@@ -147,7 +149,17 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 	case "keys":
 		return m.parseKeys(rest)
 	case "ingest":
+		if len(rest) > 0 && rest[0] == "solana" {
+			c, err := m.parseIngestSolana(rest[1:])
+			if err != nil {
+				return err
+			}
+			m.cmd = c
+			return nil
+		}
 		return m.parseIngest(rest)
+	case "registry":
+		return m.parseRegistry(rest)
 	case "dev":
 		c, err := m.parseDev(rest)
 		if err != nil {

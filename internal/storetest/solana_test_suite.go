@@ -76,6 +76,23 @@ func testTokenBalances(t *testing.T, s Store) {
 			t.Fatalf("detail = %q", msg)
 		}
 	})
+	t.Run("Cursor", func(t *testing.T) {
+		slot, ok, err := s.SolanaCursor(ctx)
+		must(t, err)
+		if !ok || slot != SolanaCursor {
+			t.Fatalf("cursor %d, %v; want %d", slot, ok, SolanaCursor)
+		}
+	})
+	t.Run("LatestOwner", func(t *testing.T) {
+		owner, ok, err := s.LatestOwner(ctx, WalletAcct)
+		must(t, err)
+		if !ok || owner != Wallet {
+			t.Fatalf("owner %s, %v", owner, ok)
+		}
+		if _, ok, err := s.LatestOwner(ctx, OrphanAcct); err != nil || ok {
+			t.Fatalf("an owner was invented for an account that never named one: %v, %v", ok, err)
+		}
+	})
 	t.Run("CursorMoves", func(t *testing.T) {
 		later := SolanaCursorTime.Add(time.Hour)
 		must(t, s.WriteTokenBalances(ctx, nil, SolanaCursor+9000, later))
@@ -90,6 +107,9 @@ func testTokenBalances(t *testing.T, s Store) {
 func testTokenBalancesEmpty(t *testing.T, s Store) {
 	_, err := s.FindTokenBalance(context.Background(), chainquery.TokenBalanceFilter{Account: WalletAcct, At: SolanaT2})
 	wantCode(t, err, chainquery.ENOTFOUND)
+	if _, ok, err := s.SolanaCursor(context.Background()); err != nil || ok {
+		t.Fatalf("cursor of an empty store: %v, %v", ok, err)
+	}
 }
 
 func testAPIKeys(t *testing.T, s Store) {

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/ingest"
+	"github.com/chainquery/chainquery/solana"
+)
+
+const ingestSolanaUsage = `Usage: chainquery ingest solana --db DSN --rpc URL [--from-slot N] [--to-slot N | --follow]
+                             [--concurrency N] [--batch N] [--metadata=false]
+
+Ingests the SPL token balance changes of Solana mainnet from a JSON-RPC node:
+getBlocks lists the confirmed blocks (skipped slots are simply absent) and
+getBlock fetches each (full transactions, version 0 included, no rewards).
+Every batch of blocks is one database transaction that also records the last
+slot, so what is stored is always a whole prefix of the chain.
+
+The stores cannot report that slot yet, so give --from-slot (the slot after
+the last one a previous run logged) to resume. Without --to-slot or --follow
+it stops at the node's confirmed slot; --follow keeps polling it until
+SIGINT or SIGTERM.
+
+With --metadata (the default) it also fills the token registry with the
+Metaplex metadata (name, symbol) of each mint it sees for the first time.
+`
+
+// ingestSolanaCmd ingests Solana token balances.
+type ingestSolanaCmd struct {
+	db          dsn
+	rpc         string
+	from, to    *uint64
+	follow      bool
+	metadata    bool
+	concurrency int
+	batch       int
+	log         logOptions
+	pg          pgOptions
+}
+
+func (m *Main) parseIngestSolana(args []string) (*ingestSolanaCmd, error) {
+	c := &ingestSolanaCmd{}
+	fs := newFlagSet("chainquery ingest solana")
+	db := dsnVar(fs, "db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
+	fs.StringVar(&c.rpc, "rpc", "", "`URL` of a Solana JSON-RPC node (http or https)")
+	fs.Var(optUint64{&c.from}, "from-slot", "first slot `N`")
+	fs.Var(optUint64{&c.to}, "to-slot", "last slot `N`; stop there")
+	fs.BoolVar(&c.follow, "follow", false, "keep following the confirmed slot until stopped (excludes --to-slot)")
+	fs.BoolVar(&c.metadata, "metadata", true, "fill the token registry from Metaplex metadata of new mints")
+	fs.IntVar(&c.concurrency, "concurrency", 2, "batches fetched at once (`N`)")
+	fs.IntVar(&c.batch, "batch", 4, "blocks per getBlock batch and per database transaction (`N`)")
+	c.log.register(fs, slog.LevelInfo)
+	c.pg.register(fs)
+	if err := m.parse(fs, args, ingestSolanaUsage+dsnUsage); err != nil {
+		return nil, err
+	}
+	help := fs.Name() + " -h"
+	if err := required(fs, "rpc"); err != nil {
+		return nil, err
+	}
+	var err error
+	if c.db, err = parseDBFlag(help, db.s); err != nil {
+		return nil, err
+	}
+	if err := c.pg.check(help, c.db, flagsSet(fs)); err != nil {
+		return nil, err
+	}
+	if err := checkRPC(c.rpc); err != nil {
+		return nil, usagef(help, "--rpc %s", err)
+	}
+	if err := checkRange(c.concurrency, maxConcurrency); err != nil {
+		return nil, usagef(help, "--concurrency %s", err)
+	}
+	if err := checkRange(c.batch, 100); err != nil {
+		return nil, usagef(help, "--batch %s", err)
+	}
+	switch {
+	case c.to != nil && c.follow:
+		return nil, usagef(help, "--to-slot and --follow exclude each other: --to-slot stops at a slot, --follow never stops")
+	case c.to != nil && c.from != nil && *c.from > *c.to:
+		return nil, usagef(help, "--from-slot %d is after --to-slot %d", *c.from, *c.to)
+	case c.from == nil && !c.follow:
+		return nil, usagef(help, "--from-slot is required (the stores cannot report where a previous run stopped yet)")
+	}
+	return c, c.log.check(help)
+}
+
+func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
+	tty := isTerminal(m.Stderr)
+	var logw io.Writer = m.Stderr
+	interval := 10 * time.Second
+	if tty {
+		logw, interval = lineClearer{m.Stderr}, time.Second
+	}
+	logger := redactLogger(c.log.logger(logw), c.rpc, redactURL(c.rpc)).With("chain", "solana")
+	store, err := m.openStore(ctx, c.db, storeOptions{pg: c.pg})
+	if err != nil {
+		return err
+	}
+	w, ok := store.(chainquery.TokenBalanceWriter)
+	if !ok {
+		return errors.New("this database cannot store Solana token balances")
+	}
+	src := solana.NewClient(c.rpc)
+	src.RPC.Logger = logger
+	e := &ingest.Solana{Store: w, Source: src, Logger: logger, From: c.from, To: c.to, Follow: c.follow,
+		Concurrency: c.concurrency, BatchSlots: c.batch, Metadata: c.metadata,
+		Progress: &ingest.Progress{Chain: "solana"}}
+
+	sctx, stop := context.WithCancel(ctx)
+	shown := make(chan struct{})
+	go func() {
+		defer close(shown)
+		e.Progress.Show(sctx, m.Stderr, tty, logger, interval)
+	}()
+	err = e.Run(ctx)
+	stop()
+	<-shown
+
+	s := e.Progress.Snapshot()
+	attrs := []any{"blocks", s.Blocks, "rows", s.Rows, "last_slot", s.Last}
+	switch {
+	case err != nil:
+		return redactErr(err, c.rpc)
+	case ctx.Err() != nil:
+		logger.Info(fmt.Sprintf("stopped: rerun with --from-slot %d to resume", s.Last+1), attrs...)
+	default:
+		logger.Info("done", attrs...)
+	}
+	return nil
+}
+
+const registryUsage = `Usage: chainquery registry import --db DSN FILE
+
+Loads a token list in the Solana token-list JSON format ({"tokens": [{"chainId",
+"address", "name", "symbol", "decimals"}, ...]}) into the token registry that
+include_metadata=true answers from. Mainnet entries (chainId 101, or none)
+are kept; an entry replaces what the registry held for its mint.
+`
+
+// registryImportCmd loads a token list into the registry.
+type registryImportCmd struct {
+	db   dsn
+	file string
+}
+
+// parseRegistry parses the registry subcommands; only import exists.
+func (m *Main) parseRegistry(args []string) error {
+	if len(args) == 0 || args[0] != "import" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "help" || args[0] == "--help") {
+			fmt.Fprint(m.Stdout, registryUsage)
+			return flag.ErrHelp
+		}
+		return usagef("chainquery registry import -h", "registry needs a subcommand: import")
+	}
+	c := &registryImportCmd{}
+	fs := newFlagSet("chainquery registry import")
+	db := dsnVar(fs, "db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
+	// The file is the one positional argument; parse refuses positionals,
+	// so it is taken off the end first.
+	rest := args[1:]
+	if n := len(rest); n > 0 && (len(rest[n-1]) == 0 || rest[n-1][0] != '-') && (n < 2 || rest[n-2] != "--db") {
+		c.file, rest = rest[n-1], rest[:n-1]
+	}
+	if err := m.parse(fs, rest, registryUsage+dsnUsage); err != nil {
+		return err
+	}
+	help := fs.Name() + " -h"
+	if c.file == "" {
+		return usagef(help, "the token list FILE is required")
+	}
+	var err error
+	if c.db, err = parseDBFlag(help, db.s); err != nil {
+		return err
+	}
+	m.cmd = c
+	return nil
+}
+
+func (c *registryImportCmd) run(ctx context.Context, m *Main) error {
+	f, err := os.Open(c.file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	tokens, err := solana.ReadTokenList(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.file, err)
+	}
+	store, err := m.openStore(ctx, c.db, storeOptions{})
+	if err != nil {
+		return err
+	}
+	w, ok := store.(chainquery.TokenBalanceWriter)
+	if !ok {
+		return errors.New("this database has no token registry")
+	}
+	if err := w.WriteTokens(ctx, tokens); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(m.Stdout, "imported %d tokens from %s\n", len(tokens), c.file)
+	return err
+}

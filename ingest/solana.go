@@ -1,0 +1,399 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/solana"
+)
+
+// SolanaSource is what the Solana loop reads from a node; solana.Client
+// implements it.
+type SolanaSource interface {
+	// Slot returns the node's confirmed slot.
+	Slot(ctx context.Context) (uint64, error)
+	// Blocks returns the slots from..to (inclusive) holding a confirmed
+	// block, in order; skipped slots are absent.
+	Blocks(ctx context.Context, from, to uint64) ([]uint64, error)
+	// RawBlocks returns the getBlock results of slots, JSON null where the
+	// node has no block.
+	RawBlocks(ctx context.Context, slots []uint64) ([]json.RawMessage, error)
+}
+
+// AccountSource reads account data; a SolanaSource that implements it lets
+// the loop fill the token registry from Metaplex metadata.
+type AccountSource interface {
+	Accounts(ctx context.Context, addrs []chainquery.PublicKey) ([][]byte, error)
+}
+
+// SolanaCursorReader is the read of the Solana cursor that resuming needs.
+// No store implements it yet; the loop uses it as soon as one does, and
+// until then starts from Solana.From.
+type SolanaCursorReader interface {
+	// SolanaCursor returns the last ingested slot, and ok false when none.
+	SolanaCursor(ctx context.Context) (slot uint64, ok bool, err error)
+}
+
+// SolanaOwnerReader is the read of an account's latest known owner that
+// carrying owners across restarts needs. No store implements it yet; until
+// one does, an owner is carried only within one process.
+type SolanaOwnerReader interface {
+	// LatestOwner returns the owner of account's latest stored row that has
+	// one, and ok false when none has.
+	LatestOwner(ctx context.Context, account chainquery.PublicKey) (owner chainquery.PublicKey, ok bool, err error)
+}
+
+// Solana ingests SPL token balance changes. Each batch of slots is one store
+// transaction that also moves the cursor to the batch's last block, so what
+// is stored is always a whole prefix of the chain.
+type Solana struct {
+	Store  chainquery.TokenBalanceWriter
+	Source SolanaSource
+	Logger *slog.Logger
+
+	From         *uint64 // first slot when the store has no cursor; nil: the head when following
+	To           *uint64 // last slot; nil: follow (with Follow) or stop at the current head
+	Follow       bool
+	Concurrency  int           // batches solanaBatch at once
+	BatchSlots   int           // blocks per getBlock batch and per store transaction
+	Window       uint64        // slots listed per getBlocks call
+	PollInterval time.Duration // wait between head checks when caught up
+	NullRetries  int           // how often a listed block that comes back null is asked again
+	NullWait     time.Duration // first wait before asking again; doubles
+	Metadata     bool          // fill the registry from Metaplex metadata of new mints
+	StoreRetry   time.Duration // first wait when the store is unavailable
+
+	Progress *Progress // optional
+
+	extractor *solana.Extractor
+	mints     map[chainquery.PublicKey]bool // mints whose metadata was looked up
+	asked     map[chainquery.PublicKey]bool // accounts whose owner the store was asked for
+	patience  *patientStore
+}
+
+func (e *Solana) defaults() {
+	if e.Logger == nil {
+		e.Logger = slog.New(slog.DiscardHandler)
+	}
+	if e.Concurrency < 1 {
+		e.Concurrency = 2
+	}
+	if e.BatchSlots < 1 {
+		e.BatchSlots = 4
+	}
+	if e.Window == 0 {
+		e.Window = 1000
+	}
+	if e.PollInterval <= 0 {
+		e.PollInterval = time.Second
+	}
+	if e.NullRetries < 1 {
+		e.NullRetries = 8
+	}
+	if e.NullWait <= 0 {
+		e.NullWait = 500 * time.Millisecond
+	}
+	if e.StoreRetry <= 0 {
+		e.StoreRetry = time.Second
+	}
+	if e.extractor == nil {
+		e.extractor = solana.NewExtractor()
+		e.mints = make(map[chainquery.PublicKey]bool)
+		e.asked = make(map[chainquery.PublicKey]bool)
+	}
+	e.patience = &patientStore{chain: "solana", logger: e.Logger, min: e.StoreRetry, max: 30 * time.Second}
+}
+
+// Run ingests until To is reached, or until ctx ends when following. It
+// returns nil when done or stopped by ctx, and an error naming the slot and
+// cause when retrying cannot help.
+func (e *Solana) Run(ctx context.Context) error {
+	e.defaults()
+	next, err := e.start(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("solana: %w", err)
+	}
+	for ctx.Err() == nil {
+		head, err := e.Source.Slot(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return fmt.Errorf("solana: getSlot: %w", err)
+		}
+		target := head
+		if e.To != nil && (!e.Follow || *e.To < target) {
+			target = min(*e.To, target)
+		}
+		if e.Progress != nil {
+			e.Progress.SetHead(head, target)
+		}
+		if next > target {
+			if e.To != nil && next > *e.To {
+				e.Logger.Info("ingestion done", "chain", "solana", "last", *e.To)
+				return nil
+			}
+			if !e.Follow && e.To == nil {
+				e.Logger.Info("caught up with the node", "chain", "solana", "last", next-1)
+				return nil
+			}
+			if !sleep(ctx, e.PollInterval) {
+				break
+			}
+			continue
+		}
+		end := min(target, next+e.Window-1)
+		slots, err := e.Source.Blocks(ctx, next, end)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return fmt.Errorf("solana: getBlocks %d-%d: %w", next, end, err)
+		}
+		if err := e.ingest(ctx, slots); err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return fmt.Errorf("solana: %w", err)
+		}
+		next = end + 1
+	}
+	return nil
+}
+
+// start returns the first slot to ingest: after the stored cursor when the
+// store can tell it, else From, else the head when following.
+func (e *Solana) start(ctx context.Context) (uint64, error) {
+	if r, ok := e.Store.(SolanaCursorReader); ok {
+		slot, ok, err := r.SolanaCursor(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("read the cursor: %w", err)
+		}
+		if ok {
+			e.Logger.Info("resuming after the stored cursor", "chain", "solana", "slot", slot)
+			return slot + 1, nil
+		}
+	}
+	if e.From != nil {
+		return *e.From, nil
+	}
+	if e.Follow {
+		return e.Source.Slot(ctx)
+	}
+	return 0, errors.New("no start slot: the store has no cursor and no --from-slot was given")
+}
+
+// solanaBatch is one batch of blocks, decoded.
+type solanaBatch struct {
+	slots  []uint64
+	blocks []*solana.Block
+	err    error
+}
+
+// ingest fetches the blocks of slots, Concurrency batches at a time, and
+// writes them in order: a batch is written only after every earlier one.
+func (e *Solana) ingest(ctx context.Context, slots []uint64) error {
+	var batches [][]uint64
+	for lo := 0; lo < len(slots); lo += e.BatchSlots {
+		batches = append(batches, slots[lo:min(lo+e.BatchSlots, len(slots))])
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]chan solanaBatch, len(batches))
+	for i := range results {
+		results[i] = make(chan solanaBatch, 1)
+	}
+	sem := make(chan struct{}, e.Concurrency)
+	go func() {
+		for i, b := range batches {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			go func() {
+				blocks, err := e.fetch(ctx, b)
+				results[i] <- solanaBatch{b, blocks, err}
+			}()
+		}
+	}()
+	for i := range batches {
+		var r solanaBatch
+		select {
+		case r = <-results[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		<-sem
+		if r.err != nil {
+			return r.err
+		}
+		if err := e.write(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetch returns the decoded blocks of slots. getBlocks listed every one of
+// them, so a null answer means the node is not there yet (or a load
+// balancer reached a node that is behind): it is asked again, and never
+// stored as an empty block.
+func (e *Solana) fetch(ctx context.Context, slots []uint64) ([]*solana.Block, error) {
+	raws, err := e.Source.RawBlocks(ctx, slots)
+	if err != nil {
+		return nil, err
+	}
+	wait := e.NullWait
+	for attempt := 1; ; attempt++ {
+		var missing []int
+		for i, r := range raws {
+			if len(r) == 0 || string(r) == "null" {
+				missing = append(missing, i)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+		if attempt > e.NullRetries {
+			return nil, fmt.Errorf("getBlock %d: the node listed the slot but returned no block %d times", slots[missing[0]], attempt)
+		}
+		e.Logger.Warn("node returned no block for a listed slot, retrying", "chain", "solana", "slot", slots[missing[0]], "missing", len(missing), "attempt", attempt)
+		if !sleep(ctx, wait) {
+			return nil, ctx.Err()
+		}
+		wait = min(2*wait, 30*time.Second)
+		again := make([]uint64, len(missing))
+		for j, i := range missing {
+			again[j] = slots[i]
+		}
+		res, err := e.Source.RawBlocks(ctx, again)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range missing {
+			raws[i] = res[j]
+		}
+	}
+	blocks := make([]*solana.Block, len(raws))
+	for i, r := range raws {
+		if blocks[i], err = solana.DecodeBlock(r); err != nil {
+			return nil, fmt.Errorf("getBlock %d: %w", slots[i], err)
+		}
+	}
+	return blocks, nil
+}
+
+// write extracts a batch's changes, in slot order so that owners carry
+// forward, and stores them with the cursor at the batch's last block.
+func (e *Solana) write(ctx context.Context, r solanaBatch) error {
+	var changes []*chainquery.TokenBalanceChange
+	for i, b := range r.blocks {
+		if err := e.learnOwners(ctx, b); err != nil {
+			return err
+		}
+		cs, err := e.extractor.Changes(b, r.slots[i])
+		if err != nil {
+			return err
+		}
+		changes = append(changes, cs...)
+	}
+	last := r.slots[len(r.slots)-1]
+	lastTime := r.blocks[len(r.blocks)-1].Time()
+	err := e.patience.retry(ctx, "WriteTokenBalances", func() error {
+		return e.Store.WriteTokenBalances(ctx, changes, last, lastTime)
+	})
+	if err != nil {
+		return fmt.Errorf("write slots %d-%d: %w", r.slots[0], last, err)
+	}
+	if e.Progress != nil {
+		e.Progress.AddRows(uint64(len(r.slots)), uint64(len(changes)), last)
+	}
+	if e.Metadata {
+		e.fillRegistry(ctx, changes)
+	}
+	return nil
+}
+
+// fillRegistry looks up the Metaplex metadata of the mints the run has not
+// seen before and stores what it finds. The registry is a convenience: a
+// failure is logged and ingestion goes on, and a mint is asked about once
+// per run.
+func (e *Solana) fillRegistry(ctx context.Context, changes []*chainquery.TokenBalanceChange) {
+	src, ok := e.Source.(AccountSource)
+	if !ok {
+		return
+	}
+	decimals := make(map[chainquery.PublicKey]int)
+	var mints, pdas []chainquery.PublicKey
+	for _, c := range changes {
+		if e.mints[c.Mint] {
+			continue
+		}
+		e.mints[c.Mint] = true
+		pda, _, err := solana.MetadataAddress(c.Mint)
+		if err != nil {
+			continue
+		}
+		decimals[c.Mint] = c.Decimals
+		mints, pdas = append(mints, c.Mint), append(pdas, pda)
+	}
+	if len(pdas) == 0 {
+		return
+	}
+	datas, err := src.Accounts(ctx, pdas)
+	if err != nil {
+		e.Logger.Warn("could not read token metadata", "chain", "solana", "mints", len(mints), "error", err)
+		return
+	}
+	var tokens []*chainquery.Token
+	for i, d := range datas {
+		if d == nil {
+			continue
+		}
+		m, err := solana.DecodeMetadata(d)
+		if err != nil || m.Mint != mints[i] {
+			e.Logger.Debug("unusable token metadata", "chain", "solana", "mint", mints[i], "error", err)
+			continue
+		}
+		tokens = append(tokens, &chainquery.Token{Mint: m.Mint, Name: m.Name, Symbol: m.Symbol, Decimals: decimals[m.Mint]})
+	}
+	if len(tokens) == 0 {
+		return
+	}
+	if err := e.Store.WriteTokens(ctx, tokens); err != nil {
+		e.Logger.Warn("could not store token metadata", "chain", "solana", "tokens", len(tokens), "error", err)
+	}
+}
+
+// learnOwners asks the store, once per account and run, for the owner of
+// the accounts of b that the run has not seen an owner for, so that an owner
+// carries across restarts. It does nothing when the store cannot tell.
+func (e *Solana) learnOwners(ctx context.Context, b *solana.Block) error {
+	r, ok := e.Store.(SolanaOwnerReader)
+	if !ok {
+		return nil
+	}
+	for _, acct := range b.OwnerlessAccounts() {
+		if _, known := e.extractor.Owner(acct); known || e.asked[acct] {
+			continue
+		}
+		e.asked[acct] = true
+		owner, ok, err := r.LatestOwner(ctx, acct)
+		if err != nil {
+			return fmt.Errorf("read the owner of %s: %w", acct, err)
+		}
+		if ok {
+			e.extractor.LearnOwner(acct, owner)
+		}
+	}
+	return nil
+}
