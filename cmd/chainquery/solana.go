@@ -24,8 +24,9 @@ getBlock fetches each (full transactions, version 0 included, no rewards).
 Every batch of blocks is one database transaction that also records the last
 slot, so what is stored is always a whole prefix of the chain.
 
-The stores cannot report that slot yet, so give --from-slot (the slot after
-the last one a previous run logged) to resume. Without --to-slot or --follow
+A rerun resumes after that slot whatever --from-slot says; --from-slot only
+says where an empty database starts (--follow alone starts at the node's
+confirmed slot). Without --to-slot or --follow
 it stops at the node's confirmed slot; --follow keeps polling it until
 SIGINT or SIGTERM.
 
@@ -87,8 +88,6 @@ func (m *Main) parseIngestSolana(args []string) (*ingestSolanaCmd, error) {
 		return nil, usagef(help, "--to-slot and --follow exclude each other: --to-slot stops at a slot, --follow never stops")
 	case c.to != nil && c.from != nil && *c.from > *c.to:
 		return nil, usagef(help, "--from-slot %d is after --to-slot %d", *c.from, *c.to)
-	case c.from == nil && !c.follow:
-		return nil, usagef(help, "--from-slot is required (the stores cannot report where a previous run stopped yet)")
 	}
 	return c, c.log.check(help)
 }
@@ -131,7 +130,7 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 	case err != nil:
 		return redactErr(err, c.rpc)
 	case ctx.Err() != nil:
-		logger.Info(fmt.Sprintf("stopped: rerun with --from-slot %d to resume", s.Last+1), attrs...)
+		logger.Info("stopped: a rerun resumes after the last stored slot", attrs...)
 	default:
 		logger.Info("done", attrs...)
 	}

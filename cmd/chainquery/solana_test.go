@@ -79,7 +79,7 @@ func TestIngestSolana(t *testing.T) {
 
 func TestIngestSolanaUsage(t *testing.T) {
 	for _, args := range [][]string{
-		{"ingest", "solana", "--rpc", "http://127.0.0.1:1"},
+		{"ingest", "solana", "--rpc", "http://127.0.0.1:1", "--concurrency", "0"},
 		{"ingest", "solana", "--rpc", "http://127.0.0.1:1", "--from-slot", "5", "--to-slot", "9", "--follow"},
 		{"ingest", "solana", "--rpc", "ftp://x", "--from-slot", "5"},
 		{"registry", "import", "--db", "sqlite::memory:"},
@@ -89,5 +89,10 @@ func TestIngestSolanaUsage(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, "chainquery: ") {
 			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
 		}
+	}
+	// An empty database needs a start: the stored cursor, --from-slot or --follow.
+	r := execute(t, nil, "ingest", "solana", "--db", "sqlite:"+t.TempDir()+"/db", "--rpc", "http://127.0.0.1:1")
+	if r.code != 1 || !strings.Contains(r.stderr, "no start slot") {
+		t.Errorf("empty database without --from-slot: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
