@@ -188,6 +188,7 @@ var errorResponses = []struct {
 	{http.StatusNotFound, "NotFound", "Nothing indexed answers the request, or the path does not exist."},
 	{http.StatusMethodNotAllowed, "MethodNotAllowed", "The path exists but not with this method; the Allow header lists the methods."},
 	{http.StatusRequestEntityTooLarge, "PayloadTooLarge", "The request body is larger than 64 KiB."},
+	{http.StatusTooManyRequests, "TooManyRequests", "The key's rate limit is exceeded, where rate limits are configured; the Retry-After header gives the seconds to wait."},
 	{http.StatusInternalServerError, "InternalError", "An unexpected fault; the detail never carries internals."},
 	{http.StatusServiceUnavailable, "Unavailable", "The store cannot be reached; retry later."},
 }
@@ -208,10 +209,15 @@ func buildOpenAPI(routes []route) []byte {
 	}
 	responses := obj{}
 	for _, e := range errorResponses {
-		responses = append(responses, kv{e.name, obj{
-			{"description", e.desc},
-			{"content", obj{{"application/json", obj{{"schema", ref("Error")}}}}},
-		}})
+		r := obj{{"description", e.desc}}
+		if e.status == http.StatusTooManyRequests {
+			r = append(r, kv{"headers", obj{{"Retry-After", obj{
+				{"description", "Whole seconds to wait before the key may make another request."},
+				{"schema", obj{{"type", "integer"}, {"minimum", 1}}},
+			}}}})
+		}
+		responses = append(responses, kv{e.name, append(r,
+			kv{"content", obj{{"application/json", obj{{"schema", ref("Error")}}}}})})
 	}
 	doc := obj{
 		{"openapi", "3.1.0"},
@@ -283,7 +289,7 @@ func answers(rt route, status int) bool {
 	switch status {
 	case http.StatusBadRequest:
 		return len(rt.doc.params) > 0 || rt.doc.body != nil || strings.Contains(rt.pattern, "{")
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusServiceUnavailable:
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		return keyed
 	case http.StatusNotFound:
 		return rt.doc.notFound != ""

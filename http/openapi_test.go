@@ -122,7 +122,7 @@ func TestOpenAPI_MatchesRoutes(t *testing.T) {
 			responses := op["responses"].(map[string]any)
 			want200 := []string{"200", "405", "500"}
 			if !public {
-				want200 = append(want200, "400", "401", "403", "503")
+				want200 = append(want200, "400", "401", "403", "429", "503")
 			}
 			for _, code := range want200 {
 				if _, ok := responses[code]; !ok {

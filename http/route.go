@@ -79,8 +79,9 @@ func (s *Server) newMux() http.Handler {
 }
 
 // dispatch returns the handler of one path: it picks the route of the
-// request's method, authenticates when the route needs a key, and writes the
-// error the route's handler returns.
+// request's method, authenticates when the route needs a key (and then
+// applies the key's rate limit), and writes the error the route's handler
+// returns.
 func (s *Server) dispatch(routes []route) http.Handler {
 	methods := make([]string, len(routes))
 	for i, rt := range routes {
@@ -103,6 +104,10 @@ func (s *Server) dispatch(routes []route) http.Handler {
 					return
 				}
 				info.keyName = key.Name
+				if err := s.limiter.allow(w, key.Name); err != nil {
+					s.writeError(w, r, err)
+					return
+				}
 			}
 			if err := rt.handle(w, r); err != nil {
 				s.writeError(w, r, err)

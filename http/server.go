@@ -44,6 +44,16 @@ type Config struct {
 	// interface's default, polygon from 2025-01-01T00:00:00Z; a non-nil map
 	// is used as given, and a chain missing from it has no bound.
 	TraceHistoryStart map[chainquery.Chain]time.Time
+
+	// RateLimit is how many requests per second each API key may make,
+	// counted by the key's name after authentication; 0 means no limit. A
+	// request over it gets 429 with Retry-After. /openapi.json and /healthz
+	// are never limited.
+	RateLimit float64
+
+	// RateBurst is how many requests a key may make at once before
+	// RateLimit paces it; 0 means max(1, ceil(RateLimit)).
+	RateBurst int
 }
 
 // DefaultTraceHistoryStart is the trace history of the interface ("traces
@@ -71,6 +81,7 @@ type Server struct {
 	logger       *slog.Logger
 	now          func() time.Time
 	historyStart map[chainquery.Chain]time.Time
+	limiter      *rateLimiter // nil: no rate limit
 
 	routes  []route
 	handler http.Handler
@@ -86,6 +97,7 @@ func NewServer(cfg Config) *Server {
 		logger:       cfg.Logger,
 		now:          cfg.Now,
 		historyStart: make(map[chainquery.Chain]time.Time),
+		limiter:      newRateLimiter(cfg.RateLimit, cfg.RateBurst),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	nethttp "net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +33,8 @@ type serveCmd struct {
 	traceStart      map[chainquery.Chain]time.Time // nil: the http package's defaults
 	config          string                         // the --config file, if any
 	chains          []chainSettings                // followers, from the config file
+	rateLimit       float64                        // requests per second per API key; 0: no limit
+	rateBurst       int                            // 0: max(1, ceil(rateLimit))
 }
 
 func (m *Main) parseServe(args []string) (*serveCmd, error) {
@@ -43,6 +47,8 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	c.log.register(fs, slog.LevelInfo)
 	c.pg.register(fs)
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight requests may take to finish after SIGINT or SIGTERM")
+	fs.Float64Var(&c.rateLimit, "rate-limit", 0, "requests per second each API key may make, `N`; over it a request gets 429\nwith Retry-After; 0 means no limit (env CHAINQUERY_RATE_LIMIT)")
+	fs.IntVar(&c.rateBurst, "rate-burst", 0, "requests an API key may make at once before --rate-limit paces it, `N`;\n0 means max(1, ceil(--rate-limit))")
 	fs.Func("trace-history-start", "where Filter Traces history starts on a chain, `CHAIN=DATETIME` (RFC 3339);\nrepeatable; default polygon=2025-01-01T00:00:00Z", func(s string) error {
 		chain, at, err := parseTraceStart(s)
 		if err != nil {
@@ -103,6 +109,17 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	if err := c.log.check(help); err != nil {
 		return nil, err
 	}
+	if v := m.env("CHAINQUERY_RATE_LIMIT", ""); v != "" && !flagsSet(fs)["rate-limit"] {
+		if c.rateLimit, err = strconv.ParseFloat(v, 64); err != nil {
+			return nil, usagef(help, "CHAINQUERY_RATE_LIMIT must be a number of requests per second, e.g. 10, or 0 for no limit")
+		}
+	}
+	if math.IsNaN(c.rateLimit) || math.IsInf(c.rateLimit, 0) || c.rateLimit < 0 {
+		return nil, usagef(help, "--rate-limit must be a number of requests per second, at least 0 (0: no limit)")
+	}
+	if c.rateBurst < 0 {
+		return nil, usagef(help, "--rate-burst must be at least 0 (0: max(1, ceil(--rate-limit)))")
+	}
 	if c.shutdownTimeout <= 0 {
 		return nil, usagef(help, "--shutdown-timeout must be positive")
 	}
@@ -150,7 +167,19 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 	if c.readDB != nil {
 		dbAttrs = append(dbAttrs, "read_db", c.readDB.String())
 	}
-	api := m.startAPI(ln, store, logger, c.traceStart, dbAttrs)
+	if c.rateLimit > 0 {
+		burst := c.rateBurst
+		if burst == 0 {
+			burst = http.DefaultRateBurst(c.rateLimit)
+		}
+		logger.Info("rate limit", "requests_per_second_per_key", c.rateLimit, "burst", burst)
+	} else {
+		logger.Info("rate limit off")
+	}
+	api := m.startAPIWith(ln, http.Config{
+		Store: store, Logger: logger, TraceHistoryStart: c.traceStart,
+		RateLimit: c.rateLimit, RateBurst: c.rateBurst,
+	}, dbAttrs)
 	// The followers and the watch on the store stop when ctx ends, or when
 	// the API breaks: the process is of no use without it. Run returns only
 	// once they have stopped, so that Close never pulls the store from
@@ -193,8 +222,15 @@ func listen(addr string) (net.Listener, error) {
 // listening, so that tests and dev learn the address.
 // dbAttrs name the database in the log, redacted.
 func (m *Main) startAPI(ln net.Listener, store Store, logger *slog.Logger, traceStart map[chainquery.Chain]time.Time, dbAttrs []any) *api {
+	return m.startAPIWith(ln, http.Config{Store: store, Logger: logger, TraceHistoryStart: traceStart}, dbAttrs)
+}
+
+// startAPIWith is startAPI with the whole http.Config; cfg.Logger must not
+// be nil.
+func (m *Main) startAPIWith(ln net.Listener, cfg http.Config, dbAttrs []any) *api {
+	logger := cfg.Logger
 	a := &api{
-		srv:    http.NewServer(http.Config{Store: store, Logger: logger, TraceHistoryStart: traceStart}),
+		srv:    http.NewServer(cfg),
 		served: make(chan error, 1),
 		logger: logger,
 	}
