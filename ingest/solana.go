@@ -31,6 +31,13 @@ type AccountSource interface {
 	Accounts(ctx context.Context, addrs []chainquery.PublicKey) ([][]byte, error)
 }
 
+// OwnedAccountSource reads accounts with their owner program; a
+// SolanaSource that implements it lets the loop fill the token registry from
+// the metadata extension of Token-2022 mints.
+type OwnedAccountSource interface {
+	OwnedAccounts(ctx context.Context, addrs []chainquery.PublicKey) ([]*solana.Account, error)
+}
+
 // SolanaCursorReader is the read of the Solana cursor that resuming needs.
 // No store implements it yet; the loop uses it as soon as one does, and
 // until then starts from Solana.From.
@@ -65,7 +72,7 @@ type Solana struct {
 	PollInterval time.Duration // wait between head checks when caught up
 	NullRetries  int           // how often a listed block that comes back null is asked again
 	NullWait     time.Duration // first wait before asking again; doubles
-	Metadata     bool          // fill the registry from Metaplex metadata of new mints
+	Metadata     bool          // fill the registry from Metaplex metadata (or the Token-2022 extension) of new mints
 	StoreRetry   time.Duration // first wait when the store is unavailable
 
 	Progress *Progress // optional
@@ -355,8 +362,10 @@ func (e *Solana) fillRegistry(ctx context.Context, changes []*chainquery.TokenBa
 		return
 	}
 	var tokens []*chainquery.Token
+	var bare []chainquery.PublicKey // mints without Metaplex metadata
 	for i, d := range datas {
 		if d == nil {
+			bare = append(bare, mints[i])
 			continue
 		}
 		m, err := solana.DecodeMetadata(d)
@@ -366,12 +375,43 @@ func (e *Solana) fillRegistry(ctx context.Context, changes []*chainquery.TokenBa
 		}
 		tokens = append(tokens, &chainquery.Token{Mint: m.Mint, Name: m.Name, Symbol: m.Symbol, Decimals: decimals[m.Mint]})
 	}
+	tokens = append(tokens, e.token2022Metadata(ctx, bare, decimals)...)
 	if len(tokens) == 0 {
 		return
 	}
 	if err := e.Store.WriteTokens(ctx, tokens); err != nil {
 		e.Logger.Warn("could not store token metadata", "chain", "solana", "tokens", len(tokens), "error", err)
 	}
+}
+
+// token2022Metadata reads the mint accounts of mints and returns the tokens
+// that the TokenMetadata extension of Token-2022 mints names. Metaplex
+// metadata wins, so the caller passes only mints without it.
+func (e *Solana) token2022Metadata(ctx context.Context, mints []chainquery.PublicKey, decimals map[chainquery.PublicKey]int) []*chainquery.Token {
+	src, ok := e.Source.(OwnedAccountSource)
+	if !ok || len(mints) == 0 {
+		return nil
+	}
+	accts, err := src.OwnedAccounts(ctx, mints)
+	if err != nil {
+		e.Logger.Warn("could not read token mints", "chain", "solana", "mints", len(mints), "error", err)
+		return nil
+	}
+	var tokens []*chainquery.Token
+	for i, a := range accts {
+		if a == nil || a.Owner != solana.Token2022Program {
+			continue
+		}
+		m, ok, err := solana.DecodeTokenMetadataExtension(a.Data)
+		if err != nil || (ok && m.Mint != mints[i]) {
+			e.Logger.Debug("unusable token metadata extension", "chain", "solana", "mint", mints[i], "error", err)
+			continue
+		}
+		if ok {
+			tokens = append(tokens, &chainquery.Token{Mint: mints[i], Name: m.Name, Symbol: m.Symbol, Decimals: decimals[mints[i]]})
+		}
+	}
+	return tokens
 }
 
 // learnOwners asks the store, once per account and run, for the owner of
