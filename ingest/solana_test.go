@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -23,7 +24,28 @@ const (
 	synB    = "Bxw6mCzh4vb3bwL7K29AHZxJHzQsgNHYVMq2Ru1GZHMC"
 	synMint = "DCVgUBbCV8gMhaiHcsdtm68dfUW5nqCJuswRy3yC7aoF" // has a metadata fixture
 	synOwn  = "BNxtGx5mGZ4ZQA4b4RLoU47Kv4LmhxFsnk6LEJBFmUMR"
+	synT22  = "2b1kV6DkPAnxd5ixfnxCpjxmKwqjjaYmCZfHsFu24GXo" // a Token-2022 mint without a Metaplex account
 )
+
+// token2022Mint is the account data of a Token-2022 mint with the
+// TokenMetadata extension (type 19) after a MetadataPointer (type 18).
+func token2022Mint(mint chainquery.PublicKey, name, symbol string) []byte {
+	data := make([]byte, 165, 400)
+	data = append(data, 1) // account type: Mint
+	tlv := func(typ uint16, value []byte) {
+		data = binary.LittleEndian.AppendUint16(data, typ)
+		data = binary.LittleEndian.AppendUint16(data, uint16(len(value)))
+		data = append(data, value...)
+	}
+	str := func(b []byte, s string) []byte {
+		return append(binary.LittleEndian.AppendUint32(b, uint32(len(s))), s...)
+	}
+	tlv(18, make([]byte, 64))
+	v := append(make([]byte, 32), mint[:]...)
+	v = str(str(str(v, name+"\x00\x00"), symbol), "https://example.invalid/t.json")
+	tlv(19, binary.LittleEndian.AppendUint32(v, 0))
+	return data
+}
 
 // synTx is one transaction over the keys [synA, synB] in the json encoding.
 func synTx(err string, pre, post string) string {
@@ -92,19 +114,38 @@ func TestSolanaSynthetic(t *testing.T) {
 	data, _ := base64.StdEncoding.DecodeString(resp[0].Result.Value[0].Data[0])
 	node.AddAccount("FyZ5UEVzriuD1hHjtakuwHWbQMNL5EUseuQyC2ohBD6x", data)
 
+	t22, _ := chainquery.ParsePublicKey("mint", synT22)
+	node.AddOwnedAccount(synT22, solana.Token2022Program.String(), token2022Mint(t22, "Twenty Twenty-Two", "TTT"))
+	// Slot 107: account A changes again with no owner in the answer, seen
+	// by a new process that has no memory of A; account B gets a balance of
+	// the Token-2022 mint.
+	node.AddBlock(107, synBlock(t0+7800, synTx("null", "", synBal(0, "3", "")+","+
+		strings.Replace(synBal(1, "4", synOwn), synMint, synT22, 1))))
+
 	db := openSQLite(t)
 	src := solana.NewClient(node.URL)
 	src.RPC.MinBackoff = time.Millisecond
-	// Two runs of one ingester: the second resumes after the first. The
-	// store can tell neither the cursor nor an account's owner yet, so the
-	// second run gets its start as the CLI's --from-slot, and the owner is
-	// carried by the ingester's memory.
+	// Two runs of one ingester: the second resumes after the stored cursor
+	// (its From is ignored), and the owner is carried by its memory.
 	e := &ingest.Solana{Store: db, Source: src, Metadata: true, NullWait: time.Millisecond, BatchSlots: 1}
-	for _, r := range [][2]uint64{{100, 100}, {101, 106}} {
+	for _, r := range [][2]uint64{{100, 100}, {5, 106}} {
 		e.From, e.To = &r[0], &r[1]
 		if err := e.Run(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A third run, as a new process: no --from-slot, no memory of owners.
+	to := uint64(107)
+	fresh := &ingest.Solana{Store: db, Source: src, Metadata: true, NullWait: time.Millisecond, BatchSlots: 1, To: &to}
+	if err := fresh.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	last := time.Unix(t0+7800, 0).UTC() // the cursor: the last block's time
+	if a := balanceAt(t, db, synA, last); a.Amount != 3 || a.Slot != 107 || a.Owner == nil || a.Owner.String() != synOwn {
+		t.Errorf("A in slot 107 (owner from the store): %+v", a)
+	}
+	if b := balanceAt(t, db, synB, last); b.Mint != t22 || b.TokenName == nil || *b.TokenName != "Twenty Twenty-Two" || *b.TokenSymbol != "TTT" {
+		t.Errorf("B of the Token-2022 mint: %+v", b)
 	}
 
 	at := time.Unix(t0, 0).UTC().Truncate(10 * time.Minute).Add(10 * time.Minute) // between the blocks

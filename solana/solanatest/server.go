@@ -29,6 +29,7 @@ type Server struct {
 	mu       sync.Mutex
 	blocks   map[uint64]json.RawMessage // slot -> getBlock result
 	accounts map[string][]byte          // address -> data
+	owners   map[string]string          // address -> owner program, when not Metaplex
 	head     uint64
 	nulls    map[uint64]int // slot -> how many more getBlock calls answer null
 
@@ -37,7 +38,7 @@ type Server struct {
 
 // NewServer starts a server on 127.0.0.1 and stops it when tb ends.
 func NewServer(tb testing.TB) *Server {
-	s := &Server{blocks: map[uint64]json.RawMessage{}, accounts: map[string][]byte{}, nulls: map[uint64]int{}}
+	s := &Server{blocks: map[uint64]json.RawMessage{}, accounts: map[string][]byte{}, owners: map[string]string{}, nulls: map[uint64]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	tb.Cleanup(s.Close)
 	return s
@@ -72,6 +73,15 @@ func (s *Server) AddAccount(address string, data []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.accounts[address] = data
+}
+
+// AddOwnedAccount is AddAccount for an account of another program than
+// Metaplex's (a Token-2022 mint, say).
+func (s *Server) AddOwnedAccount(address, owner string, data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.accounts[address] = data
+	s.owners[address] = owner
 }
 
 type request struct {
@@ -199,8 +209,12 @@ func (s *Server) answer(q request) (json.RawMessage, string) {
 				vals = append(vals, nil)
 				continue
 			}
+			owner := s.owners[k.(string)]
+			if owner == "" {
+				owner = "metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s"
+			}
 			vals = append(vals, map[string]any{"data": []string{base64.StdEncoding.EncodeToString(d), "base64"},
-				"owner": "metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s", "executable": false, "lamports": 5616720})
+				"owner": owner, "executable": false, "lamports": 5616720})
 		}
 		b, _ := json.Marshal(map[string]any{"context": map[string]any{"slot": s.head}, "value": vals})
 		return b, ""
