@@ -17,6 +17,7 @@ import (
 // logRequests puts a pointer to it in the request context.
 type requestInfo struct {
 	route   string
+	pattern string // the route pattern of the path hit, for metrics; "" if none
 	keyName string
 }
 
@@ -31,9 +32,9 @@ func infoFrom(ctx context.Context) *requestInfo {
 	return &requestInfo{}
 }
 
-// logRequests writes one log line per request and turns a panic in next into
-// a JSON 500, so that one faulty request neither kills the connection
-// silently nor goes unrecorded.
+// logRequests writes one log line per request, records its metrics, and
+// turns a panic in next into a JSON 500, so that one faulty request neither
+// kills the connection silently nor goes unrecorded.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -44,8 +45,10 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			r.Body = body
 		}
 		rec := &responseRecorder{ResponseWriter: w}
+		s.metrics.inFlight.Inc()
 
 		defer func() {
+			defer s.metrics.inFlight.Dec()
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler { // the server's own way to abort a response
 					panic(v)
@@ -60,6 +63,8 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			if status == 0 {
 				status = http.StatusOK // the handler wrote nothing at all
 			}
+			elapsed := time.Since(start)
+			s.metrics.observe(info.pattern, r.Method, status, elapsed)
 			route := info.route
 			if route == "" {
 				route = "unmatched"
@@ -72,7 +77,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 				slog.String("method", r.Method),
 				slog.String("route", route),
 				slog.Int("status", status),
-				slog.Duration("duration", time.Since(start)),
+				slog.Duration("duration", elapsed),
 				slog.Int64("request_bytes", body.n),
 				slog.Int64("response_bytes", rec.n),
 			}

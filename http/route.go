@@ -54,9 +54,13 @@ func (s *Server) routeTable() []route {
 // body, and an API client is better told plainly that the path is wrong.
 func (s *Server) newMux() http.Handler {
 	mux := http.NewServeMux()
+	routes := s.routes[:len(s.routes):len(s.routes)] // appending must not touch s.routes
+	if s.serveMetrics {
+		routes = append(routes, s.metricsRoute())
+	}
 	var paths []string
 	byPath := map[string][]route{}
-	for _, rt := range s.routes {
+	for _, rt := range routes {
 		if _, ok := byPath[rt.pattern]; !ok {
 			paths = append(paths, rt.pattern)
 		}
@@ -92,6 +96,7 @@ func (s *Server) dispatch(routes []route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := infoFrom(r.Context())
 		info.route = pattern // a 405 is logged under the path it hit
+		info.pattern = pattern
 		for _, rt := range routes {
 			if r.Method != rt.method {
 				continue

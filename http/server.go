@@ -54,6 +54,11 @@ type Config struct {
 	// RateBurst is how many requests a key may make at once before
 	// RateLimit paces it; 0 means max(1, ceil(RateLimit)).
 	RateBurst int
+
+	// Metrics serves Prometheus metrics at GET /metrics, without an API key
+	// and never rate limited; restrict it at the network level. The metrics
+	// are recorded either way, on the registry that Server.Registry returns.
+	Metrics bool
 }
 
 // DefaultTraceHistoryStart is the trace history of the interface ("traces
@@ -82,6 +87,8 @@ type Server struct {
 	now          func() time.Time
 	historyStart map[chainquery.Chain]time.Time
 	limiter      *rateLimiter // nil: no rate limit
+	metrics      *metrics
+	serveMetrics bool // GET /metrics is routed
 
 	routes  []route
 	handler http.Handler
@@ -98,6 +105,8 @@ func NewServer(cfg Config) *Server {
 		now:          cfg.Now,
 		historyStart: make(map[chainquery.Chain]time.Time),
 		limiter:      newRateLimiter(cfg.RateLimit, cfg.RateBurst),
+		metrics:      newMetrics(),
+		serveMetrics: cfg.Metrics,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -126,8 +135,8 @@ func NewServer(cfg Config) *Server {
 	return s
 }
 
-// Handler returns the whole API with its middleware: request logging, panic
-// recovery, routing and authentication. Tests serve it directly.
+// Handler returns the whole API with its middleware: request logging and
+// metrics, panic recovery, routing and authentication. Tests serve it directly.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve accepts connections on ln until Shutdown is called. Like

@@ -35,6 +35,7 @@ type serveCmd struct {
 	chains          []chainSettings                // followers, from the config file
 	rateLimit       float64                        // requests per second per API key; 0: no limit
 	rateBurst       int                            // 0: max(1, ceil(rateLimit))
+	metrics         bool                           // serve Prometheus metrics at GET /metrics
 }
 
 func (m *Main) parseServe(args []string) (*serveCmd, error) {
@@ -49,6 +50,7 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight requests may take to finish after SIGINT or SIGTERM")
 	fs.Float64Var(&c.rateLimit, "rate-limit", 0, "requests per second each API key may make, `N`; over it a request gets 429\nwith Retry-After; 0 means no limit (env CHAINQUERY_RATE_LIMIT)")
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, "requests an API key may make at once before --rate-limit paces it, `N`;\n0 means max(1, ceil(--rate-limit))")
+	fs.BoolVar(&c.metrics, "metrics", true, "serve Prometheus metrics at GET /metrics, without an API key; restrict it\nat the network level; --metrics=false turns it off")
 	fs.Func("trace-history-start", "where Filter Traces history starts on a chain, `CHAIN=DATETIME` (RFC 3339);\nrepeatable; default polygon=2025-01-01T00:00:00Z", func(s string) error {
 		chain, at, err := parseTraceStart(s)
 		if err != nil {
@@ -178,7 +180,7 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 	}
 	api := m.startAPIWith(ln, http.Config{
 		Store: store, Logger: logger, TraceHistoryStart: c.traceStart,
-		RateLimit: c.rateLimit, RateBurst: c.rateBurst,
+		RateLimit: c.rateLimit, RateBurst: c.rateBurst, Metrics: c.metrics,
 	}, dbAttrs)
 	// The followers and the watch on the store stop when ctx ends, or when
 	// the API breaks: the process is of no use without it. Run returns only
