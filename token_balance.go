@@ -85,8 +85,14 @@ type TokenBalanceWriter interface {
 	// that is already stored (same account, slot and TxIndex) replaces it.
 	WriteTokenBalances(ctx context.Context, changes []*TokenBalanceChange, slot uint64, blockTime time.Time) error
 
-	// WriteTokens inserts or replaces token registry entries.
+	// WriteTokens inserts or replaces token registry entries (an imported
+	// token list: the operator's word wins).
 	WriteTokens(ctx context.Context, tokens []*Token) error
+
+	// AddTokens inserts the entries of mints the registry does not know and
+	// leaves known ones alone (what the ingester reads from the chain never
+	// overrides an imported token list).
+	AddTokens(ctx context.Context, tokens []*Token) error
 
 	// SolanaCursor returns the last slot WriteTokenBalances recorded, ok
 	// false when none: where a restarted ingester resumes.

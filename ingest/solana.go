@@ -379,7 +379,7 @@ func (e *Solana) fillRegistry(ctx context.Context, changes []*chainquery.TokenBa
 	if len(tokens) == 0 {
 		return
 	}
-	if err := e.Store.WriteTokens(ctx, tokens); err != nil {
+	if err := e.Store.AddTokens(ctx, tokens); err != nil {
 		e.Logger.Warn("could not store token metadata", "chain", "solana", "tokens", len(tokens), "error", err)
 	}
 }

@@ -111,6 +111,15 @@ func (db *DB) WriteTokenBalances(ctx context.Context, changes []*chainquery.Toke
 
 // WriteTokens inserts or replaces token registry entries.
 func (db *DB) WriteTokens(ctx context.Context, tokens []*chainquery.Token) error {
+	return db.writeTokens(ctx, `DO UPDATE SET name = excluded.name, symbol = excluded.symbol, decimals = excluded.decimals`, tokens)
+}
+
+// AddTokens inserts the entries of mints the registry does not know.
+func (db *DB) AddTokens(ctx context.Context, tokens []*chainquery.Token) error {
+	return db.writeTokens(ctx, `DO NOTHING`, tokens)
+}
+
+func (db *DB) writeTokens(ctx context.Context, onConflict string, tokens []*chainquery.Token) error {
 	index := map[chainquery.PublicKey]int{}
 	var (
 		mints          [][]byte
@@ -130,7 +139,7 @@ func (db *DB) WriteTokens(ctx context.Context, tokens []*chainquery.Token) error
 	}
 	_, err := db.wpool.Exec(ctx, `INSERT INTO tokens (mint, name, symbol, decimals)
 		SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::integer[])
-		ON CONFLICT (mint) DO UPDATE SET name = excluded.name, symbol = excluded.symbol, decimals = excluded.decimals`,
+		ON CONFLICT (mint) `+onConflict,
 		mints, names, symbols, decimals)
 	return wrap(err)
 }

@@ -93,13 +93,22 @@ func (db *DB) WriteTokenBalances(ctx context.Context, changes []*chainquery.Toke
 
 // WriteTokens inserts or replaces token registry entries.
 func (db *DB) WriteTokens(ctx context.Context, tokens []*chainquery.Token) error {
+	return db.writeTokens(ctx, `INSERT OR REPLACE`, tokens)
+}
+
+// AddTokens inserts the entries of mints the registry does not know.
+func (db *DB) AddTokens(ctx context.Context, tokens []*chainquery.Token) error {
+	return db.writeTokens(ctx, `INSERT OR IGNORE`, tokens)
+}
+
+func (db *DB) writeTokens(ctx context.Context, insert string, tokens []*chainquery.Token) error {
 	tx, err := db.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return wrap(err)
 	}
 	defer tx.Rollback()
 	for _, t := range tokens {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO tokens (mint, name, symbol, decimals) VALUES (?, ?, ?, ?)`,
+		if _, err := tx.ExecContext(ctx, insert+` INTO tokens (mint, name, symbol, decimals) VALUES (?, ?, ?, ?)`,
 			t.Mint[:], t.Name, t.Symbol, t.Decimals); err != nil {
 			return wrap(err)
 		}

@@ -61,6 +61,28 @@ func testTokenBalances(t *testing.T, s Store) {
 			t.Fatalf("unknown mint or owner was filled in: %+v", b)
 		}
 	})
+	t.Run("AddTokensKeepsKnown", func(t *testing.T) {
+		must(t, s.AddTokens(ctx, []*chainquery.Token{
+			{Mint: USDCMint, Name: "from chain", Symbol: "X", Decimals: 6},
+			{Mint: UnknownMint, Name: "Unknown Token", Symbol: "UNK", Decimals: 0},
+		}))
+		b, err := at(WalletAcct, grid(12, 10), true)
+		must(t, err)
+		if *b.TokenName != "USD Coin" {
+			t.Fatalf("AddTokens replaced a known entry: %s", *b.TokenName)
+		}
+		b, err = at(OrphanAcct, grid(12, 0), true)
+		must(t, err)
+		if b.TokenName == nil || *b.TokenName != "Unknown Token" {
+			t.Fatalf("AddTokens did not add a new entry: %+v", b)
+		}
+		must(t, s.WriteTokens(ctx, []*chainquery.Token{{Mint: UnknownMint, Name: "Listed", Symbol: "LST"}}))
+		b, err = at(OrphanAcct, grid(12, 0), true)
+		must(t, err)
+		if *b.TokenName != "Listed" {
+			t.Fatalf("WriteTokens did not replace: %s", *b.TokenName)
+		}
+	})
 	t.Run("ErrBeforeFirstChange", func(t *testing.T) {
 		_, err := at(WalletAcct, grid(11, 50), false)
 		wantCode(t, err, chainquery.ENOTFOUND)
