@@ -206,6 +206,7 @@ func startTwins(t *testing.T) (anvilRPC, gethRPC *evm.Client, head uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gt.Sent = geth.Settle
 	at, err := gethdev.Deploy(ctx, arpc, 137, func(ctx context.Context) error {
 		var head string
 		if err := arpc.Call(ctx, &head, "eth_blockNumber"); err != nil {

@@ -12,10 +12,12 @@
 package gethdev
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"sync"
 	"time"
 
@@ -172,6 +174,18 @@ func (n *Node) Seal() (uint64, error) {
 	return after, nil
 }
 
+// Settle waits until every transaction sent so far is executable (none is
+// left in the pool's queue). geth adds a sent transaction to its pool in the
+// background; when several transactions of one account arrive in quick
+// succession under load, the pool was seen to leave the later ones queued
+// behind an already pending one for good (about once in 40 runs on a loaded
+// machine), so senders settle after each transaction.
+func (n *Node) Settle(ctx context.Context) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.settle(func(_, queued int) bool { return queued == 0 })
+}
+
 // settle waits until the pool's counts of pending and queued transactions
 // satisfy done, running the pool's reset (which applies a new head and
 // promotes queued transactions) before each look.
@@ -187,7 +201,16 @@ func (n *Node) settle(done func(pending, queued int) bool) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("after 10s the pool holds %d pending and %d queued transactions", pending, queued)
+			p, q := pool.Content()
+			var desc []string
+			for _, group := range []map[common.Address][]*types.Transaction{p, q} {
+				for a, txs := range group {
+					for _, tx := range txs {
+						desc = append(desc, fmt.Sprintf("%s nonce %d (state nonce %d)", a.Hex()[:10], tx.Nonce(), pool.Nonce(a)))
+					}
+				}
+			}
+			return fmt.Errorf("after 10s the pool holds %d pending and %d queued transactions: %s", pending, queued, strings.Join(desc, "; "))
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -32,6 +32,7 @@ func TestTrafficIsTraced(t *testing.T) {
 	ctx := context.Background()
 	n, rpc := startNode(t)
 	traffic, err := gethdev.Deploy(ctx, rpc, 137, func(context.Context) error { _, err := n.Seal(); return err })
+	traffic.Sent = n.Settle
 	if err != nil {
 		t.Fatal(err)
 	}

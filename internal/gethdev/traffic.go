@@ -37,6 +37,10 @@ type Traffic struct {
 	// Seal mines every pending transaction into one block. For Node it is
 	// Node.Seal; for anvil started with --no-mining, evm_mine.
 	Seal func(ctx context.Context) error
+	// Sent, when set, runs after each transaction is sent: for Node,
+	// Node.Settle, so that a transaction is in the pending set before the
+	// next one of the same account arrives (see Node.Settle).
+	Sent func(ctx context.Context) error
 
 	Accounts [2]common.Address // DevKeys' addresses
 	Driver   common.Address
@@ -190,6 +194,11 @@ func (t *Traffic) send(ctx context.Context, txs []tx) (Round, error) {
 		}
 		t.nonces[x.from]++
 		out.Hashes = append(out.Hashes, hash)
+		if t.Sent != nil {
+			if err := t.Sent(ctx); err != nil {
+				return out, fmt.Errorf("after sending %s: %w", hash, err)
+			}
+		}
 	}
 	if err := t.Seal(ctx); err != nil {
 		return out, fmt.Errorf("seal: %w", err)
