@@ -10,13 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -34,11 +30,22 @@ type Client struct {
 	Attempts   int           // tries per call before giving up
 	MinBackoff time.Duration // first retry delay; doubles up to MaxBackoff, with jitter
 	MaxBackoff time.Duration
-	Timeout    time.Duration // per HTTP request
+	Timeout    time.Duration // per HTTP request, the whole answer read included
 
-	noBatch atomic.Bool // set once the node refused a batch
-	nextID  atomic.Uint64
+	// MaxResponse is the largest answer read, in bytes (after gzip): a node
+	// or proxy gone wrong must not be able to make us hold gigabytes. A
+	// batch whose answer is larger is sent again in smaller batches.
+	MaxResponse int64
+
+	noBatch  atomic.Bool  // set once the node refused a batch
+	batchCap atomic.Int64 // most calls per batch after a too large answer; 0: MaxBatch
+	nextID   atomic.Uint64
 }
+
+// DefaultMaxResponse is the answer size NewClient allows: far above a
+// batch of the largest blocks seen (an Ethereum block's traces run to a few
+// MB), far below what would exhaust memory.
+const DefaultMaxResponse = 256 << 20
 
 // NewClient returns a client of the node at url with defaults fit for public
 // and local nodes alike.
@@ -52,6 +59,8 @@ func NewClient(url string) *Client {
 		MinBackoff: 250 * time.Millisecond,
 		MaxBackoff: 30 * time.Second,
 		Timeout:    60 * time.Second,
+
+		MaxResponse: DefaultMaxResponse,
 	}
 }
 
@@ -93,31 +102,33 @@ func IsMethodNotFound(err error) bool {
 		bytes.Contains(msg, []byte("not available")) || bytes.Contains(msg, []byte("does not exist"))
 }
 
-// httpError is a non-200 answer.
-type httpError struct {
-	status     int
-	retryAfter time.Duration
-	body       string
-}
-
-func (e *httpError) Error() string {
-	return fmt.Sprintf("http %d: %s", e.status, e.body)
-}
 
 // Call makes one call and decodes its result into result (which may be a
-// *json.RawMessage).
+// *json.RawMessage). A result that does not decode into result is a
+// malformed answer, asked again like any other node fault.
 func (c *Client) Call(ctx context.Context, result any, method string, params ...any) error {
-	r := &Request{Method: method, Params: params}
-	if err := c.BatchCall(ctx, []*Request{r}); err != nil {
-		return err
+	for attempt := 1; ; attempt++ {
+		r := &Request{Method: method, Params: params}
+		if err := c.BatchCall(ctx, []*Request{r}); err != nil {
+			return err
+		}
+		if r.Err != nil {
+			return r.Err
+		}
+		err := json.Unmarshal(r.Result, result)
+		if err == nil {
+			return nil
+		}
+		err = &FaultError{Method: method, Fault: fmt.Sprintf("result does not decode: %v: %s", err, snippet(r.Result))}
+		if attempt >= c.Attempts {
+			return err
+		}
+		d := c.backoff(attempt)
+		c.Logger.Warn("rpc call failed, retrying", "method", method, "error", err, "attempt", attempt, "wait", d.Round(time.Millisecond))
+		if !sleep(ctx, d) {
+			return ctx.Err()
+		}
 	}
-	if r.Err != nil {
-		return r.Err
-	}
-	if err := json.Unmarshal(r.Result, result); err != nil {
-		return fmt.Errorf("%s: decode result: %w", method, err)
-	}
-	return nil
 }
 
 // BatchCall makes every call of reqs, in batches of at most MaxBatch, and
@@ -128,8 +139,9 @@ func (c *Client) BatchCall(ctx context.Context, reqs []*Request) error {
 	for attempt := 1; len(pending) > 0; attempt++ {
 		var wait time.Duration
 		var retry []*Request
-		for start := 0; start < len(pending); start += c.batchSize() {
+		for start := 0; start < len(pending); {
 			chunk := pending[start:min(start+c.batchSize(), len(pending))]
+			start += len(chunk)
 			err := c.send(ctx, chunk)
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -155,10 +167,8 @@ func (c *Client) BatchCall(ctx context.Context, reqs []*Request) error {
 		}
 		c.Logger.Warn("rpc calls failed, retrying", "calls", len(retry), "method", retry[0].Method,
 			"error", retry[0].Err, "attempt", attempt, "wait", wait.Round(time.Millisecond))
-		select {
-		case <-ctx.Done():
+		if !sleep(ctx, wait) {
 			return ctx.Err()
-		case <-time.After(wait):
 		}
 		for _, r := range retry {
 			r.Err, r.Result = nil, nil
@@ -168,9 +178,14 @@ func (c *Client) BatchCall(ctx context.Context, reqs []*Request) error {
 	return nil
 }
 
+// batchSize is the most calls sent in one request now: MaxBatch, one once
+// the node refused a batch, and fewer after an answer too large to read.
 func (c *Client) batchSize() int {
 	if c.noBatch.Load() || c.MaxBatch < 1 {
 		return 1
+	}
+	if n := int(c.batchCap.Load()); n > 0 && n < c.MaxBatch {
+		return n
 	}
 	return c.MaxBatch
 }
@@ -183,6 +198,18 @@ func (c *Client) backoff(attempt int) time.Duration {
 		d = c.MaxBackoff
 	}
 	return d/2 + rand.N(d/2+1)
+}
+
+// sleep waits d or until ctx ends; it reports whether to go on.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 func retryable(err error) bool {
@@ -204,31 +231,23 @@ type rpcRequest struct {
 	Params  []any  `json:"params"`
 }
 
-type rpcResponse struct {
-	ID     json.RawMessage `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Error  *RPCError       `json:"error"`
-}
-
 // send posts one batch (or a single call) and sets each request's Result or
 // Err. The error it returns concerns the whole exchange.
 func (c *Client) send(ctx context.Context, reqs []*Request) error {
-	batch := len(reqs) > 1
 	msgs := make([]rpcRequest, len(reqs))
-	byID := make(map[uint64]*Request, len(reqs))
+	ids := make([]uint64, len(reqs))
 	for i, r := range reqs {
 		params := r.Params
 		if params == nil {
 			params = []any{}
 		}
-		id := c.nextID.Add(1)
-		msgs[i] = rpcRequest{"2.0", id, r.Method, params}
-		byID[id] = r
+		ids[i] = c.nextID.Add(1)
+		msgs[i] = rpcRequest{"2.0", ids[i], r.Method, params}
 		r.Err, r.Result = nil, nil
 	}
 	var body []byte
 	var err error
-	if batch {
+	if len(reqs) > 1 {
 		body, err = json.Marshal(msgs)
 	} else {
 		body, err = json.Marshal(msgs[0])
@@ -237,96 +256,23 @@ func (c *Client) send(ctx context.Context, reqs []*Request) error {
 		return err
 	}
 	resp, err := c.post(ctx, body)
-	if err != nil {
-		return err
+	if errors.Is(err, errTooLarge) && len(reqs) > 1 {
+		// Fewer calls per request make smaller answers: halve the batches
+		// from now on rather than fail calls that fit one at a time.
+		half := int64(len(reqs) / 2)
+		if cur := c.batchCap.Load(); cur == 0 || half < cur {
+			c.batchCap.Store(half)
+			c.Logger.Warn("node answer too large; sending smaller batches", "calls", half, "limit_bytes", c.MaxResponse)
+		}
 	}
-	answers, err := parseAnswers(resp)
 	if err != nil {
-		return fmt.Errorf("malformed response: %w", err)
+		return exchangeError(reqs, err)
 	}
-	if batch && answers[0].Error != nil && bytes.TrimSpace(resp)[0] == '{' {
-		// The node refused the batch as a whole: ask one by one from now on.
+	err = matchAnswers(reqs, ids, resp)
+	var refused *batchRefusedError
+	if errors.As(err, &refused) {
 		c.noBatch.Store(true)
-		c.Logger.Warn("node refused a JSON-RPC batch; sending calls one by one", "error", answers[0].Error)
-		return fmt.Errorf("batch refused: %w", &retryLater{answers[0].Error})
+		c.Logger.Warn("node refused a JSON-RPC batch; sending calls one by one", "error", refused.err)
 	}
-	for _, a := range answers {
-		id, perr := strconv.ParseUint(string(bytes.Trim(a.ID, `"`)), 10, 64)
-		r := byID[id]
-		if perr != nil || r == nil {
-			if !batch && len(reqs) == 1 && a.Error != nil {
-				reqs[0].Err = a.Error // some nodes drop the id on errors
-			}
-			continue
-		}
-		delete(byID, id)
-		if a.Error != nil {
-			r.Err = a.Error
-		} else if a.Result == nil {
-			r.Err = errors.New("response has neither result nor error")
-		} else {
-			r.Result = a.Result
-		}
-	}
-	for _, r := range byID {
-		if r.Err == nil {
-			r.Err = errors.New("no answer to this call in the response (truncated?)")
-		}
-	}
-	return nil
-}
-
-// retryLater wraps an error that is not permanent even though it carries an
-// RPC error code that usually is (a refused batch is retried unbatched).
-type retryLater struct{ err error }
-
-func (e *retryLater) Error() string { return e.err.Error() }
-
-func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.HTTP.Do(req)
-	if err != nil {
-		// net/http quotes the URL, and hosted nodes keep the customer's key
-		// in it: keep only the cause.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			return nil, fmt.Errorf("%s node: %w", strings.ToLower(ue.Op), ue.Err)
-		}
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<30))
-	if err != nil {
-		return nil, fmt.Errorf("read response: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, &httpError{status: resp.StatusCode, retryAfter: parseRetryAfter(resp.Header.Get("Retry-After")), body: snippet(data)}
-	}
-	return data, nil
-}
-
-func parseRetryAfter(v string) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0)
-	}
-	return 0
-}
-
-func snippet(b []byte) string {
-	if len(b) > 200 {
-		return string(b[:200]) + "..."
-	}
-	return string(b)
+	return err
 }

@@ -7,6 +7,14 @@ import (
 	"fmt"
 )
 
+// rpcResponse is one answer of a JSON-RPC exchange. Result is nil when the
+// answer has no result member, and the text null when the result is null.
+type rpcResponse struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *RPCError       `json:"error"`
+}
+
 // parseAnswers splits a JSON-RPC answer (one response object or an array of
 // them) into its responses without decoding the results: each Result is a
 // slice of data. encoding/json would validate the whole body and then scan

@@ -136,38 +136,62 @@ func NewFetcher(c *Client, chain chainquery.Chain, p Plan, logger *slog.Logger) 
 
 // Head returns the node's latest block number.
 func (f *Fetcher) Head(ctx context.Context) (uint64, error) {
-	var head string
-	if err := f.Client.Call(ctx, &head, "eth_blockNumber"); err != nil {
-		return 0, err
-	}
-	return strconv.ParseUint(strings.TrimPrefix(head, "0x"), 16, 64)
+	var head quantity
+	err := f.Client.Call(ctx, &head, "eth_blockNumber")
+	return uint64(head), err
 }
 
-// BlockHash returns the hash of the node's block at number.
-func (f *Fetcher) BlockHash(ctx context.Context, number uint64) (chainquery.Hash, error) {
-	var h chainquery.Hash
-	var b struct {
+// quantity is a JSON-RPC quantity ("0x2a"). Decoding into it checks the
+// answer, so that Client.Call asks again when a node answers nonsense.
+type quantity uint64
+
+func (q *quantity) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return fmt.Errorf("want a hex quantity, got %s", snippet(b))
+	}
+	n, err := parseUint64(s)
+	*q = quantity(n)
+	return err
+}
+
+// blockHeader is the part of a block that BlockHash reads; decoding into it
+// checks that the answer is a block with a hash (or null: no such block).
+type blockHeader struct {
+	Hash chainquery.Hash
+}
+
+func (h *blockHeader) UnmarshalJSON(b []byte) error {
+	var v struct {
 		Hash string `json:"hash"`
 	}
-	var raw json.RawMessage
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	var err error
+	h.Hash, err = chainquery.ParseHash("hash", v.Hash)
+	return err
+}
+
+// BlockHash returns the hash of the node's block at number. A node that
+// does not have the block yet is asked again, Wait apart, up to Attempts
+// times.
+func (f *Fetcher) BlockHash(ctx context.Context, number uint64) (chainquery.Hash, error) {
 	for attempt := 1; ; attempt++ {
-		if err := f.Client.Call(ctx, &raw, "eth_getBlockByNumber", hexNumber(number), false); err != nil {
-			return h, err
+		var b *blockHeader
+		if err := f.Client.Call(ctx, &b, "eth_getBlockByNumber", hexNumber(number), false); err != nil {
+			return chainquery.Hash{}, err
 		}
-		if string(raw) != "null" {
-			break
+		if b != nil {
+			return b.Hash, nil
 		}
 		if attempt >= f.Attempts {
-			return h, fmt.Errorf("eth_getBlockByNumber %d: the node has no such block", number)
+			return chainquery.Hash{}, fmt.Errorf("eth_getBlockByNumber %d: the node has no such block", number)
 		}
 		if err := wait(ctx, f.Wait); err != nil {
-			return h, err
+			return chainquery.Hash{}, err
 		}
 	}
-	if err := json.Unmarshal(raw, &b); err != nil {
-		return h, fmt.Errorf("eth_getBlockByNumber %d: %w", number, err)
-	}
-	return chainquery.ParseHash("hash", b.Hash)
 }
 
 // Blocks returns the complete blocks from..to in order.

@@ -1,0 +1,118 @@
+package evm
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// httpError is a non-200 answer.
+type httpError struct {
+	status     int
+	retryAfter time.Duration
+	body       string
+}
+
+func (e *httpError) Error() string {
+	return fmt.Sprintf("http %d: %s", e.status, e.body)
+}
+
+// errTooLarge is an answer longer than Client.MaxResponse.
+var errTooLarge = errors.New("answer too large")
+
+// post sends body and returns the answer's body. Everything about the
+// exchange that is not JSON-RPC is checked here: status, size, encoding,
+// and the time it takes, the body's last byte included (a node that drips
+// its answer is cut off at Timeout like one that never answers).
+func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, hideURL(err)
+	}
+	defer resp.Body.Close()
+	limit := c.MaxResponse
+	if limit <= 0 {
+		limit = DefaultMaxResponse
+	}
+	if resp.ContentLength > limit {
+		return nil, fmt.Errorf("%w: %d bytes announced, the limit is %d", errTooLarge, resp.ContentLength, limit)
+	}
+	// net/http undoes a gzip Content-Encoding it asked for itself; a body
+	// that is gzip all the same (a proxy that compresses unasked, or names
+	// it otherwise) is undone here.
+	br := bufio.NewReader(resp.Body)
+	var rd io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &FaultError{Fault: "a gzip body that does not decode: " + err.Error()}
+		}
+		defer zr.Close()
+		rd = zr
+	}
+	data, err := io.ReadAll(io.LimitReader(rd, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read answer (%d bytes read): %w", len(data), hideURL(err))
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: more than %d bytes", errTooLarge, limit)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, &httpError{status: resp.StatusCode, retryAfter: parseRetryAfter(resp.Header.Get("Retry-After")), body: snippet(data)}
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		// Gateways answer 200 with an HTML error page: say so rather than
+		// report a JSON syntax error.
+		if mt, _, _ := mime.ParseMediaType(ct); mt == "text/html" {
+			return nil, &FaultError{Fault: "an HTML page instead of JSON: " + snippet(data)}
+		}
+	}
+	return data, nil
+}
+
+// hideURL keeps only the cause of a net/http error: it quotes the URL, and
+// hosted nodes keep the customer's key in it.
+func hideURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s node: %w", strings.ToLower(ue.Op), ue.Err)
+	}
+	return err
+}
+
+func parseRetryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}
+
+func snippet(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "..."
+	}
+	return string(b)
+}
