@@ -102,7 +102,6 @@ func IsMethodNotFound(err error) bool {
 		bytes.Contains(msg, []byte("not available")) || bytes.Contains(msg, []byte("does not exist"))
 }
 
-
 // Call makes one call and decodes its result into result (which may be a
 // *json.RawMessage). A result that does not decode into result is a
 // malformed answer, asked again like any other node fault.
