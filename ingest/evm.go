@@ -44,12 +44,13 @@ type EVM struct {
 
 	From          *uint64 // first block when the store holds none of the chain; nil: 0, or the head when following
 	To            *uint64 // last block; nil: follow the head (with Follow) or stop at the current head
+	RewindTo      *uint64 // remove the stored blocks above this one before starting (an operator's choice)
 	Follow        bool
 	Confirmations uint64        // stay this many blocks behind the node's head
 	Concurrency   int           // batches fetched at once
 	BatchBlocks   int           // blocks per fetch and per store transaction
 	PollInterval  time.Duration // wait between head checks when caught up
-	MaxReorgDepth int           // deeper reorgs stop the loop: they need a person
+	MaxReorgDepth int           // deeper reorgs (and another chain in the store) stop the loop: they need a person
 	StoreRetry    time.Duration // first wait when the store is unavailable; doubles up to 30 s
 
 	Progress *Progress // optional
@@ -82,23 +83,31 @@ func (e *EVM) defaults() {
 
 // Run ingests until To is reached, or until ctx ends when following. It
 // returns nil when done or stopped by ctx, and an error naming the chain,
-// block and cause when retrying cannot help.
-func (e *EVM) Run(ctx context.Context) error {
+// block and cause when retrying cannot help. A panic inside the ingester is
+// returned as a *PanicError.
+func (e *EVM) Run(ctx context.Context) (err error) {
+	defer func() {
+		if err != nil {
+			err = e.fail(err)
+		}
+	}()
+	defer Recover(&err)
 	e.defaults()
 	next, err := e.start(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
-		return e.fail(err)
+		return err
 	}
+	waiting := ""
 	for ctx.Err() == nil {
 		head, err := e.Source.Head(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				break
 			}
-			return e.fail(fmt.Errorf("eth_blockNumber: %w", err))
+			return fmt.Errorf("eth_blockNumber: %w", err)
 		}
 		target := safeHead(head, e.Confirmations)
 		if e.To != nil && (!e.Follow || *e.To < target) {
@@ -116,20 +125,46 @@ func (e *EVM) Run(ctx context.Context) error {
 				e.Logger.Info("caught up with the node", "chain", e.Chain, "last", int64(next)-1)
 				return nil
 			}
-			// Caught up, or the node is behind what is stored: wait for it.
+			// Caught up, or the node is behind what is stored: wait for it,
+			// and say what for.
+			why := e.waitReason(next, head)
+			if why != waiting {
+				level := slog.LevelInfo
+				if e.Follow {
+					level = slog.LevelDebug // at the head a follower waits for every block
+				}
+				e.Logger.Log(ctx, level, why, "chain", e.Chain, "next", next, "head", head, "confirmations", e.Confirmations)
+				waiting = why
+			}
+			if e.Progress != nil {
+				e.Progress.Wait(why)
+			}
 			if !sleep(ctx, e.PollInterval) {
 				break
 			}
 			continue
 		}
+		waiting = ""
+		if e.Progress != nil {
+			e.Progress.Wait("")
+		}
 		if next, err = e.sync(ctx, next, target); err != nil {
 			if ctx.Err() != nil {
 				break
 			}
-			return e.fail(err)
+			return err
 		}
 	}
 	return nil
+}
+
+// waitReason says what the loop waits for when block next is not yet safe
+// to ingest at node head head.
+func (e *EVM) waitReason(next, head uint64) string {
+	if next > head {
+		return fmt.Sprintf("waiting for the node to reach block %d (node head %d)", next, head)
+	}
+	return fmt.Sprintf("waiting for block %d to have %d confirmations (node head %d)", next, e.Confirmations, head)
 }
 
 func safeHead(head, confirmations uint64) uint64 {
@@ -144,11 +179,27 @@ func (e *EVM) fail(err error) error {
 }
 
 // start returns the first block to ingest: the one after the stored head,
-// else From, else the node's safe head when following, else 0.
+// else From, else the node's safe head when following, else 0. When the
+// store holds the chain, it first applies RewindTo and checks that the
+// stored head is the node's block at that height (verify).
 func (e *EVM) start(ctx context.Context) (uint64, error) {
 	stored, err := e.Store.HeadBlock(ctx, e.Chain)
+	if err == nil && e.RewindTo != nil && stored > *e.RewindTo {
+		if err := e.Store.ReplaceBlocks(ctx, e.Chain, *e.RewindTo+1, nil); err != nil {
+			return 0, fmt.Errorf("rewind to block %d: %w", *e.RewindTo, err)
+		}
+		e.Logger.Warn("removed the stored blocks above --rewind-to", "chain", e.Chain, "rewind_to", *e.RewindTo, "was", stored)
+		stored, err = e.Store.HeadBlock(ctx, e.Chain)
+	}
 	switch {
 	case err == nil:
+		if err := e.verify(ctx, stored); err != nil {
+			return 0, err
+		}
+		// A rewind by verify may have replaced the head: read it again.
+		if stored, err = e.Store.HeadBlock(ctx, e.Chain); err != nil {
+			return 0, err
+		}
 		next := stored + 1
 		if e.From != nil && *e.From > next {
 			return 0, fmt.Errorf("--from %d is past the stored head %d: ingesting from there would leave a gap; start at %d or use another database", *e.From, stored, next)
@@ -167,6 +218,60 @@ func (e *EVM) start(ctx context.Context) (uint64, error) {
 		return safeHead(head, e.Confirmations), nil
 	}
 	return 0, nil
+}
+
+// verify checks that the store holds the node's chain: the stored block at
+// the stored head (or at the node's head, if the node is behind) must be the
+// node's block there. Without it, a database filled from another chain with
+// the same chain id, or a fork the node has left, would be resumed "after
+// the stored head" and served as if it were the node's. A difference within
+// MaxReorgDepth is a reorg that happened while we were stopped, and is
+// rewound; a deeper one is a *ChainMismatchError.
+func (e *EVM) verify(ctx context.Context, stored uint64) error {
+	head, err := e.Source.Head(ctx)
+	if err != nil {
+		return fmt.Errorf("eth_blockNumber: %w", err)
+	}
+	at := min(stored, head)
+	mine, err := e.Store.BlockHash(ctx, e.Chain, at)
+	if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
+		// The node's head is below every stored block: it cannot be
+		// compared yet. The loop waits for the node to catch up, and the
+		// first batch's parent check compares then.
+		e.Logger.Warn("the node's head is below the stored blocks; cannot check the stored chain yet", "chain", e.Chain, "node_head", head, "stored_head", stored)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	theirs, err := e.Source.BlockHash(ctx, at)
+	if err != nil {
+		return fmt.Errorf("eth_getBlockByNumber %d: %w", at, err)
+	}
+	if mine == theirs {
+		return nil
+	}
+	e.Logger.Warn("the stored chain differs from the node's; looking for the common block", "chain", e.Chain,
+		"block", at, "stored_hash", mine, "node_hash", theirs)
+	return e.rewind(ctx, at)
+}
+
+// ChainMismatchError says the store and the node disagree deeper than a
+// reorg goes: the database holds another chain (or a fork the node never
+// had), and only a person can say which to keep.
+type ChainMismatchError struct {
+	Chain      chainquery.Chain
+	Block      uint64 // the highest block compared
+	StoredHash chainquery.Hash
+	NodeHash   chainquery.Hash
+	Depth      int // blocks compared below Block, all different
+}
+
+func (e *ChainMismatchError) Error() string {
+	return fmt.Sprintf("the stored chain is not the node's: block %d is %s in the database and %s on the node, "+
+		"and the %d blocks below it differ too (deeper than a reorg): the database holds another chain or fork. "+
+		"Use a fresh database, or, if the node is right and the stored blocks below some block N are good, "+
+		"rerun with --rewind-to N to remove the stored blocks above N",
+		e.Block, e.StoredHash.Hex(), e.NodeHash.Hex(), e.Depth)
 }
 
 // errRefetch says a batch no longer links to what is stored or to itself:
@@ -205,9 +310,11 @@ func (e *EVM) sync(ctx context.Context, next, target uint64) (uint64, error) {
 				return
 			}
 			go func() {
-				blocks, err := e.Source.Blocks(ctx, from, to)
-				<-inflight
-				ch <- fetched{from, to, blocks, err}
+				var f fetched
+				defer func() { <-inflight; ch <- f }()
+				f.from, f.to = from, to
+				defer Recover(&f.err)
+				f.blocks, f.err = e.Source.Blocks(ctx, from, to)
 			}()
 		}
 	}()
@@ -302,9 +409,10 @@ func (e *EVM) write(ctx context.Context, next uint64, blocks []*chainquery.Block
 // one store transaction.
 func (e *EVM) rewind(ctx context.Context, top uint64) error {
 	ancestor := top
+	var topStored, topNode chainquery.Hash
 	for depth := 0; ; depth++ {
 		if depth > e.MaxReorgDepth {
-			return fmt.Errorf("reorg deeper than %d blocks below block %d: stopping for a person to look", e.MaxReorgDepth, top)
+			return &ChainMismatchError{Chain: e.Chain, Block: top, StoredHash: topStored, NodeHash: topNode, Depth: e.MaxReorgDepth}
 		}
 		stored, err := e.Store.BlockHash(ctx, e.Chain, ancestor)
 		if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
@@ -319,8 +427,11 @@ func (e *EVM) rewind(ctx context.Context, top uint64) error {
 		if node == stored {
 			break
 		}
+		if depth == 0 {
+			topStored, topNode = stored, node
+		}
 		if ancestor == 0 {
-			return fmt.Errorf("the node and the store disagree on block 0: is --rpc the same chain as the stored one?")
+			return &ChainMismatchError{Chain: e.Chain, Block: top, StoredHash: topStored, NodeHash: topNode, Depth: depth}
 		}
 		ancestor--
 	}

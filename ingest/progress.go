@@ -25,6 +25,7 @@ type Progress struct {
 	target  uint64 // where this run is going
 	reorgs  int
 	started bool
+	waiting string // what the ingester waits for, when it waits
 }
 
 // Add records a batch of written blocks.
@@ -56,6 +57,14 @@ func (p *Progress) SetHead(head, target uint64) {
 	p.head, p.target = head, target
 }
 
+// Wait records what the ingester waits for ("waiting for block N to have
+// 128 confirmations (node head H)"), or "" when it no longer waits.
+func (p *Progress) Wait(why string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.waiting = why
+}
+
 // Reorg records a rewind.
 func (p *Progress) Reorg(depth uint64) {
 	p.mu.Lock()
@@ -77,13 +86,14 @@ type Snapshot struct {
 	Lag                    int64
 	ETA                    time.Duration // 0 when unknown or done
 	Reorgs                 int
+	Waiting                string // what the ingester waits for, if it waits
 }
 
 // Snapshot returns the current counts and rates.
 func (p *Progress) Snapshot() Snapshot {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := Snapshot{Blocks: p.blocks, Rows: p.rows, Last: p.last, Head: p.head, Target: p.target, Reorgs: p.reorgs}
+	s := Snapshot{Blocks: p.blocks, Rows: p.rows, Last: p.last, Head: p.head, Target: p.target, Reorgs: p.reorgs, Waiting: p.waiting}
 	if p.started {
 		if secs := time.Since(p.start).Seconds(); secs > 0 {
 			s.BlocksPerSec, s.RowsPerS = float64(p.blocks)/secs, float64(p.rows)/secs
@@ -103,8 +113,12 @@ func (s Snapshot) String() string {
 	if s.ETA > 0 {
 		eta = s.ETA.String()
 	}
-	return fmt.Sprintf("block %d  head %d  lag %d  %.1f blocks/s  %.0f rows/s  %d blocks  %d rows  reorgs %d  eta %s",
+	line := fmt.Sprintf("block %d  head %d  lag %d  %.1f blocks/s  %.0f rows/s  %d blocks  %d rows  reorgs %d  eta %s",
 		s.Last, s.Head, s.Lag, s.BlocksPerSec, s.RowsPerS, s.Blocks, s.Rows, s.Reorgs, eta)
+	if s.Waiting != "" {
+		line += "  " + s.Waiting
+	}
+	return line
 }
 
 // Show reports progress every interval until ctx ends: redrawn in place on w
@@ -124,9 +138,13 @@ func (p *Progress) Show(ctx context.Context, w io.Writer, tty bool, logger *slog
 			if tty {
 				fmt.Fprintf(w, "\r\033[K%s %s", p.Chain, s)
 			} else {
-				logger.Info("progress", "chain", p.Chain, "block", s.Last, "head", s.Head, "lag", s.Lag,
+				attrs := []any{"chain", p.Chain, "block", s.Last, "head", s.Head, "lag", s.Lag,
 					"blocks_per_s", fmt.Sprintf("%.1f", s.BlocksPerSec), "rows_per_s", fmt.Sprintf("%.0f", s.RowsPerS),
-					"blocks", s.Blocks, "rows", s.Rows, "reorgs", s.Reorgs, "eta", s.ETA)
+					"blocks", s.Blocks, "rows", s.Rows, "reorgs", s.Reorgs, "eta", s.ETA}
+				if s.Waiting != "" {
+					attrs = append(attrs, "waiting", s.Waiting)
+				}
+				logger.Info("progress", attrs...)
 			}
 		}
 	}
