@@ -78,12 +78,21 @@ type TokenBalanceService interface {
 	FindTokenBalance(ctx context.Context, f TokenBalanceFilter) (*TokenBalance, error)
 }
 
+// SolanaCursor is how far Solana token balances are stored: the last block
+// written. A resumed ingester starts after Slot once the node's block at Slot
+// has Blockhash, and the snapshot query answers "indexed up to" BlockTime.
+type SolanaCursor struct {
+	Slot      uint64
+	Blockhash string    // base58; empty when unknown (a cursor stored before blockhashes were recorded)
+	BlockTime time.Time // the block's time
+}
+
 // TokenBalanceWriter is what the Solana ingester writes.
 type TokenBalanceWriter interface {
-	// WriteTokenBalances stores changes and moves the Solana cursor to slot
-	// (whose block time is blockTime) in one transaction. Writing a change
-	// that is already stored (same account, slot and TxIndex) replaces it.
-	WriteTokenBalances(ctx context.Context, changes []*TokenBalanceChange, slot uint64, blockTime time.Time) error
+	// WriteTokenBalances stores changes and moves the Solana cursor to
+	// cursor in one transaction. Writing a change that is already stored
+	// (same account, slot and TxIndex) replaces it.
+	WriteTokenBalances(ctx context.Context, changes []*TokenBalanceChange, cursor SolanaCursor) error
 
 	// WriteTokens inserts or replaces token registry entries (an imported
 	// token list: the operator's word wins).
@@ -94,9 +103,10 @@ type TokenBalanceWriter interface {
 	// overrides an imported token list).
 	AddTokens(ctx context.Context, tokens []*Token) error
 
-	// SolanaCursor returns the last slot WriteTokenBalances recorded, ok
-	// false when none: where a restarted ingester resumes.
-	SolanaCursor(ctx context.Context) (slot uint64, ok bool, err error)
+	// SolanaCursor returns the cursor WriteTokenBalances last recorded, ok
+	// false when none: where a restarted ingester resumes, after checking
+	// its blockhash against the node.
+	SolanaCursor(ctx context.Context) (cursor SolanaCursor, ok bool, err error)
 
 	// LatestOwner returns the owner of account's latest stored change that
 	// names one, ok false when none does: changes whose node answer has no

@@ -23,6 +23,9 @@ type SolanaSource interface {
 	// RawBlocks returns the getBlock results of slots, JSON null where the
 	// node has no block.
 	RawBlocks(ctx context.Context, slots []uint64) ([]json.RawMessage, error)
+	// BlockHash returns the blockhash of the block at slot, and ok false
+	// when the node has none there (skipped, pruned or not confirmed yet).
+	BlockHash(ctx context.Context, slot uint64) (hash string, ok bool, err error)
 }
 
 // AccountSource reads account data; a SolanaSource that implements it lets
@@ -36,14 +39,6 @@ type AccountSource interface {
 // the metadata extension of Token-2022 mints.
 type OwnedAccountSource interface {
 	OwnedAccounts(ctx context.Context, addrs []chainquery.PublicKey) ([]*solana.Account, error)
-}
-
-// SolanaCursorReader is the read of the Solana cursor that resuming needs.
-// No store implements it yet; the loop uses it as soon as one does, and
-// until then starts from Solana.From.
-type SolanaCursorReader interface {
-	// SolanaCursor returns the last ingested slot, and ok false when none.
-	SolanaCursor(ctx context.Context) (slot uint64, ok bool, err error)
 }
 
 // SolanaOwnerReader is the read of an account's latest known owner that
@@ -176,18 +171,20 @@ func (e *Solana) Run(ctx context.Context) error {
 	return nil
 }
 
-// start returns the first slot to ingest: after the stored cursor when the
-// store can tell it, else From, else the head when following.
+// start returns the first slot to ingest: after the stored cursor once the
+// node's chain is shown to hold it (see checkCursor), else From, else the
+// head when following.
 func (e *Solana) start(ctx context.Context) (uint64, error) {
-	if r, ok := e.Store.(SolanaCursorReader); ok {
-		slot, ok, err := r.SolanaCursor(ctx)
-		if err != nil {
-			return 0, fmt.Errorf("read the cursor: %w", err)
+	c, ok, err := e.Store.SolanaCursor(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("read the cursor: %w", err)
+	}
+	if ok {
+		if err := e.checkCursor(ctx, c); err != nil {
+			return 0, err
 		}
-		if ok {
-			e.Logger.Info("resuming after the stored cursor", "chain", "solana", "slot", slot)
-			return slot + 1, nil
-		}
+		e.Logger.Info("resuming after the stored cursor", "chain", "solana", "slot", c.Slot, "blockhash", c.Blockhash)
+		return c.Slot + 1, nil
 	}
 	if e.From != nil {
 		return *e.From, nil
@@ -198,10 +195,81 @@ func (e *Solana) start(ctx context.Context) (uint64, error) {
 	return 0, errors.New("no start slot: the store has no cursor and no --from-slot was given")
 }
 
+// checkCursor returns nil when the node's block at the cursor's slot has the
+// cursor's blockhash: the stored history is a prefix of the node's chain and
+// ingestion may go on after it. The cursor is always a slot that held a block
+// (the last block of a written batch), and blocks are read at commitment
+// confirmed, final in practice, so there is no reorg to rewind: any other
+// answer stops the run with what to do.
+//
+//   - Another blockhash: the database was filled from another cluster or
+//     fork. Ingesting on would append the node's chain to a foreign history;
+//     a fresh database is the remedy.
+//   - No block at the slot, and the node's confirmed slot is below it: the
+//     node is behind (or another cluster); wait, or use another node.
+//   - No block at the slot otherwise: skipped on the node's chain, or pruned
+//     by a node without long-term storage. It cannot vouch for the stored
+//     history, and a pruning node's getBlocks would also answer the slots
+//     after the cursor from its oldest kept block on, skipping the gap
+//     without an error. So this stops too, rather than resuming on a
+//     warning.
+//   - The cursor has no blockhash (stored before blockhashes were recorded):
+//     there is nothing to compare. A warning says so and the run resumes;
+//     its first write records a blockhash, so the next start is checked.
+func (e *Solana) checkCursor(ctx context.Context, c chainquery.SolanaCursor) error {
+	if c.Blockhash == "" {
+		e.Logger.Warn("the stored cursor has no blockhash (stored before blockhashes were recorded): resuming without checking that the node's chain holds it",
+			"chain", "solana", "slot", c.Slot)
+		return nil
+	}
+	hash, ok, err := e.Source.BlockHash(ctx, c.Slot)
+	if err != nil {
+		return fmt.Errorf("check the stored cursor (slot %d) against the node: %w", c.Slot, err)
+	}
+	if !ok {
+		head, err := e.Source.Slot(ctx)
+		if err != nil {
+			return fmt.Errorf("check the stored cursor (slot %d) against the node: getSlot: %w", c.Slot, err)
+		}
+		if head < c.Slot {
+			return fmt.Errorf("the node's confirmed slot %d is behind the stored cursor (slot %d, blockhash %s): "+
+				"wait until it catches up, or use a node that is not behind", head, c.Slot, c.Blockhash)
+		}
+		return fmt.Errorf("the node has no block at slot %d, where the stored cursor has blockhash %s "+
+			"(the slot is skipped on the node's chain, or the node no longer keeps it), so it cannot verify that this database holds its chain: "+
+			"use a node that keeps slot %d (one with long-term storage), or a fresh database", c.Slot, c.Blockhash, c.Slot)
+	}
+	if hash != c.Blockhash {
+		return fmt.Errorf("the stored cursor is slot %d with blockhash %s, but the node's block at slot %d has blockhash %s: "+
+			"this database holds another chain or fork: use a fresh database for this node, or a node of the chain it holds", c.Slot, c.Blockhash, c.Slot, hash)
+	}
+	return nil
+}
+
+// solanaBlock is a decoded getBlock result and its blockhash, which the
+// cursor records.
+type solanaBlock struct {
+	solana.Block
+	Blockhash string `json:"blockhash"`
+}
+
+// decodeSolanaBlock is solana.DecodeBlock that keeps the blockhash: JSON
+// null (a slot the node does not have) is solana.ErrNoBlock.
+func decodeSolanaBlock(raw json.RawMessage) (*solanaBlock, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, solana.ErrNoBlock
+	}
+	b := new(solanaBlock)
+	if err := json.Unmarshal(raw, b); err != nil {
+		return nil, fmt.Errorf("decode block: %w", err)
+	}
+	return b, nil
+}
+
 // solanaBatch is one batch of blocks, decoded.
 type solanaBatch struct {
 	slots  []uint64
-	blocks []*solana.Block
+	blocks []*solanaBlock
 	err    error
 }
 
@@ -254,7 +322,7 @@ func (e *Solana) ingest(ctx context.Context, slots []uint64) error {
 // them, so a null answer means the node is not there yet (or a load
 // balancer reached a node that is behind): it is asked again, and never
 // stored as an empty block.
-func (e *Solana) fetch(ctx context.Context, slots []uint64) ([]*solana.Block, error) {
+func (e *Solana) fetch(ctx context.Context, slots []uint64) ([]*solanaBlock, error) {
 	raws, err := e.Source.RawBlocks(ctx, slots)
 	if err != nil {
 		return nil, err
@@ -290,9 +358,9 @@ func (e *Solana) fetch(ctx context.Context, slots []uint64) ([]*solana.Block, er
 			raws[i] = res[j]
 		}
 	}
-	blocks := make([]*solana.Block, len(raws))
+	blocks := make([]*solanaBlock, len(raws))
 	for i, r := range raws {
-		if blocks[i], err = solana.DecodeBlock(r); err != nil {
+		if blocks[i], err = decodeSolanaBlock(r); err != nil {
 			return nil, fmt.Errorf("getBlock %d: %w", slots[i], err)
 		}
 	}
@@ -300,23 +368,26 @@ func (e *Solana) fetch(ctx context.Context, slots []uint64) ([]*solana.Block, er
 }
 
 // write extracts a batch's changes, in slot order so that owners carry
-// forward, and stores them with the cursor at the batch's last block.
+// forward, and stores them with the cursor at the batch's last block: a
+// slot that getBlocks listed, so the cursor always names a block and its
+// blockhash, whatever skipped slots follow it.
 func (e *Solana) write(ctx context.Context, r solanaBatch) error {
 	var changes []*chainquery.TokenBalanceChange
 	for i, b := range r.blocks {
-		if err := e.learnOwners(ctx, b); err != nil {
+		if err := e.learnOwners(ctx, &b.Block); err != nil {
 			return err
 		}
-		cs, err := e.extractor.Changes(b, r.slots[i])
+		cs, err := e.extractor.Changes(&b.Block, r.slots[i])
 		if err != nil {
 			return err
 		}
 		changes = append(changes, cs...)
 	}
 	last := r.slots[len(r.slots)-1]
-	lastTime := r.blocks[len(r.blocks)-1].Time()
+	lastBlock := r.blocks[len(r.blocks)-1]
+	cursor := chainquery.SolanaCursor{Slot: last, Blockhash: lastBlock.Blockhash, BlockTime: lastBlock.Time()}
 	err := e.patience.retry(ctx, "WriteTokenBalances", func() error {
-		return e.Store.WriteTokenBalances(ctx, changes, last, lastTime)
+		return e.Store.WriteTokenBalances(ctx, changes, cursor)
 	})
 	if err != nil {
 		return fmt.Errorf("write slots %d-%d: %w", r.slots[0], last, err)

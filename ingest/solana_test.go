@@ -61,8 +61,17 @@ func synBal(idx int, amount, owner string) string {
 	return fmt.Sprintf(`{"accountIndex":%d,"mint":"%s",%s"uiTokenAmount":{"amount":"%s","decimals":0}}`, idx, synMint, o, amount)
 }
 
+// synBlock is a block at time t whose blockhash is synHash(t).
 func synBlock(t int64, txs ...string) json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{"blockTime":%d,"transactions":[%s]}`, t, strings.Join(txs, ",")))
+	return json.RawMessage(fmt.Sprintf(`{"blockhash":"%s","blockTime":%d,"transactions":[%s]}`, synHash(t), t, strings.Join(txs, ",")))
+}
+
+// synHash is a blockhash made of n: 32 bytes in base58.
+func synHash(n int64) string {
+	var h chainquery.PublicKey
+	binary.BigEndian.PutUint64(h[24:], uint64(n))
+	h[0] = 0xb1
+	return h.String()
 }
 
 func openSQLite(tb testing.TB) *sqlite.DB {

@@ -59,10 +59,10 @@ func (db *DB) FindTokenBalance(ctx context.Context, f chainquery.TokenBalanceFil
 	return b, nil
 }
 
-// WriteTokenBalances stores changes and moves the Solana cursor to slot in
+// WriteTokenBalances stores changes and moves the Solana cursor to cursor in
 // one transaction. All changes go in one statement, whatever their number:
 // arrays of the columns, unnested, upserted on the key.
-func (db *DB) WriteTokenBalances(ctx context.Context, changes []*chainquery.TokenBalanceChange, slot uint64, blockTime time.Time) error {
+func (db *DB) WriteTokenBalances(ctx context.Context, changes []*chainquery.TokenBalanceChange, cursor chainquery.SolanaCursor) error {
 	// ON CONFLICT may touch a row once per statement, so a change written
 	// twice in one call is sent once: the last one, as if written in turn.
 	type key struct {
@@ -102,9 +102,13 @@ func (db *DB) WriteTokenBalances(ctx context.Context, changes []*chainquery.Toke
 				return err
 			}
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO solana_cursor (id, slot, block_time) VALUES (1, $1, $2)
-			ON CONFLICT (id) DO UPDATE SET slot = excluded.slot, block_time = excluded.block_time`,
-			gasArg(slot), blockTime.UnixMilli())
+		var hash *string // NULL when unknown, as in a cursor stored before hashes were
+		if cursor.Blockhash != "" {
+			hash = &cursor.Blockhash
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO solana_cursor (id, slot, block_time, blockhash) VALUES (1, $1, $2, $3)
+			ON CONFLICT (id) DO UPDATE SET slot = excluded.slot, block_time = excluded.block_time, blockhash = excluded.blockhash`,
+			gasArg(cursor.Slot), cursor.BlockTime.UnixMilli(), hash)
 		return err
 	}))
 }
@@ -144,17 +148,23 @@ func (db *DB) writeTokens(ctx context.Context, onConflict string, tokens []*chai
 	return wrap(err)
 }
 
-// SolanaCursor returns the last slot WriteTokenBalances recorded, read on the
+// SolanaCursor returns the cursor WriteTokenBalances last recorded, with an
+// empty Blockhash when it was stored before hashes were. It reads on the
 // primary: a resuming ingester must not trust a lagging replica.
-func (db *DB) SolanaCursor(ctx context.Context) (uint64, bool, error) {
-	var slot int64
-	err := db.wpool.QueryRow(ctx, `SELECT slot FROM solana_cursor WHERE id = 1`).Scan(&slot)
+func (db *DB) SolanaCursor(ctx context.Context) (chainquery.SolanaCursor, bool, error) {
+	var slot, blockTime int64
+	var hash *string
+	err := db.wpool.QueryRow(ctx, `SELECT slot, block_time, blockhash FROM solana_cursor WHERE id = 1`).Scan(&slot, &blockTime, &hash)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, false, nil
+		return chainquery.SolanaCursor{}, false, nil
 	} else if err != nil {
-		return 0, false, wrap(err)
+		return chainquery.SolanaCursor{}, false, wrap(err)
 	}
-	return uint64(slot), true, nil
+	c := chainquery.SolanaCursor{Slot: uint64(slot), BlockTime: time.UnixMilli(blockTime).UTC()}
+	if hash != nil {
+		c.Blockhash = *hash
+	}
+	return c, true, nil
 }
 
 // LatestOwner returns the owner of account's latest change that names one,

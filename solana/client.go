@@ -89,6 +89,49 @@ func (c *Client) RawBlocks(ctx context.Context, slots []uint64) ([]json.RawMessa
 	return out, nil
 }
 
+// headerConfig asks getBlock for the block without its transactions or
+// rewards: what checking a blockhash needs.
+var headerConfig = map[string]any{
+	"encoding":                       "json",
+	"maxSupportedTransactionVersion": 0,
+	"transactionDetails":             "none",
+	"rewards":                        false,
+	"commitment":                     "confirmed",
+}
+
+// BlockHash returns the blockhash of the confirmed block at slot, and ok
+// false when the node has no block there: the slot was skipped, the node no
+// longer keeps it (pruned, and no long-term storage), or it has not confirmed
+// it yet. getBlocks for that one slot tells these apart from a block it has:
+// getBlock answers them with error codes that differ between node versions
+// and that the client would retry. The blockhash must be 32 bytes in base58.
+func (c *Client) BlockHash(ctx context.Context, slot uint64) (hash string, ok bool, err error) {
+	listed, err := c.Blocks(ctx, slot, slot)
+	if err != nil {
+		return "", false, fmt.Errorf("getBlocks %d: %w", slot, err)
+	}
+	if len(listed) == 0 {
+		return "", false, nil
+	}
+	var raw json.RawMessage
+	if err := c.RPC.Call(ctx, &raw, "getBlock", slot, headerConfig); err != nil {
+		return "", false, fmt.Errorf("getBlock %d: %w", slot, err)
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false, nil
+	}
+	var b struct {
+		Blockhash string `json:"blockhash"`
+	}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return "", false, fmt.Errorf("getBlock %d: %w", slot, err)
+	}
+	if h, ok := chainquery.Base58Decode(b.Blockhash); !ok || len(h) != 32 {
+		return "", false, fmt.Errorf("getBlock %d: blockhash %q is not 32 bytes in base58", slot, b.Blockhash)
+	}
+	return b.Blockhash, true, nil
+}
+
 // Accounts returns the data of the accounts at addrs (nil where there is
 // none), asking for at most 100 per call, the node's limit.
 func (c *Client) Accounts(ctx context.Context, addrs []chainquery.PublicKey) ([][]byte, error) {

@@ -59,9 +59,9 @@ func (db *DB) FindTokenBalance(ctx context.Context, f chainquery.TokenBalanceFil
 	return b, nil
 }
 
-// WriteTokenBalances stores changes and moves the Solana cursor to slot in
+// WriteTokenBalances stores changes and moves the Solana cursor to cursor in
 // one transaction.
-func (db *DB) WriteTokenBalances(ctx context.Context, changes []*chainquery.TokenBalanceChange, slot uint64, blockTime time.Time) error {
+func (db *DB) WriteTokenBalances(ctx context.Context, changes []*chainquery.TokenBalanceChange, cursor chainquery.SolanaCursor) error {
 	tx, err := db.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return wrap(err)
@@ -83,9 +83,13 @@ func (db *DB) WriteTokenBalances(ctx context.Context, changes []*chainquery.Toke
 			return wrap(err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO solana_cursor (id, slot, block_time) VALUES (1, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET slot = excluded.slot, block_time = excluded.block_time`,
-		int64(slot), blockTime.UnixMilli()); err != nil {
+	var hash any // NULL when unknown, as in a cursor stored before hashes were
+	if cursor.Blockhash != "" {
+		hash = cursor.Blockhash
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO solana_cursor (id, slot, block_time, blockhash) VALUES (1, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET slot = excluded.slot, block_time = excluded.block_time, blockhash = excluded.blockhash`,
+		int64(cursor.Slot), cursor.BlockTime.UnixMilli(), hash); err != nil {
 		return wrap(err)
 	}
 	return wrap(tx.Commit())
@@ -116,16 +120,18 @@ func (db *DB) writeTokens(ctx context.Context, insert string, tokens []*chainque
 	return wrap(tx.Commit())
 }
 
-// SolanaCursor returns the last slot WriteTokenBalances recorded.
-func (db *DB) SolanaCursor(ctx context.Context) (uint64, bool, error) {
-	var slot int64
-	err := db.wdb.QueryRowContext(ctx, `SELECT slot FROM solana_cursor WHERE id = 1`).Scan(&slot)
+// SolanaCursor returns the cursor WriteTokenBalances last recorded, with an
+// empty Blockhash when it was stored before hashes were.
+func (db *DB) SolanaCursor(ctx context.Context) (chainquery.SolanaCursor, bool, error) {
+	var slot, blockTime int64
+	var hash sql.NullString
+	err := db.wdb.QueryRowContext(ctx, `SELECT slot, block_time, blockhash FROM solana_cursor WHERE id = 1`).Scan(&slot, &blockTime, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
+		return chainquery.SolanaCursor{}, false, nil
 	} else if err != nil {
-		return 0, false, wrap(err)
+		return chainquery.SolanaCursor{}, false, wrap(err)
 	}
-	return uint64(slot), true, nil
+	return chainquery.SolanaCursor{Slot: uint64(slot), Blockhash: hash.String, BlockTime: time.UnixMilli(blockTime).UTC()}, true, nil
 }
 
 // LatestOwner returns the owner of account's latest change that names one.

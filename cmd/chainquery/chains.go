@@ -66,6 +66,7 @@ const (
 	defaultBatch       = 10
 	maxConcurrency     = 64   // more in flight only gets a node to rate-limit us
 	maxBatch           = 1000 // blocks per store transaction; more holds the writer too long
+	maxResponseMB      = 4096 // MB of one node answer; beyond, a 64-bit machine's memory is the limit
 )
 
 func evmChainNames() string {
@@ -135,6 +136,8 @@ type chainSettings struct {
 	traces        string
 	concurrency   int
 	batch         int
+	maxResponseMB int     // largest node answer read, in MB; 0: evm.DefaultMaxResponse
+	rewindTo      *uint64 // ingest evm --rewind-to
 }
 
 // newChainSettings returns the settings of chain with its defaults.
@@ -159,6 +162,9 @@ func (s chainSettings) source(ctx context.Context, logger *slog.Logger) (*evm.Fe
 	}
 	client := evm.NewClient(s.rpc)
 	client.Logger = logger.With("chain", s.chain)
+	if s.maxResponseMB > 0 {
+		client.MaxResponse = int64(s.maxResponseMB) << 20
+	}
 	plan, err := evm.Probe(ctx, client, s.traces)
 	if err != nil {
 		return nil, fmt.Errorf("ingest %s: probe the node: %w", s.chain, err)
@@ -197,6 +203,7 @@ func (s chainSettings) ingester(store ingest.EVMStore, src ingest.EVMSource, log
 		Source:        src,
 		Logger:        logger,
 		From:          s.from,
+		RewindTo:      s.rewindTo,
 		Confirmations: s.confirmations,
 		Concurrency:   s.concurrency,
 		BatchBlocks:   s.batch,

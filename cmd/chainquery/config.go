@@ -36,11 +36,12 @@ type chainConfig struct {
 	Traces        string  `json:"traces"`
 	Concurrency   int     `json:"concurrency"`
 	Batch         int     `json:"batch"`
+	MaxResponseMB int     `json:"rpc_max_response_mb"`
 }
 
 var (
 	configFields = []string{"db", "read_db", "listen", "chains"}
-	chainFields  = []string{"chain", "rpc", "from", "confirmations", "traces", "concurrency", "batch"}
+	chainFields  = []string{"chain", "rpc", "from", "confirmations", "traces", "concurrency", "batch", "rpc_max_response_mb"}
 )
 
 // loadConfig reads and checks the file at path. Its errors start with the
@@ -144,6 +145,12 @@ func (cc chainConfig) settings() (chainSettings, error) {
 			return chainSettings{}, fmt.Errorf("%s: batch %w", chain, err)
 		}
 		s.batch = cc.Batch
+	}
+	if cc.MaxResponseMB != 0 {
+		if err := checkRange(cc.MaxResponseMB, maxResponseMB); err != nil {
+			return chainSettings{}, fmt.Errorf("%s: rpc_max_response_mb %w", chain, err)
+		}
+		s.maxResponseMB = cc.MaxResponseMB
 	}
 	return s, nil
 }

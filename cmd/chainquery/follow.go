@@ -44,7 +44,7 @@ func (f *follower) run(ctx context.Context) {
 // attempt connects to the node and follows the chain until an error or the
 // end of ctx. It reports whether it stored any block, which tells retry that
 // the node was healthy for a while.
-func (f *follower) attempt(ctx context.Context) (bool, error) {
+func (f *follower) attempt(ctx context.Context) (wrote bool, err error) {
 	src, err := f.settings.source(ctx, f.logger)
 	if err != nil {
 		return false, redactErr(err, f.settings.rpc)
@@ -58,10 +58,12 @@ func (f *follower) attempt(ctx context.Context) (bool, error) {
 		defer close(shown)
 		e.Progress.Show(sctx, io.Discard, false, f.logger, followerProgressEvery)
 	}()
-	err = e.Run(ctx)
-	stop()
-	<-shown
-	return e.Progress.Snapshot().Blocks > 0, redactErr(err, f.settings.rpc)
+	defer func() {
+		stop()
+		<-shown
+		wrote = e.Progress.Snapshot().Blocks > 0
+	}()
+	return false, redactErr(e.Run(ctx), f.settings.rpc)
 }
 
 // retry calls attempt until ctx ends. After a failure it logs the error and
@@ -69,8 +71,15 @@ func (f *follower) attempt(ctx context.Context) (bool, error) {
 // failing starts the waits over at lo, since the node had recovered.
 func retry(ctx context.Context, logger *slog.Logger, chain chainquery.Chain, lo, hi time.Duration, attempt func(context.Context) (bool, error)) {
 	delay := lo
+	// The ingester turns the panics of its goroutines into errors; this
+	// catches the rest (connecting, probing), so that no node answer can
+	// end the API.
+	safely := func() (wrote bool, err error) {
+		defer ingest.Recover(&err)
+		return attempt(ctx)
+	}
 	for {
-		wrote, err := attempt(ctx)
+		wrote, err := safely()
 		if ctx.Err() != nil {
 			return
 		}
@@ -82,8 +91,12 @@ func retry(ctx context.Context, logger *slog.Logger, chain chainquery.Chain, lo,
 		if wrote {
 			delay = lo
 		}
-		logger.Error("follower failed; the API keeps serving and the follower tries again",
-			"chain", chain, "error", err, "retry_in", delay)
+		attrs := []any{"chain", chain, "error", err, "retry_in", delay}
+		var pe *ingest.PanicError
+		if errors.As(err, &pe) {
+			attrs = append(attrs, "stack", pe.Stack)
+		}
+		logger.Error("follower failed; the API keeps serving and the follower tries again", attrs...)
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/ingest"
 )
 
@@ -80,7 +81,7 @@ func ingestEVMUsage() string {
 	var b strings.Builder
 	b.WriteString(`Usage: chainquery ingest evm --db DSN --chain NAME --rpc URL [--from N] [--to N | --follow]
                           [--confirmations N] [--traces auto|trace_block|debug_trace|off]
-                          [--concurrency N] [--batch N]
+                          [--concurrency N] [--batch N] [--rpc-max-response-mb N] [--rewind-to N]
                           [--pg-max-conns N] [--pg-statement-timeout DURATION]
 
 Ingests blocks, transactions, receipts, logs and (where enabled) traces of one
@@ -98,7 +99,17 @@ or SIGTERM. Without --from it starts at block 0, or at the safe head when
 following; a database that already holds the chain resumes where it stopped.
 
 At start it checks the node's chain id, probes which methods the node answers
-and logs the plan. On a terminal it shows a progress line; otherwise it logs
+and logs the plan. A database that already holds the chain is checked against
+the node: the stored head must be the node's block at that height. A reorg
+that happened while the ingester was stopped is rewound; a difference deeper
+than a reorg (a database filled from another chain or fork) stops it, naming
+both hashes: use a fresh database, or, when the stored blocks up to some
+block N are known good, --rewind-to N removes the stored blocks above N and
+ingests them again from the node.
+
+Every malformed node answer (not JSON, cut short, a batch with answers
+missing or mixed up, an answer larger than --rpc-max-response-mb) is asked
+again with backoff, like a timeout; the log names the method and the fault. On a terminal it shows a progress line; otherwise it logs
 progress every 10 s.
 
 Defaults per chain (docs/config.md explains them):
@@ -125,6 +136,9 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 	traces := fs.String("traces", "", "trace `METHOD`: auto, trace_block, debug_trace or off (default: auto on polygon, off elsewhere)")
 	concurrency := fs.Int("concurrency", defaultConcurrency, "batches fetched at once (`N`)")
 	batch := fs.Int("batch", defaultBatch, "blocks per fetch and per database transaction (`N`)")
+	maxResp := fs.Int("rpc-max-response-mb", int(evm.DefaultMaxResponse>>20), "largest node answer read, in MB (`N`); larger batches are split")
+	var rewindTo *uint64
+	fs.Var(optUint64{&rewindTo}, "rewind-to", "first remove the stored blocks above block `N` (after a fork deeper than a reorg)")
 	c.log.register(fs, slog.LevelInfo)
 	c.pg.register(fs)
 	if err := m.parse(fs, args, ingestEVMUsage()); err != nil {
@@ -165,7 +179,11 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 	if err := checkRange(*batch, maxBatch); err != nil {
 		return nil, usagef(help, "--batch %s", err)
 	}
-	c.chain.concurrency, c.chain.batch = *concurrency, *batch
+	if err := checkRange(*maxResp, maxResponseMB); err != nil {
+		return nil, usagef(help, "--rpc-max-response-mb %s", err)
+	}
+	c.chain.concurrency, c.chain.batch, c.chain.maxResponseMB = *concurrency, *batch, *maxResp
+	c.chain.rewindTo = rewindTo
 	switch {
 	case to != nil && c.follow:
 		return nil, usagef(help, "--to and --follow exclude each other: --to stops at a block, --follow never stops")
@@ -213,6 +231,10 @@ func (c *ingestEVMCmd) run(ctx context.Context, m *Main) error {
 	attrs := []any{"chain", c.chain.chain, "blocks", s.Blocks, "rows", s.Rows, "reorgs", s.Reorgs}
 	if latest, lerr := store.LatestBlock(context.WithoutCancel(ctx), c.chain.chain); lerr == nil {
 		attrs = append(attrs, "stored_head", latest)
+	}
+	var pe *ingest.PanicError
+	if errors.As(err, &pe) {
+		logger.Error("the ingester panicked: a bug; please report it with this stack", "chain", c.chain.chain, "stack", pe.Stack)
 	}
 	switch {
 	case err != nil:

@@ -30,6 +30,13 @@ confirmed slot). Without --to-slot or --follow
 it stops at the node's confirmed slot; --follow keeps polling it until
 SIGINT or SIGTERM.
 
+Before resuming, it checks that the node's block at the stored slot has the
+stored blockhash, and stops (exit 1) when it does not, or when the node has
+no block there: the database then holds another chain or fork, or the node
+cannot vouch for it. Use a fresh database, or a node that keeps that slot.
+There is no --rewind-to: confirmed Solana blocks do not reorg (see
+docs/solana.md).
+
 With --metadata (the default) it also fills the token registry with the
 Metaplex metadata (name, symbol) of each mint it sees for the first time.
 `

@@ -96,3 +96,39 @@ func TestIngestSolanaUsage(t *testing.T) {
 		t.Errorf("empty database without --from-slot: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestIngestSolanaOtherChain fills a database from one node, then resumes it
+// against a node whose block at the cursor's slot has another blockhash: the
+// command must exit 1 with one message naming the slot, both hashes and what
+// to do, and write nothing.
+func TestIngestSolanaOtherChain(t *testing.T) {
+	const (
+		ours   = "7FRPQq2kvN5NWudpiHstcpQnxEDFeDBJN54sU1TeTF9t"
+		theirs = "2jTnThYqe92Sg83jeQMYfGdiWdePfzVeFSFJ6pmxpVZy"
+	)
+	block := func(hash string, t int64) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"blockhash":%q,"blockTime":%d,"transactions":[]}`, hash, t))
+	}
+	node := solanatest.NewServer(t)
+	node.AddBlock(100, block(ours, 1_700_000_000))
+	db := "sqlite:" + filepath.Join(t.TempDir(), "solana.db")
+	mustExecute(t, nil, "ingest", "solana", "--db", db, "--rpc", node.URL, "--from-slot", "100", "--metadata=false")
+
+	fork := solanatest.NewServer(t)
+	fork.AddBlock(100, block(theirs, 1_700_000_000))
+	fork.AddBlock(101, block(theirs, 1_700_000_001))
+	r := execute(t, nil, "ingest", "solana", "--db", db, "--rpc", fork.URL, "--metadata=false")
+	want := "chainquery: solana: the stored cursor is slot 100 with blockhash " + ours +
+		", but the node's block at slot 100 has blockhash " + theirs +
+		": this database holds another chain or fork: use a fresh database for this node"
+	if r.code != 1 || !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "Run '") {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 and %q", r.code, r.stderr, want)
+	}
+	// The node the database was filled from still resumes, from slot 101.
+	node.AddBlock(101, block(ours, 1_700_000_001))
+	r = execute(t, nil, "ingest", "solana", "--db", db, "--rpc", node.URL, "--metadata=false")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	contains(t, "the resumed log", r.stderr, "msg=done", "blocks=1", "last_slot=101")
+}

@@ -15,14 +15,13 @@ func Key(tag, n byte) chainquery.PublicKey {
 
 // Named Solana addresses of the fixture.
 var (
-	USDCMint     = mustKey("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v") // in the registry
-	UnknownMint  = Key(0x02, 2)                                            // not in the registry
-	Wallet       = Key(0x03, 3)
-	WalletAcct   = Key(0x04, 4) // USDC account of Wallet: several changes
-	OrphanAcct   = Key(0x05, 5) // UnknownMint account whose owner was never said
-	ClosedAcct   = Key(0x06, 6) // dropped to 0
-	UnknownAcct  = Key(0x07, 7) // never seen
-	SolanaCursor = uint64(250_000_400)
+	USDCMint    = mustKey("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v") // in the registry
+	UnknownMint = Key(0x02, 2)                                            // not in the registry
+	Wallet      = Key(0x03, 3)
+	WalletAcct  = Key(0x04, 4) // USDC account of Wallet: several changes
+	OrphanAcct  = Key(0x05, 5) // UnknownMint account whose owner was never said
+	ClosedAcct  = Key(0x06, 6) // dropped to 0
+	UnknownAcct = Key(0x07, 7) // never seen
 )
 
 func mustKey(s string) chainquery.PublicKey {
@@ -40,6 +39,14 @@ var (
 	SolanaT2         = time.Date(2025, 6, 1, 12, 25, 0, 0, time.UTC) // last change
 	SolanaCursorTime = time.Date(2025, 6, 1, 13, 0, 0, 0, time.UTC)
 )
+
+// SolanaCursor is where the fixture's Solana cursor stands: a block after
+// the last change.
+var SolanaCursor = chainquery.SolanaCursor{
+	Slot:      250_000_400,
+	Blockhash: "7FRPQq2kvN5NWudpiHstcpQnxEDFeDBJN54sU1TeTF9t",
+	BlockTime: SolanaCursorTime,
+}
 
 // TokenBalanceChanges returns the Solana fixture.
 func TokenBalanceChanges() []*chainquery.TokenBalanceChange {

@@ -99,10 +99,10 @@ func testTokenBalances(t *testing.T, s Store) {
 		}
 	})
 	t.Run("Cursor", func(t *testing.T) {
-		slot, ok, err := s.SolanaCursor(ctx)
+		c, ok, err := s.SolanaCursor(ctx)
 		must(t, err)
-		if !ok || slot != SolanaCursor {
-			t.Fatalf("cursor %d, %v; want %d", slot, ok, SolanaCursor)
+		if !ok || !sameCursor(c, SolanaCursor) {
+			t.Fatalf("cursor %+v, %v; want %+v", c, ok, SolanaCursor)
 		}
 	})
 	t.Run("LatestOwner", func(t *testing.T) {
@@ -117,13 +117,31 @@ func testTokenBalances(t *testing.T, s Store) {
 	})
 	t.Run("CursorMoves", func(t *testing.T) {
 		later := SolanaCursorTime.Add(time.Hour)
-		must(t, s.WriteTokenBalances(ctx, nil, SolanaCursor+9000, later))
+		next := chainquery.SolanaCursor{Slot: SolanaCursor.Slot + 9000, Blockhash: "2jTnThYqe92Sg83jeQMYfGdiWdePfzVeFSFJ6pmxpVZy", BlockTime: later}
+		must(t, s.WriteTokenBalances(ctx, nil, next))
 		b, err := at(WalletAcct, later, false)
 		must(t, err)
 		if b.Slot != 250_000_300 {
 			t.Fatalf("got %+v", b)
 		}
+		c, ok, err := s.SolanaCursor(ctx)
+		must(t, err)
+		if !ok || !sameCursor(c, next) {
+			t.Fatalf("cursor %+v, %v; want %+v", c, ok, next)
+		}
+		// A cursor whose hash is unknown reads back with an empty hash:
+		// the blockhash is the new block's, never the old one's.
+		unknown := chainquery.SolanaCursor{Slot: next.Slot + 1, BlockTime: later.Add(time.Second)}
+		must(t, s.WriteTokenBalances(ctx, nil, unknown))
+		if c, ok, err = s.SolanaCursor(ctx); err != nil || !ok || !sameCursor(c, unknown) {
+			t.Fatalf("cursor %+v, %v, %v; want %+v", c, ok, err, unknown)
+		}
 	})
+}
+
+// sameCursor reports whether a and b name the same block at the same time.
+func sameCursor(a, b chainquery.SolanaCursor) bool {
+	return a.Slot == b.Slot && a.Blockhash == b.Blockhash && a.BlockTime.Equal(b.BlockTime)
 }
 
 func testTokenBalancesEmpty(t *testing.T, s Store) {

@@ -29,7 +29,7 @@ func Load(tb testing.TB, s Store) {
 			tb.Fatalf("write %s fixture: %v", chain, err)
 		}
 	}
-	if err := s.WriteTokenBalances(ctx, TokenBalanceChanges(), SolanaCursor, SolanaCursorTime); err != nil {
+	if err := s.WriteTokenBalances(ctx, TokenBalanceChanges(), SolanaCursor); err != nil {
 		tb.Fatalf("write token balances: %v", err)
 	}
 	if err := s.WriteTokens(ctx, Tokens()); err != nil {

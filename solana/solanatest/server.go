@@ -8,6 +8,7 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -82,6 +83,19 @@ func (s *Server) AddOwnedAccount(address, owner string, data []byte) {
 	defer s.mu.Unlock()
 	s.accounts[address] = data
 	s.owners[address] = owner
+}
+
+// SetBlockhash rewrites the blockhash of the block at slot, as a node of
+// another chain or fork would answer. The block must have been added.
+func (s *Server) SetBlockhash(slot uint64, hash string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b map[string]json.RawMessage
+	if err := json.Unmarshal(s.blocks[slot], &b); err != nil || b == nil {
+		panic(fmt.Sprintf("solanatest: SetBlockhash: no block at slot %d", slot))
+	}
+	b["blockhash"], _ = json.Marshal(hash)
+	s.blocks[slot], _ = json.Marshal(b)
 }
 
 type request struct {
