@@ -69,6 +69,16 @@ const (
 	maxResponseMB      = 4096 // MB of one node answer; beyond, a 64-bit machine's memory is the limit
 )
 
+// parseRPCTimeout reads a node request timeout: a Go duration from 100ms to
+// 10m (a node that needs longer for one answer needs smaller batches).
+func parseRPCTimeout(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 100*time.Millisecond || d > 10*time.Minute {
+		return 0, fmt.Errorf("%q: want a duration from 100ms to 10m, such as 30s", v)
+	}
+	return d, nil
+}
+
 func evmChainNames() string {
 	names := make([]string, len(chainquery.EVMChains))
 	for i, c := range chainquery.EVMChains {
@@ -136,7 +146,8 @@ type chainSettings struct {
 	traces        string
 	concurrency   int
 	batch         int
-	maxResponseMB int     // largest node answer read, in MB; 0: evm.DefaultMaxResponse
+	maxResponseMB int           // largest node answer read, in MB; 0: evm.DefaultMaxResponse
+	rpcTimeout    time.Duration // per node request, answer included; 0: the client's default
 	rewindTo      *uint64 // ingest evm --rewind-to
 }
 
@@ -164,6 +175,9 @@ func (s chainSettings) source(ctx context.Context, logger *slog.Logger) (*evm.Fe
 	client.Logger = logger.With("chain", s.chain)
 	if s.maxResponseMB > 0 {
 		client.MaxResponse = int64(s.maxResponseMB) << 20
+	}
+	if s.rpcTimeout > 0 {
+		client.Timeout = s.rpcTimeout
 	}
 	plan, err := evm.Probe(ctx, client, s.traces)
 	if err != nil {

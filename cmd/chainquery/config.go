@@ -37,11 +37,12 @@ type chainConfig struct {
 	Concurrency   int     `json:"concurrency"`
 	Batch         int     `json:"batch"`
 	MaxResponseMB int     `json:"rpc_max_response_mb"`
+	RPCTimeout    string  `json:"rpc_timeout"`
 }
 
 var (
 	configFields = []string{"db", "read_db", "listen", "chains"}
-	chainFields  = []string{"chain", "rpc", "from", "confirmations", "traces", "concurrency", "batch", "rpc_max_response_mb"}
+	chainFields  = []string{"chain", "rpc", "from", "confirmations", "traces", "concurrency", "batch", "rpc_max_response_mb", "rpc_timeout"}
 )
 
 // loadConfig reads and checks the file at path. Its errors start with the
@@ -151,6 +152,13 @@ func (cc chainConfig) settings() (chainSettings, error) {
 			return chainSettings{}, fmt.Errorf("%s: rpc_max_response_mb %w", chain, err)
 		}
 		s.maxResponseMB = cc.MaxResponseMB
+	}
+	if cc.RPCTimeout != "" {
+		d, err := parseRPCTimeout(cc.RPCTimeout)
+		if err != nil {
+			return chainSettings{}, fmt.Errorf("%s: rpc_timeout %w", chain, err)
+		}
+		s.rpcTimeout = d
 	}
 	return s, nil
 }

@@ -181,7 +181,7 @@ func TestConfig(t *testing.T) {
 		name, file, want string
 	}{
 		{"ErrUnknownField", `{"db": "sqlite:x.db", "chain": []}`, `unknown field "chain" in the top level (the fields are: db, read_db, listen, chains)`},
-		{"ErrUnknownChainField", chain(`, "rpcs": "x"`), `unknown field "rpcs" in chains[0] (the fields are: chain, rpc, from, confirmations, traces, concurrency, batch, rpc_max_response_mb)`},
+		{"ErrUnknownChainField", chain(`, "rpcs": "x"`), `unknown field "rpcs" in chains[0] (the fields are: chain, rpc, from, confirmations, traces, concurrency, batch, rpc_max_response_mb, rpc_timeout)`},
 		{"ErrDuplicateChain", `{"chains": [{"chain": "polygon", "rpc": "http://a:1"}, {"chain": "base", "rpc": "http://b:1"}, {"chain": "polygon", "rpc": "http://c:1"}]}`,
 			"chains[2]: chain polygon is already followed by chains[0]: one follower per chain"},
 		{"ErrUnknownChain", `{"chains": [{"chain": "solana", "rpc": "http://a:1"}]}`, `chains[0]: chain "solana" is not an EVM chain: use one of ethereum,`},

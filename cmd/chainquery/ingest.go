@@ -81,7 +81,8 @@ func ingestEVMUsage() string {
 	var b strings.Builder
 	b.WriteString(`Usage: chainquery ingest evm --db DSN --chain NAME --rpc URL [--from N] [--to N | --follow]
                           [--confirmations N] [--traces auto|trace_block|debug_trace|off]
-                          [--concurrency N] [--batch N] [--rpc-max-response-mb N] [--rewind-to N]
+                          [--concurrency N] [--batch N] [--rpc-max-response-mb N] [--rpc-timeout D]
+                          [--rewind-to N]
                           [--pg-max-conns N] [--pg-statement-timeout DURATION]
 
 Ingests blocks, transactions, receipts, logs and (where enabled) traces of one
@@ -137,6 +138,7 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 	concurrency := fs.Int("concurrency", defaultConcurrency, "batches fetched at once (`N`)")
 	batch := fs.Int("batch", defaultBatch, "blocks per fetch and per database transaction (`N`)")
 	maxResp := fs.Int("rpc-max-response-mb", int(evm.DefaultMaxResponse>>20), "largest node answer read, in MB (`N`); larger batches are split")
+	rpcTimeout := fs.String("rpc-timeout", "60s", "time allowed for one node request, its answer included (`DURATION`)")
 	var rewindTo *uint64
 	fs.Var(optUint64{&rewindTo}, "rewind-to", "first remove the stored blocks above block `N` (after a fork deeper than a reorg)")
 	c.log.register(fs, slog.LevelInfo)
@@ -184,6 +186,9 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 	}
 	c.chain.concurrency, c.chain.batch, c.chain.maxResponseMB = *concurrency, *batch, *maxResp
 	c.chain.rewindTo = rewindTo
+	if c.chain.rpcTimeout, err = parseRPCTimeout(*rpcTimeout); err != nil {
+		return nil, usagef(help, "--rpc-timeout %s", err)
+	}
 	switch {
 	case to != nil && c.follow:
 		return nil, usagef(help, "--to and --follow exclude each other: --to stops at a block, --follow never stops")
