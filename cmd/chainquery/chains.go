@@ -148,7 +148,7 @@ type chainSettings struct {
 	batch         int
 	maxResponseMB int           // largest node answer read, in MB; 0: evm.DefaultMaxResponse
 	rpcTimeout    time.Duration // per node request, answer included; 0: the client's default
-	rewindTo      *uint64 // ingest evm --rewind-to
+	rewindTo      *uint64       // ingest evm --rewind-to
 }
 
 // newChainSettings returns the settings of chain with its defaults.
