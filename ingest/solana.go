@@ -114,7 +114,13 @@ func (e *Solana) defaults() {
 // Run ingests until To is reached, or until ctx ends when following. It
 // returns nil when done or stopped by ctx, and an error naming the slot and
 // cause when retrying cannot help.
-func (e *Solana) Run(ctx context.Context) error {
+func (e *Solana) Run(ctx context.Context) (err error) {
+	defer func() {
+		if pe, ok := err.(*PanicError); ok { // a panic of this goroutine; the fetchers' come wrapped
+			err = fmt.Errorf("solana: %w", pe)
+		}
+	}()
+	defer Recover(&err)
 	e.defaults()
 	next, err := e.start(ctx)
 	if err != nil {
@@ -295,8 +301,10 @@ func (e *Solana) ingest(ctx context.Context, slots []uint64) error {
 				return
 			}
 			go func() {
-				blocks, err := e.fetch(ctx, b)
-				results[i] <- solanaBatch{b, blocks, err}
+				r := solanaBatch{slots: b}
+				defer func() { results[i] <- r }()
+				defer Recover(&r.err) // a decoder's panic stops this ingester, not the process
+				r.blocks, r.err = e.fetch(ctx, b)
 			}()
 		}
 	}()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery/internal/faultproxy"
+	"github.com/chainquery/chainquery/solana/solanatest"
 )
 
 // TestServe_ConfigNodeFaults runs serve --config with its follower reading a
@@ -145,4 +147,44 @@ func sameRows(t *testing.T, a, b string, tables ...string) {
 			}
 		}
 	}
+}
+
+// TestIngestSolana_NodeFaults ingests the two complete mainnet blocks (7 MB
+// of JSON each) and sixty empty ones from the Solana replay server through
+// the fault proxy: the database must end with exactly what a clean
+// ingestion of the same node stores. The answer limit (10 MB) is under a
+// batch of the two mainnet blocks, so the client must also split batches.
+func TestIngestSolana_NodeFaults(t *testing.T) {
+	node := solanatest.NewServer(t)
+	var last uint64
+	for _, b := range solanatest.FullBlocks {
+		node.AddBlock(b.Slot, solanatest.ReadBlock(t, b.File))
+		last = b.Slot
+	}
+	for i := uint64(1); i <= 60; i++ {
+		node.AddBlock(last+i, json.RawMessage(fmt.Sprintf(`{"blockTime":%d,"transactions":[]}`, 1_600_000_000+i)))
+	}
+	last += 60
+	proxy := faultproxy.Start(node.URL, faultproxy.Options{Every: 2, Drip: 8 * time.Second})
+	t.Cleanup(proxy.Close)
+
+	dir := t.TempDir()
+	ingest := func(db, rpc string) result {
+		return execute(t, nil, "ingest", "solana", "--db", "sqlite:"+db, "--rpc", rpc,
+			"--from-slot", fmt.Sprint(solanatest.FullBlocks[0].Slot), "--to-slot", fmt.Sprint(last),
+			"--metadata=false", "--batch", "2", "--concurrency", "2", "--rpc-timeout", "4s", "--rpc-max-response-mb", "10")
+	}
+	faulty, clean := filepath.Join(dir, "faults.db"), filepath.Join(dir, "clean.db")
+	r := ingest(faulty, proxy.URL)
+	if r.code != 0 {
+		t.Fatalf("ingest through the faults: exit %d\n%s", r.code, r.stderr)
+	}
+	if !proxy.Done() {
+		t.Fatalf("faults not met: %v (given %v)\n%s", proxy.Missing(), proxy.Given(), r.stderr)
+	}
+	contains(t, "the log", r.stderr, "malformed answer", "answer too large", "sending smaller batches", "msg=done")
+	if r := ingest(clean, node.URL); r.code != 0 {
+		t.Fatalf("clean ingest: exit %d\n%s", r.code, r.stderr)
+	}
+	sameRows(t, faulty, clean, "token_balances", "solana_cursor")
 }

@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/ingest"
 	"github.com/chainquery/chainquery/solana"
 )
 
 const ingestSolanaUsage = `Usage: chainquery ingest solana --db DSN --rpc URL [--from-slot N] [--to-slot N | --follow]
                              [--concurrency N] [--batch N] [--metadata=false]
+                             [--rpc-timeout D] [--rpc-max-response-mb N]
 
 Ingests the SPL token balance changes of Solana mainnet from a JSON-RPC node:
 getBlocks lists the confirmed blocks (skipped slots are simply absent) and
@@ -50,6 +52,8 @@ type ingestSolanaCmd struct {
 	metadata    bool
 	concurrency int
 	batch       int
+	rpcTimeout  time.Duration
+	maxRespMB   int
 	log         logOptions
 	pg          pgOptions
 }
@@ -65,6 +69,8 @@ func (m *Main) parseIngestSolana(args []string) (*ingestSolanaCmd, error) {
 	fs.BoolVar(&c.metadata, "metadata", true, "fill the token registry from Metaplex metadata of new mints")
 	fs.IntVar(&c.concurrency, "concurrency", 2, "batches fetched at once (`N`)")
 	fs.IntVar(&c.batch, "batch", 4, "blocks per getBlock batch and per database transaction (`N`)")
+	rpcTimeout := fs.String("rpc-timeout", "60s", "time allowed for one node request, its answer included (`DURATION`)")
+	fs.IntVar(&c.maxRespMB, "rpc-max-response-mb", int(evm.DefaultMaxResponse>>20), "largest node answer read, in MB (`N`); larger batches are split")
 	c.log.register(fs, slog.LevelInfo)
 	c.pg.register(fs)
 	if err := m.parse(fs, args, ingestSolanaUsage+dsnUsage); err != nil {
@@ -89,6 +95,12 @@ func (m *Main) parseIngestSolana(args []string) (*ingestSolanaCmd, error) {
 	}
 	if err := checkRange(c.batch, 100); err != nil {
 		return nil, usagef(help, "--batch %s", err)
+	}
+	if c.rpcTimeout, err = parseRPCTimeout(*rpcTimeout); err != nil {
+		return nil, usagef(help, "--rpc-timeout %s", err)
+	}
+	if err := checkRange(c.maxRespMB, maxResponseMB); err != nil {
+		return nil, usagef(help, "--rpc-max-response-mb %s", err)
 	}
 	switch {
 	case c.to != nil && c.follow:
@@ -117,6 +129,7 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 	}
 	src := solana.NewClient(c.rpc)
 	src.RPC.Logger = logger
+	src.RPC.Timeout, src.RPC.MaxResponse = c.rpcTimeout, int64(c.maxRespMB)<<20
 	e := &ingest.Solana{Store: w, Source: src, Logger: logger, From: c.from, To: c.to, Follow: c.follow,
 		Concurrency: c.concurrency, BatchSlots: c.batch, Metadata: c.metadata,
 		Progress: &ingest.Progress{Chain: "solana"}}
@@ -133,6 +146,10 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 
 	s := e.Progress.Snapshot()
 	attrs := []any{"blocks", s.Blocks, "rows", s.Rows, "last_slot", s.Last}
+	var pe *ingest.PanicError
+	if errors.As(err, &pe) {
+		logger.Error("the ingester panicked: a bug; please report it with this stack", "stack", pe.Stack)
+	}
 	switch {
 	case err != nil:
 		return redactErr(err, c.rpc)

@@ -1,0 +1,37 @@
+package ingest_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainquery/chainquery/ingest"
+	"github.com/chainquery/chainquery/solana"
+	"github.com/chainquery/chainquery/solana/solanatest"
+)
+
+// panickySolana panics when asked for blocks, on the fetcher goroutine the
+// loop starts, as a decoder bug would.
+type panickySolana struct{ *solana.Client }
+
+func (p panickySolana) RawBlocks(ctx context.Context, slots []uint64) ([]json.RawMessage, error) {
+	var m map[string]int
+	m["x"]++ // assignment to entry in nil map
+	return nil, nil
+}
+
+func TestSolanaPanicIsError(t *testing.T) {
+	node := solanatest.NewServer(t)
+	node.AddBlock(7, synBlock(1_700_000_000))
+	from, to := uint64(7), uint64(7)
+	e := &ingest.Solana{Store: openSQLite(t), Source: panickySolana{solana.NewClient(node.URL)}, From: &from, To: &to,
+		NullWait: time.Millisecond}
+	err := e.Run(context.Background())
+	var pe *ingest.PanicError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "nil map") || !strings.Contains(err.Error(), "panickySolana.RawBlocks") {
+		t.Fatalf("err = %v, want a PanicError naming the cause and place", err)
+	}
+}
