@@ -10,11 +10,17 @@ import (
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/evm"
+	"github.com/chainquery/chainquery/internal/testenv"
 )
 
-// tdDir holds the real mainnet responses of ../shared/testdata/evm (see its
-// SOURCES.md). Tests read them in place; they are never copied into the repo.
-const tdDir = "../../shared/testdata/evm"
+// tdDir returns the directory of the real mainnet responses,
+// ../shared/testdata/evm beside the repository (see its SOURCES.md). Tests
+// read them in place; they are never copied into the repo. Without them the
+// test skips, or fails in CI, as the Solana tests do.
+func tdDir(t testing.TB) string {
+	t.Helper()
+	return testenv.SharedTestdata(t, "evm")
+}
 
 // tdResult reads a fixture (path relative to tdDir) and returns the RPC
 // result in it, whichever of the three shapes the file has: a JSON-RPC
@@ -22,7 +28,7 @@ const tdDir = "../../shared/testdata/evm"
 // "params", "result"}, or the bare result.
 func tdResult(t testing.TB, name string) json.RawMessage {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(tdDir, name))
+	data, err := os.ReadFile(filepath.Join(tdDir(t), name))
 	if err != nil {
 		t.Fatalf("fixture: %v", err)
 	}
@@ -83,13 +89,14 @@ func tdArray(t testing.TB, names ...string) json.RawMessage {
 // none match so that a moved directory cannot make a test pass vacuously.
 func tdGlob(t testing.TB, pattern string) []string {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(tdDir, pattern))
+	dir := tdDir(t)
+	paths, err := filepath.Glob(filepath.Join(dir, pattern))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no fixtures match %s (%v)", pattern, err)
 	}
 	names := make([]string, len(paths))
 	for i, p := range paths {
-		names[i], _ = filepath.Rel(tdDir, p)
+		names[i], _ = filepath.Rel(dir, p)
 	}
 	return names
 }

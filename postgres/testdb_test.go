@@ -8,37 +8,27 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/url"
-	"os"
 	"testing"
 	"time"
 
+	"github.com/chainquery/chainquery/internal/testenv"
 	"github.com/jackc/pgx/v5"
 )
 
-// Environment of the tests, set by scripts/pg.
+// Environment of the tests, set by scripts/pg (names kept here for the
+// tests of this package; testenv holds them).
 const (
-	EnvAdminDSN     = "CHAINQUERY_TEST_POSTGRES"           // admin DSN of the primary
-	EnvReplicaDSN   = "CHAINQUERY_TEST_POSTGRES_REPLICA"   // admin DSN of its streaming replica
-	EnvStoppableDSN = "CHAINQUERY_TEST_POSTGRES_STOPPABLE" // admin DSN of a server tests may stop
-	EnvPGCtl        = "CHAINQUERY_TEST_PGCTL"              // pg_ctl of that server
+	EnvAdminDSN     = testenv.PostgresAdmin     // admin DSN of the primary
+	EnvReplicaDSN   = testenv.PostgresReplica   // admin DSN of its streaming replica
+	EnvStoppableDSN = testenv.PostgresStoppable // admin DSN of a server tests may stop
+	EnvPGCtl        = testenv.PostgresPGCtl     // pg_ctl of that server
 )
 
-// RequireEnv returns the environment variable name, or skips the test when it
-// is unset: PostgreSQL tests need a server, which scripts/pg provides. In
-// CI (env CI set) a missing server fails the test instead, since a skipped
-// PostgreSQL test there would hide that the store is not tested at all.
+// RequireEnv returns the value of the environment variable name, through
+// testenv.Postgres: unset, it skips the test, or fails it in CI.
 func RequireEnv(tb testing.TB, name string) string {
 	tb.Helper()
-	v := os.Getenv(name)
-	if v != "" {
-		return v
-	}
-	msg := name + " is not set: run PostgreSQL tests through scripts/pg, e.g. scripts/pg run go test ./postgres/"
-	if os.Getenv("CI") != "" {
-		tb.Fatal(msg + " (CI is set, so a skipped PostgreSQL test is a failure)")
-	}
-	tb.Skip(msg)
-	return ""
+	return testenv.Postgres(tb, name)
 }
 
 // NewTestDatabase creates an empty database with a random name on the

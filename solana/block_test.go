@@ -119,9 +119,10 @@ func check(t *testing.T, raw []byte, slot uint64) []*chainquery.TokenBalanceChan
 // and jsonParsed, legacy and version 0 with loaded addresses, Token-2022),
 // each wrapped in a one-transaction block.
 func TestChangesTransactions(t *testing.T) {
-	files, _ := filepath.Glob(testdata(t, "getTransaction", "*.json"))
-	if len(files) == 0 {
-		t.Skip("no getTransaction fixtures")
+	pattern := testdata(t, "getTransaction", "*.json")
+	files, _ := filepath.Glob(pattern)
+	if len(files) == 0 { // the data are there (testdata checked), but not these
+		t.Fatalf("no getTransaction fixtures match %s", pattern)
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {

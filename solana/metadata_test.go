@@ -4,25 +4,19 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/solana"
+	"github.com/chainquery/chainquery/solana/solanatest"
 )
 
-// testdata returns the shared Solana fixtures directory, read in place.
+// testdata returns the path of a file of the shared Solana fixtures, read in
+// place.
 func testdata(t testing.TB, parts ...string) string {
 	t.Helper()
-	dir := os.Getenv("CHAINQUERY_SOLANA_TESTDATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "testdata", "solana")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("solana test data not found at %s (set CHAINQUERY_SOLANA_TESTDATA)", dir)
-	}
-	return filepath.Join(append([]string{dir}, parts...)...)
+	return solanatest.Testdata(t, parts...)
 }
 
 func key(t testing.TB, s string) chainquery.PublicKey {

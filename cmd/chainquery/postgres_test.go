@@ -7,41 +7,19 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chainquery/chainquery/internal/testenv"
 	"github.com/jackc/pgx/v5"
-)
-
-// Environment of the PostgreSQL tests, set by scripts/pg.
-const (
-	envPGAdmin   = "CHAINQUERY_TEST_POSTGRES"         // admin DSN of the primary
-	envPGReplica = "CHAINQUERY_TEST_POSTGRES_REPLICA" // admin DSN of its streaming replica
 )
 
 // pgPassword is put in every test DSN: the throwaway servers trust local
 // connections and never ask for it, so it shows only if chainquery prints
 // it.
 const pgPassword = "pw-never-printed"
-
-// requirePG returns the environment variable name, or skips the test when it
-// is unset; in CI (env CI set) it fails instead, since a skipped PostgreSQL
-// test there would hide that the store is not tested at all.
-func requirePG(t *testing.T, name string) string {
-	t.Helper()
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	msg := name + " is not set: run PostgreSQL tests through scripts/pg, e.g. scripts/pg run go test ./cmd/..."
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg + " (CI is set, so a skipped PostgreSQL test is a failure)")
-	}
-	t.Skip(msg)
-	return ""
-}
 
 // newPGDatabase creates an empty database with a random name on the server
 // of adminDSN, drops it when the test ends, and returns its name. Whatever
@@ -101,7 +79,8 @@ func noPassword(t *testing.T, what, s string) {
 // serves it, and calls the API with the key: nothing is indexed, so Get
 // Latest Block answers 404 with a JSON detail.
 func TestPostgres_KeysServe(t *testing.T) {
-	db := pgDSN(t, requirePG(t, envPGAdmin), newPGDatabase(t, requirePG(t, envPGAdmin)))
+	admin := testenv.Postgres(t, testenv.PostgresAdmin)
+	db := pgDSN(t, admin, newPGDatabase(t, admin))
 
 	created := execute(t, nil, "keys", "create", "--db", db, "--name", "alice", "--endpoints", "all")
 	if created.code != 0 {
@@ -134,7 +113,7 @@ func TestPostgres_KeysServe(t *testing.T) {
 // and its traces. Then serve --config follows the chain into the primary
 // while the API still reads from the replica.
 func TestPostgres_IngestReplica(t *testing.T) {
-	admin, replicaAdmin := requirePG(t, envPGAdmin), requirePG(t, envPGReplica)
+	admin, replicaAdmin := testenv.Postgres(t, testenv.PostgresAdmin), testenv.Postgres(t, testenv.PostgresReplica)
 	name := newPGDatabase(t, admin)
 	db, readDB := pgDSN(t, admin, name), pgDSN(t, replicaAdmin, name)
 	c := startChain(t)

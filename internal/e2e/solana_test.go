@@ -22,6 +22,7 @@ import (
 	"github.com/chainquery/chainquery"
 	cqhttp "github.com/chainquery/chainquery/http"
 	"github.com/chainquery/chainquery/ingest"
+	"github.com/chainquery/chainquery/internal/testenv"
 	"github.com/chainquery/chainquery/postgres"
 	"github.com/chainquery/chainquery/solana"
 	"github.com/chainquery/chainquery/solana/solanatest"
@@ -307,15 +308,9 @@ func getJSON(t *testing.T, u, key string) (int, map[string]any) {
 
 // openSolanaPostgres opens a PostgreSQL store on a fresh database of the
 // server named by CHAINQUERY_TEST_POSTGRES, as the postgres package's test
-// helpers do; it skips without one, except in CI.
+// helpers do; without one it skips, or fails in CI (testenv.Postgres).
 func openSolanaPostgres(t *testing.T) solanaStore {
-	admin := os.Getenv("CHAINQUERY_TEST_POSTGRES")
-	if admin == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CHAINQUERY_TEST_POSTGRES is not set (CI is set, so a skipped PostgreSQL test is a failure)")
-		}
-		t.Skip("CHAINQUERY_TEST_POSTGRES is not set: run through scripts/pg")
-	}
+	admin := testenv.Postgres(t, testenv.PostgresAdmin)
 	ctx := context.Background()
 	var b [8]byte
 	rand.Read(b[:])

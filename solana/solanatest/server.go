@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/chainquery/chainquery/internal/testenv"
 )
 
 // Server is a Solana JSON-RPC node that knows only the blocks and accounts
@@ -236,31 +238,18 @@ func (s *Server) answer(q request) (json.RawMessage, string) {
 	return nil, "method not found: " + q.Method
 }
 
-// Testdata returns the path of a file of the shared Solana test data
-// (CHAINQUERY_SOLANA_TESTDATA, else shared/testdata/solana found in a
-// parent directory), and skips tb when it is missing.
+// Testdata returns the path of a file of the shared Solana test data:
+// CHAINQUERY_SOLANA_TESTDATA when set, else shared/testdata/solana (see
+// testenv.SharedTestdata). Missing data skip tb, or fail it in CI.
 func Testdata(tb testing.TB, parts ...string) string {
 	tb.Helper()
-	dir := os.Getenv("CHAINQUERY_SOLANA_TESTDATA")
-	if dir == "" {
-		wd, _ := os.Getwd()
-		for d := wd; ; d = filepath.Dir(d) {
-			if c := filepath.Join(d, "shared", "testdata", "solana"); isDir(c) {
-				dir = c
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
+	if dir := os.Getenv("CHAINQUERY_SOLANA_TESTDATA"); dir != "" {
+		fi, err := os.Stat(dir)
+		testenv.Require(tb, err == nil && fi.IsDir(), "CHAINQUERY_SOLANA_TESTDATA=%s is not a directory: point it at the Solana test data or unset it", dir)
+		return filepath.Join(append([]string{dir}, parts...)...)
 	}
-	if dir == "" || !isDir(dir) {
-		tb.Skip("solana test data not found (set CHAINQUERY_SOLANA_TESTDATA)")
-	}
-	return filepath.Join(append([]string{dir}, parts...)...)
+	return testenv.SharedTestdata(tb, append([]string{"solana"}, parts...)...)
 }
-
-func isDir(p string) bool { fi, err := os.Stat(p); return err == nil && fi.IsDir() }
 
 // FullBlocks are the two complete mainnet blocks of the test data.
 var FullBlocks = []struct {
