@@ -1,3 +1,7 @@
+// Package evm reads EVM chains over standard Ethereum JSON-RPC (through
+// package jsonrpc): decoding of blocks, receipts and traces (Parity
+// trace_block and geth's callTracer) into chainquery records, the probe of
+// what a node answers, and a fetcher that assembles complete blocks.
 package evm
 
 import (
@@ -12,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // Trace methods a node may answer.
@@ -56,7 +61,7 @@ func (p Plan) String() string {
 // Probe asks the node which methods it answers and returns the plan to
 // follow. traces is one of the Traces* values; TracesAuto picks what the node
 // supports and fails if it supports neither.
-func Probe(ctx context.Context, c *Client, traces string) (Plan, error) {
+func Probe(ctx context.Context, c *jsonrpc.Client, traces string) (Plan, error) {
 	var head string
 	if err := c.Call(ctx, &head, "eth_blockNumber"); err != nil {
 		return Plan{}, fmt.Errorf("eth_blockNumber: %w", err)
@@ -66,7 +71,7 @@ func Probe(ctx context.Context, c *Client, traces string) (Plan, error) {
 		err := c.Call(ctx, &v, method, params...)
 		if err == nil {
 			return true, nil
-		} else if IsMethodNotFound(err) {
+		} else if jsonrpc.IsMethodNotFound(err) {
 			return false, nil
 		}
 		return false, fmt.Errorf("%s: %w", method, err)
@@ -110,10 +115,17 @@ func Probe(ctx context.Context, c *Client, traces string) (Plan, error) {
 	return p, err
 }
 
+// NewClient is jsonrpc.NewClient.
+//
+// Deprecated: use jsonrpc.NewClient; the client moved there. This stays only
+// until postgres/ingest_outage_test.go, owned by the store work, calls
+// jsonrpc.NewClient.
+func NewClient(url string) *jsonrpc.Client { return jsonrpc.NewClient(url) }
+
 // Fetcher assembles complete blocks from a node following a Plan. It
 // implements ingest.EVMSource.
 type Fetcher struct {
-	Client *Client
+	Client *jsonrpc.Client
 	Chain  chainquery.Chain
 	Plan   Plan
 	Logger *slog.Logger
@@ -127,7 +139,7 @@ type Fetcher struct {
 
 // NewFetcher returns a fetcher with default patience: about five minutes for
 // a block to become complete.
-func NewFetcher(c *Client, chain chainquery.Chain, p Plan, logger *slog.Logger) *Fetcher {
+func NewFetcher(c *jsonrpc.Client, chain chainquery.Chain, p Plan, logger *slog.Logger) *Fetcher {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -243,9 +255,9 @@ func (f *Fetcher) Blocks(ctx context.Context, from, to uint64) ([]*chainquery.Bl
 // traces) and returns the complete ones and why the others are not.
 func (f *Fetcher) fetch(ctx context.Context, numbers []uint64) (map[uint64]*chainquery.BlockData, map[uint64]error) {
 	failed := map[uint64]error{}
-	blockReqs := make([]*Request, len(numbers))
+	blockReqs := make([]*jsonrpc.Request, len(numbers))
 	for i, n := range numbers {
-		blockReqs[i] = &Request{Method: "eth_getBlockByNumber", Params: []any{hexNumber(n), true}}
+		blockReqs[i] = &jsonrpc.Request{Method: "eth_getBlockByNumber", Params: []any{hexNumber(n), true}}
 	}
 	if err := f.Client.BatchCall(ctx, blockReqs); err != nil {
 		return nil, allFailed(numbers, err)
@@ -277,28 +289,28 @@ func (f *Fetcher) fetch(ctx context.Context, numbers []uint64) (map[uint64]*chai
 	// Receipts and traces of every decoded block, in one batch.
 	type part struct {
 		n        uint64
-		receipts []*Request
-		traces   *Request
+		receipts []*jsonrpc.Request
+		traces   *jsonrpc.Request
 	}
 	var parts []part
-	var reqs []*Request
+	var reqs []*jsonrpc.Request
 	for _, n := range order {
 		d := blocks[n]
 		p := part{n: n}
 		if len(d.Transactions) > 0 {
 			if f.Plan.BlockReceipts {
-				p.receipts = []*Request{{Method: "eth_getBlockReceipts", Params: []any{hexNumber(n)}}}
+				p.receipts = []*jsonrpc.Request{{Method: "eth_getBlockReceipts", Params: []any{hexNumber(n)}}}
 			} else {
 				for _, tx := range d.Transactions {
-					p.receipts = append(p.receipts, &Request{Method: "eth_getTransactionReceipt", Params: []any{tx.Hash.Hex()}})
+					p.receipts = append(p.receipts, &jsonrpc.Request{Method: "eth_getTransactionReceipt", Params: []any{tx.Hash.Hex()}})
 				}
 			}
 			reqs = append(reqs, p.receipts...)
 			switch f.Plan.Traces {
 			case TracesParity:
-				p.traces = &Request{Method: "trace_block", Params: []any{hexNumber(n)}}
+				p.traces = &jsonrpc.Request{Method: "trace_block", Params: []any{hexNumber(n)}}
 			case TracesCallTracer:
-				p.traces = &Request{Method: "debug_traceBlockByHash", Params: []any{d.Block.Hash.Hex(), map[string]any{"tracer": "callTracer"}}}
+				p.traces = &jsonrpc.Request{Method: "debug_traceBlockByHash", Params: []any{d.Block.Hash.Hex(), map[string]any{"tracer": "callTracer"}}}
 			}
 			if p.traces != nil {
 				reqs = append(reqs, p.traces)
@@ -321,7 +333,7 @@ func (f *Fetcher) fetch(ctx context.Context, numbers []uint64) (map[uint64]*chai
 
 // complete applies receipts and traces to d and checks that nothing is
 // missing.
-func (f *Fetcher) complete(d *chainquery.BlockData, receipts []*Request, traces *Request) error {
+func (f *Fetcher) complete(d *chainquery.BlockData, receipts []*jsonrpc.Request, traces *jsonrpc.Request) error {
 	if len(d.Transactions) == 0 {
 		return CheckComplete(d, f.Plan.Traces != TracesOff)
 	}
@@ -391,6 +403,14 @@ func allFailed(numbers []uint64, err error) map[uint64]error {
 func isNull(raw json.RawMessage) bool {
 	s := strings.TrimSpace(string(raw))
 	return s == "" || s == "null" || s == "[]" || s == "{}"
+}
+
+// snippet is the start of a node's answer, for an error message.
+func snippet(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "..."
+	}
+	return string(b)
 }
 
 func hexNumber(n uint64) string { return "0x" + strconv.FormatUint(n, 16) }

@@ -7,6 +7,7 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/devchain"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // TestFetchAnvil probes a real anvil node and fetches a block of varied
@@ -18,7 +19,7 @@ func TestFetchAnvil(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer node.Close()
-	rpc := evm.NewClient(node.URL)
+	rpc := jsonrpc.NewClient(node.URL)
 	traffic, err := devchain.Deploy(ctx, rpc)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/evm"
+	"github.com/chainquery/chainquery/jsonrpc"
 	"github.com/chainquery/chainquery/sqlite"
 )
 
@@ -139,7 +140,7 @@ func TestFetchReplay(t *testing.T) {
 			}
 			srv := httptest.NewServer(node)
 			defer srv.Close()
-			client := evm.NewClient(srv.URL)
+			client := jsonrpc.NewClient(srv.URL)
 			client.MinBackoff, client.MaxBackoff = time.Millisecond, time.Millisecond
 			f := evm.NewFetcher(client, chain, plan, nil)
 			f.Wait = time.Millisecond

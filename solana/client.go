@@ -7,17 +7,17 @@ import (
 	"fmt"
 
 	"github.com/chainquery/chainquery"
-	"github.com/chainquery/chainquery/evm"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // Client calls a Solana node. Solana RPC is JSON-RPC 2.0 over HTTP, so it
-// reuses the EVM client's batching and retries rather than a second copy.
+// uses package jsonrpc's batching and retries, as the EVM reader does.
 type Client struct {
-	RPC *evm.Client
+	RPC *jsonrpc.Client
 }
 
 // NewClient returns a client of the node at url.
-func NewClient(url string) *Client { return &Client{RPC: evm.NewClient(url)} }
+func NewClient(url string) *Client { return &Client{RPC: jsonrpc.NewClient(url)} }
 
 // confirmed is the commitment every read uses: confirmed blocks are final in
 // practice and are what getBlocks lists without lagging half a minute.
@@ -72,9 +72,9 @@ var blockConfig = map[string]any{
 // block (yet). A call that still fails after the client's retries is an
 // error.
 func (c *Client) RawBlocks(ctx context.Context, slots []uint64) ([]json.RawMessage, error) {
-	reqs := make([]*evm.Request, len(slots))
+	reqs := make([]*jsonrpc.Request, len(slots))
 	for i, s := range slots {
-		reqs[i] = &evm.Request{Method: "getBlock", Params: []any{s, blockConfig}}
+		reqs[i] = &jsonrpc.Request{Method: "getBlock", Params: []any{s, blockConfig}}
 	}
 	if err := c.RPC.BatchCall(ctx, reqs); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/ingest"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // chainDefault is how a chain is ingested unless the command line or the
@@ -97,7 +98,7 @@ func parseEVMChain(s string) (chainquery.Chain, error) {
 	return "", fmt.Errorf("%q is not an EVM chain: use one of %s", s, evmChainNames())
 }
 
-// checkRPC accepts http and https URLs: the evm client speaks JSON-RPC over
+// checkRPC accepts http and https URLs: the node client speaks JSON-RPC over
 // HTTP only.
 func checkRPC(s string) error {
 	u, err := url.Parse(s)
@@ -146,7 +147,7 @@ type chainSettings struct {
 	traces        string
 	concurrency   int
 	batch         int
-	maxResponseMB int           // largest node answer read, in MB; 0: evm.DefaultMaxResponse
+	maxResponseMB int           // largest node answer read, in MB; 0: jsonrpc.DefaultMaxResponse
 	rpcTimeout    time.Duration // per node request, answer included; 0: the client's default
 	rewindTo      *uint64       // ingest evm --rewind-to
 }
@@ -171,7 +172,7 @@ func (s chainSettings) source(ctx context.Context, logger *slog.Logger) (*evm.Fe
 	if err := s.checkChainID(ctx); err != nil {
 		return nil, fmt.Errorf("ingest %s: %w", s.chain, err)
 	}
-	client := evm.NewClient(s.rpc)
+	client := jsonrpc.NewClient(s.rpc)
 	client.Logger = logger.With("chain", s.chain)
 	if s.maxResponseMB > 0 {
 		client.MaxResponse = int64(s.maxResponseMB) << 20
@@ -193,7 +194,7 @@ func (s chainSettings) source(ctx context.Context, logger *slog.Logger) (*evm.Fe
 // gives up sooner than the fetcher does, because an unreachable node at
 // start is most often a mistyped URL.
 func (s chainSettings) checkChainID(ctx context.Context) error {
-	c := evm.NewClient(s.rpc)
+	c := jsonrpc.NewClient(s.rpc)
 	c.Attempts, c.MaxBackoff, c.Timeout = 3, 2*time.Second, 15*time.Second
 	var id string
 	if err := c.Call(ctx, &id, "eth_chainId"); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/devchain"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // defaultDevDSN is dev's own database. dev deletes it at every start, so it
@@ -124,7 +125,7 @@ func (c *devCmd) runAll(ctx context.Context, m *Main) error {
 		return fmt.Errorf("start anvil: %w", err)
 	}
 	defer node.Close()
-	rpc := evm.NewClient(node.URL)
+	rpc := jsonrpc.NewClient(node.URL)
 	rpc.Logger = logger
 	defer func() {
 		if err := saveAnvilState(context.WithoutCancel(ctx), node.URL, c.anvilState()); err != nil {
@@ -236,7 +237,7 @@ func checkDevDB(ctx context.Context, d dsn) error {
 // sameChain checks, with --keep, that the database indexes this anvil's
 // chain: block 0 differs between anvil chains, since it carries the time of
 // their creation.
-func sameChain(ctx context.Context, store Store, rpc *evm.Client, state string) error {
+func sameChain(ctx context.Context, store Store, rpc *jsonrpc.Client, state string) error {
 	stored, err := store.BlockHash(ctx, chainquery.Polygon, 0)
 	if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
 		return nil

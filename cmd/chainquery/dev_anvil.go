@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/devchain"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // ensureAnvil installs anvil with the project's own setup when it cannot be
@@ -71,7 +71,7 @@ func repoRoot() (string, bool) {
 func saveAnvilState(ctx context.Context, url, path string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	c := evm.NewClient(url)
+	c := jsonrpc.NewClient(url)
 	c.Attempts = 1
 	var state string
 	if err := c.Call(ctx, &state, "anvil_dumpState"); err != nil {

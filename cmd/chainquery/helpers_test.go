@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/devchain"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // chain is a real anvil node (chain id 137, polygon) with the test contracts
 // deployed, for the commands that ingest.
 type chain struct {
 	node    *devchain.Anvil
-	rpc     *evm.Client
+	rpc     *jsonrpc.Client
 	traffic *devchain.Traffic
 }
 
@@ -31,7 +31,7 @@ func startChain(t *testing.T) *chain {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { node.Close() })
-	c := &chain{node: node, rpc: evm.NewClient(node.URL)}
+	c := &chain{node: node, rpc: jsonrpc.NewClient(node.URL)}
 	if c.traffic, err = devchain.Deploy(ctx, c.rpc); err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery"
-	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/ingest"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 const ingestUsage = `Usage:
@@ -137,7 +137,7 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 	traces := fs.String("traces", "", "trace `METHOD`: auto, trace_block, debug_trace or off (default: auto on polygon, off elsewhere)")
 	concurrency := fs.Int("concurrency", defaultConcurrency, "batches fetched at once (`N`)")
 	batch := fs.Int("batch", defaultBatch, "blocks per fetch and per database transaction (`N`)")
-	maxResp := fs.Int("rpc-max-response-mb", int(evm.DefaultMaxResponse>>20), "largest node answer read, in MB (`N`); larger batches are split")
+	maxResp := fs.Int("rpc-max-response-mb", int(jsonrpc.DefaultMaxResponse>>20), "largest node answer read, in MB (`N`); larger batches are split")
 	rpcTimeout := fs.String("rpc-timeout", "60s", "time allowed for one node request, its answer included (`DURATION`)")
 	var rewindTo *uint64
 	fs.Var(optUint64{&rewindTo}, "rewind-to", "first remove the stored blocks above block `N` (after a fork deeper than a reorg)")

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery"
-	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/ingest"
+	"github.com/chainquery/chainquery/jsonrpc"
 	"github.com/chainquery/chainquery/solana"
 )
 
@@ -70,7 +70,7 @@ func (m *Main) parseIngestSolana(args []string) (*ingestSolanaCmd, error) {
 	fs.IntVar(&c.concurrency, "concurrency", 2, "batches fetched at once (`N`)")
 	fs.IntVar(&c.batch, "batch", 4, "blocks per getBlock batch and per database transaction (`N`)")
 	rpcTimeout := fs.String("rpc-timeout", "60s", "time allowed for one node request, its answer included (`DURATION`)")
-	fs.IntVar(&c.maxRespMB, "rpc-max-response-mb", int(evm.DefaultMaxResponse>>20), "largest node answer read, in MB (`N`); larger batches are split")
+	fs.IntVar(&c.maxRespMB, "rpc-max-response-mb", int(jsonrpc.DefaultMaxResponse>>20), "largest node answer read, in MB (`N`); larger batches are split")
 	c.log.register(fs, slog.LevelInfo)
 	c.pg.register(fs)
 	if err := m.parse(fs, args, ingestSolanaUsage+dsnUsage); err != nil {

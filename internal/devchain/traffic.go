@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chainquery/chainquery/evm"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // ContractsJSON is contracts/Traffic.json: the ABI selectors and creation
@@ -32,7 +32,7 @@ type compiled struct {
 // logs with 0 to 4 topics, a reverted transaction, a plain value transfer, a
 // contract creation and a transfer into a contract.
 type Traffic struct {
-	RPC      *evm.Client
+	RPC      *jsonrpc.Client
 	Accounts []string
 	Driver   string
 	Lib      string
@@ -42,7 +42,7 @@ type Traffic struct {
 }
 
 // Deploy deploys the contracts and returns a Traffic ready to send rounds.
-func Deploy(ctx context.Context, rpc *evm.Client) (*Traffic, error) {
+func Deploy(ctx context.Context, rpc *jsonrpc.Client) (*Traffic, error) {
 	t := &Traffic{RPC: rpc}
 	if err := json.Unmarshal(ContractsJSON, &t.abi); err != nil {
 		return nil, fmt.Errorf("contracts/Traffic.json: %w", err)

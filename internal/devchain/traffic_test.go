@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/devchain"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // TestTraffic checks that a round mines one block whose transactions
@@ -18,7 +18,7 @@ func TestTraffic(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer node.Close()
-	rpc := evm.NewClient(node.URL)
+	rpc := jsonrpc.NewClient(node.URL)
 	traffic, err := devchain.Deploy(ctx, rpc)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/ingest"
 	"github.com/chainquery/chainquery/internal/devchain"
+	"github.com/chainquery/chainquery/jsonrpc"
 	"github.com/chainquery/chainquery/sqlite"
 )
 
@@ -23,20 +24,20 @@ import (
 var benchChain struct {
 	once sync.Once
 	node *devchain.Anvil
-	rpc  *evm.Client
+	rpc  *jsonrpc.Client
 	head uint64
 	err  error
 }
 
 const benchRounds = 1000
 
-func benchNode(b *testing.B) (*evm.Client, uint64) {
+func benchNode(b *testing.B) (*jsonrpc.Client, uint64) {
 	benchChain.once.Do(func() {
 		ctx := context.Background()
 		if benchChain.node, benchChain.err = devchain.StartAnvil(ctx, 137); benchChain.err != nil {
 			return
 		}
-		rpc := evm.NewClient(benchChain.node.URL)
+		rpc := jsonrpc.NewClient(benchChain.node.URL)
 		traffic, err := devchain.Deploy(ctx, rpc)
 		if err != nil {
 			benchChain.err = err
@@ -130,7 +131,7 @@ func BenchmarkIngestAnvil(b *testing.B) {
 // bodies, then receipts and traces of the blocks with transactions, in
 // batches of benchBatch with benchConcurrency batches in flight) and
 // discards the answers after reading only the transaction count.
-func rawFetch(ctx context.Context, rpc *evm.Client, plan evm.Plan, head uint64) error {
+func rawFetch(ctx context.Context, rpc *jsonrpc.Client, plan evm.Plan, head uint64) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, benchConcurrency)
 	sem := make(chan struct{}, benchConcurrency)
@@ -140,15 +141,15 @@ func rawFetch(ctx context.Context, rpc *evm.Client, plan evm.Plan, head uint64) 
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			var reqs []*evm.Request
+			var reqs []*jsonrpc.Request
 			for n := from; n <= to; n++ {
-				reqs = append(reqs, &evm.Request{Method: "eth_getBlockByNumber", Params: []any{hexNum(n), true}})
+				reqs = append(reqs, &jsonrpc.Request{Method: "eth_getBlockByNumber", Params: []any{hexNum(n), true}})
 			}
 			if err := rpc.BatchCall(ctx, reqs); err != nil {
 				errs <- err
 				return
 			}
-			var more []*evm.Request
+			var more []*jsonrpc.Request
 			for i, r := range reqs {
 				var body struct {
 					Hash         string            `json:"hash"`
@@ -162,9 +163,9 @@ func rawFetch(ctx context.Context, rpc *evm.Client, plan evm.Plan, head uint64) 
 					continue
 				}
 				n := hexNum(from + uint64(i))
-				more = append(more, &evm.Request{Method: "eth_getBlockReceipts", Params: []any{n}})
+				more = append(more, &jsonrpc.Request{Method: "eth_getBlockReceipts", Params: []any{n}})
 				if plan.Traces == evm.TracesParity {
-					more = append(more, &evm.Request{Method: "trace_block", Params: []any{n}})
+					more = append(more, &jsonrpc.Request{Method: "trace_block", Params: []any{n}})
 				}
 			}
 			if err := rpc.BatchCall(ctx, more); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/devchain"
 	"github.com/chainquery/chainquery/internal/gethdev"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // nodeDiff is a difference between anvil's trace_block row and geth's
@@ -170,7 +171,7 @@ func TestGethCallTracerMatchesParity(t *testing.T) {
 // transactions (gethdev.Traffic: the deployments, three rounds, a starved
 // round) so that both chains hold them in the same blocks, and returns
 // clients of both and the last block.
-func startTwins(t *testing.T) (anvilRPC, gethRPC *evm.Client, head uint64) {
+func startTwins(t *testing.T) (anvilRPC, gethRPC *jsonrpc.Client, head uint64) {
 	t.Helper()
 	ctx := context.Background()
 	// --no-mining: a round's transactions wait for evm_mine and share one
@@ -189,7 +190,7 @@ func startTwins(t *testing.T) (anvilRPC, gethRPC *evm.Client, head uint64) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { geth.Close() })
-	arpc, grpc := evm.NewClient(anvil.URL), evm.NewClient(geth.URL)
+	arpc, grpc := jsonrpc.NewClient(anvil.URL), jsonrpc.NewClient(geth.URL)
 
 	var accounts []string
 	if err := arpc.Call(ctx, &accounts, "eth_accounts"); err != nil {

@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/chainquery/chainquery"
-	"github.com/chainquery/chainquery/evm"
 	cqhttp "github.com/chainquery/chainquery/http"
 	"github.com/chainquery/chainquery/internal/devchain"
+	"github.com/chainquery/chainquery/jsonrpc"
 	"github.com/chainquery/chainquery/sqlite"
 )
 
@@ -24,7 +24,7 @@ import (
 type stack struct {
 	t       *testing.T
 	anvil   *devchain.Anvil
-	rpc     *evm.Client
+	rpc     *jsonrpc.Client
 	traffic *devchain.Traffic
 	db      *sqlite.DB
 	api     *httptest.Server
@@ -39,7 +39,7 @@ func newStack(t *testing.T) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { node.Close() })
-	s := &stack{t: t, anvil: node, rpc: evm.NewClient(node.URL)}
+	s := &stack{t: t, anvil: node, rpc: jsonrpc.NewClient(node.URL)}
 	if s.traffic, err = devchain.Deploy(ctx, s.rpc); err != nil {
 		t.Fatal(err)
 	}

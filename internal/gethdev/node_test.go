@@ -12,19 +12,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/gethdev"
 	"github.com/chainquery/chainquery/internal/testenv"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
-func startNode(t *testing.T) (*gethdev.Node, *evm.Client) {
+func startNode(t *testing.T) (*gethdev.Node, *jsonrpc.Client) {
 	t.Helper()
 	n, err := gethdev.Start(137)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.Close() })
-	return n, evm.NewClient(n.URL)
+	return n, jsonrpc.NewClient(n.URL)
 }
 
 // TestTrafficIsTraced sends a round and checks that the node answers

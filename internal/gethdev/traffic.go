@@ -15,8 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/devchain"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // Traffic sends devchain.Traffic's rounds as transactions signed with
@@ -32,7 +32,7 @@ import (
 // a plain value transfer; the events on their own; a contract creation with
 // value; a transfer into a contract.
 type Traffic struct {
-	RPC     *evm.Client
+	RPC     *jsonrpc.Client
 	ChainID uint64
 	// Seal mines every pending transaction into one block. For Node it is
 	// Node.Seal; for anvil started with --no-mining, evm_mine.
@@ -70,7 +70,7 @@ var (
 // of its own as devchain.Deploy does, and returns a Traffic ready to send
 // rounds. It fails if the node refuses a transaction, if seal fails, or if
 // a contract has no code after its block.
-func Deploy(ctx context.Context, rpc *evm.Client, chainID uint64, seal func(context.Context) error) (*Traffic, error) {
+func Deploy(ctx context.Context, rpc *jsonrpc.Client, chainID uint64, seal func(context.Context) error) (*Traffic, error) {
 	t := &Traffic{RPC: rpc, ChainID: chainID, Seal: seal}
 	if err := json.Unmarshal(devchain.ContractsJSON, &t.contracts); err != nil {
 		return nil, fmt.Errorf("gethdev: Traffic.json: %w", err)

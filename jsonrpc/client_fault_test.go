@@ -1,4 +1,4 @@
-package evm_test
+package jsonrpc_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chainquery/chainquery/evm"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // ids returns the ids of the calls in a request body, in order.
@@ -169,7 +169,7 @@ func TestClientFaults(t *testing.T) {
 			client.Timeout = 500 * time.Millisecond
 			client.MaxResponse = 1 << 20
 			var got [2]string
-			reqs := []*evm.Request{{Method: "eth_blockNumber"}, {Method: "eth_blockNumber"}}
+			reqs := []*jsonrpc.Request{{Method: "eth_blockNumber"}, {Method: "eth_blockNumber"}}
 			if err := client.BatchCall(context.Background(), reqs); err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +226,7 @@ func TestClientFaultMessages(t *testing.T) {
 				io.WriteString(w, c.body)
 				return true
 			})
-			reqs := []*evm.Request{{Method: "eth_blockNumber"}, {Method: "eth_blockNumber"}}
+			reqs := []*jsonrpc.Request{{Method: "eth_blockNumber"}, {Method: "eth_blockNumber"}}
 			if err := client.BatchCall(context.Background(), reqs); err != nil {
 				t.Fatal(err)
 			}
@@ -257,9 +257,9 @@ func TestClientTooLargeShrinksBatches(t *testing.T) {
 		return false
 	})
 	client.MaxResponse = 1000
-	var reqs []*evm.Request
+	var reqs []*jsonrpc.Request
 	for i := 0; i < 8; i++ {
-		reqs = append(reqs, &evm.Request{Method: "eth_blockNumber"})
+		reqs = append(reqs, &jsonrpc.Request{Method: "eth_blockNumber"})
 	}
 	if err := client.BatchCall(context.Background(), reqs); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package evm_test
+package jsonrpc_test
 
 import (
 	"context"
@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chainquery/chainquery/evm"
+	"github.com/chainquery/chainquery/jsonrpc"
 )
 
 // faultyNode answers eth_blockNumber calls, misbehaving as fault says on the
 // first calls of each exchange.
-func faultyNode(t *testing.T, fault func(n int, w http.ResponseWriter, body []byte) bool) (*evm.Client, *atomic.Int32) {
+func faultyNode(t *testing.T, fault func(n int, w http.ResponseWriter, body []byte) bool) (*jsonrpc.Client, *atomic.Int32) {
 	t.Helper()
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -25,21 +25,21 @@ func faultyNode(t *testing.T, fault func(n int, w http.ResponseWriter, body []by
 		if fault(int(n.Add(1)), w, body) {
 			return
 		}
-		answer(w, body, func(method string) (any, *evm.RPCError) {
+		answer(w, body, func(method string) (any, *jsonrpc.RPCError) {
 			if method == "eth_blockNumber" {
 				return "0x2a", nil
 			}
-			return nil, &evm.RPCError{Code: -32601, Message: "the method " + method + " does not exist/is not available"}
+			return nil, &jsonrpc.RPCError{Code: -32601, Message: "the method " + method + " does not exist/is not available"}
 		})
 	}))
 	t.Cleanup(srv.Close)
-	c := evm.NewClient(srv.URL)
+	c := jsonrpc.NewClient(srv.URL)
 	c.MinBackoff, c.MaxBackoff, c.Attempts = time.Millisecond, 5*time.Millisecond, 5
 	return c, &n
 }
 
 // answer writes a JSON-RPC answer to a single call or a batch.
-func answer(w http.ResponseWriter, body []byte, handle func(method string) (any, *evm.RPCError)) {
+func answer(w http.ResponseWriter, body []byte, handle func(method string) (any, *jsonrpc.RPCError)) {
 	type req struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -70,7 +70,7 @@ func answer(w http.ResponseWriter, body []byte, handle func(method string) (any,
 	json.NewEncoder(w).Encode(one(r))
 }
 
-func blockNumber(t *testing.T, c *evm.Client) (string, error) {
+func blockNumber(t *testing.T, c *jsonrpc.Client) (string, error) {
 	var got string
 	err := c.Call(context.Background(), &got, "eth_blockNumber")
 	return got, err
@@ -156,7 +156,7 @@ func TestClientMethodNotFoundIsPermanent(t *testing.T) {
 	client, calls := faultyNode(t, func(int, http.ResponseWriter, []byte) bool { return false })
 	var v any
 	err := client.Call(context.Background(), &v, "trace_block", "0x1")
-	if !evm.IsMethodNotFound(err) {
+	if !jsonrpc.IsMethodNotFound(err) {
 		t.Fatalf("err = %v", err)
 	}
 	if calls.Load() != 1 {
@@ -173,11 +173,11 @@ func TestClientBatch(t *testing.T) {
 		return false
 	})
 	client.MaxBatch = 3
-	var reqs []*evm.Request
+	var reqs []*jsonrpc.Request
 	for i := 0; i < 7; i++ {
-		reqs = append(reqs, &evm.Request{Method: "eth_blockNumber"})
+		reqs = append(reqs, &jsonrpc.Request{Method: "eth_blockNumber"})
 	}
-	reqs = append(reqs, &evm.Request{Method: "nope"})
+	reqs = append(reqs, &jsonrpc.Request{Method: "nope"})
 	if err := client.BatchCall(context.Background(), reqs); err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestClientBatch(t *testing.T) {
 			t.Fatalf("call %d: %s, %v", i, r.Result, r.Err)
 		}
 	}
-	if !evm.IsMethodNotFound(reqs[7].Err) {
+	if !jsonrpc.IsMethodNotFound(reqs[7].Err) {
 		t.Fatalf("last call: %v", reqs[7].Err)
 	}
 	if batches.Load() != 3 {
@@ -214,7 +214,7 @@ func TestClientBatchPartialAnswer(t *testing.T) {
 		}
 		return false
 	})
-	reqs := []*evm.Request{{Method: "eth_blockNumber"}, {Method: "eth_blockNumber"}}
+	reqs := []*jsonrpc.Request{{Method: "eth_blockNumber"}, {Method: "eth_blockNumber"}}
 	if err := client.BatchCall(context.Background(), reqs); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestClientBatchRefused(t *testing.T) {
 		}
 		return false
 	})
-	reqs := []*evm.Request{{Method: "eth_blockNumber"}, {Method: "eth_blockNumber"}}
+	reqs := []*jsonrpc.Request{{Method: "eth_blockNumber"}, {Method: "eth_blockNumber"}}
 	if err := client.BatchCall(context.Background(), reqs); err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestClientContextCancel(t *testing.T) {
 }
 
 func TestClientErrorHidesURL(t *testing.T) {
-	client := evm.NewClient("http://127.0.0.1:1/v2/secret-key-123")
+	client := jsonrpc.NewClient("http://127.0.0.1:1/v2/secret-key-123")
 	client.MinBackoff, client.MaxBackoff, client.Attempts = time.Millisecond, time.Millisecond, 2
 	_, err := blockNumber(t, client)
 	if err == nil || strings.Contains(err.Error(), "secret-key-123") {

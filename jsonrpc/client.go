@@ -1,8 +1,10 @@
-// Package evm reads EVM chains over standard Ethereum JSON-RPC: a client that
-// batches and retries, decoding of blocks, receipts and traces (Parity
-// trace_block and geth's callTracer) into chainquery records, and a fetcher
-// that assembles complete blocks.
-package evm
+// Package jsonrpc is a JSON-RPC 2.0 client over HTTP, shared by the EVM and
+// Solana readers: it batches calls, retries what a node may answer
+// differently next time (honouring Retry-After), falls back to one call per
+// request when a node refuses batches, halves batches whose answer is too
+// large, and reads the answer envelope without decoding the results. It
+// imports only the standard library and knows nothing of any chain.
+package jsonrpc
 
 import (
 	"bytes"
