@@ -200,8 +200,8 @@ func (f *Fetcher) BlockHash(ctx context.Context, number uint64) (chainquery.Hash
 		if attempt >= f.Attempts {
 			return chainquery.Hash{}, fmt.Errorf("eth_getBlockByNumber %d: the node has no such block", number)
 		}
-		if err := wait(ctx, f.Wait); err != nil {
-			return chainquery.Hash{}, err
+		if !chainquery.Sleep(ctx, f.Wait) {
+			return chainquery.Hash{}, ctx.Err()
 		}
 	}
 }
@@ -236,8 +236,8 @@ func (f *Fetcher) Blocks(ctx context.Context, from, to uint64) ([]*chainquery.Bl
 			return nil, fmt.Errorf("block %d: %w (after %d attempts)", first, firstErr, attempt)
 		}
 		f.Logger.Warn("blocks incomplete, asking again", "chain", f.Chain, "blocks", len(failed), "block", first, "error", firstErr, "attempt", attempt)
-		if err := wait(ctx, f.Wait); err != nil {
-			return nil, err
+		if !chainquery.Sleep(ctx, f.Wait) {
+			return nil, ctx.Err()
 		}
 		pending = pending[:0]
 		for n := range failed {
@@ -414,14 +414,3 @@ func snippet(b []byte) string {
 }
 
 func hexNumber(n uint64) string { return "0x" + strconv.FormatUint(n, 16) }
-
-func wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

@@ -77,7 +77,7 @@ func (e *EVM) defaults() {
 		e.StoreRetry = time.Second
 	}
 	if _, ok := e.Store.(*patientStore); !ok {
-		e.Store = &patientStore{EVMStore: e.Store, chain: e.Chain, logger: e.Logger, min: e.StoreRetry, max: 30 * time.Second}
+		e.Store = &patientStore{EVMStore: e.Store, chain: e.Chain, logger: e.Logger, backoff: storeBackoff(e.StoreRetry)}
 	}
 }
 
@@ -139,7 +139,7 @@ func (e *EVM) Run(ctx context.Context) (err error) {
 			if e.Progress != nil {
 				e.Progress.Wait(why)
 			}
-			if !sleep(ctx, e.PollInterval) {
+			if !chainquery.Sleep(ctx, e.PollInterval) {
 				break
 			}
 			continue
@@ -466,16 +466,4 @@ func linked(blocks []*chainquery.BlockData) bool {
 		}
 	}
 	return true
-}
-
-// sleep waits d or until ctx ends; it reports whether to go on.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

@@ -108,7 +108,7 @@ func (e *Solana) defaults() {
 		e.mints = make(map[chainquery.PublicKey]bool)
 		e.asked = make(map[chainquery.PublicKey]bool)
 	}
-	e.patience = &patientStore{chain: "solana", logger: e.Logger, min: e.StoreRetry, max: 30 * time.Second}
+	e.patience = &patientStore{chain: "solana", logger: e.Logger, backoff: storeBackoff(e.StoreRetry)}
 }
 
 // Run ingests until To is reached, or until ctx ends when following. It
@@ -153,7 +153,7 @@ func (e *Solana) Run(ctx context.Context) (err error) {
 				e.Logger.Info("caught up with the node", "chain", "solana", "last", next-1)
 				return nil
 			}
-			if !sleep(ctx, e.PollInterval) {
+			if !chainquery.Sleep(ctx, e.PollInterval) {
 				break
 			}
 			continue
@@ -335,7 +335,7 @@ func (e *Solana) fetch(ctx context.Context, slots []uint64) ([]*solanaBlock, err
 	if err != nil {
 		return nil, err
 	}
-	wait := e.NullWait
+	wait := chainquery.Backoff{Min: e.NullWait, Max: 30 * time.Second}
 	for attempt := 1; ; attempt++ {
 		var missing []int
 		for i, r := range raws {
@@ -350,10 +350,9 @@ func (e *Solana) fetch(ctx context.Context, slots []uint64) ([]*solanaBlock, err
 			return nil, fmt.Errorf("getBlock %d: the node listed the slot but returned no block %d times", slots[missing[0]], attempt)
 		}
 		e.Logger.Warn("node returned no block for a listed slot, retrying", "chain", "solana", "slot", slots[missing[0]], "missing", len(missing), "attempt", attempt)
-		if !sleep(ctx, wait) {
+		if !chainquery.Sleep(ctx, wait.Next(attempt)) {
 			return nil, ctx.Err()
 		}
-		wait = min(2*wait, 30*time.Second)
 		again := make([]uint64, len(missing))
 		for j, i := range missing {
 			again[j] = slots[i]

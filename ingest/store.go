@@ -15,24 +15,28 @@ import (
 // or written twice. Any other error is returned at once.
 type patientStore struct {
 	EVMStore
-	chain  chainquery.Chain
-	logger *slog.Logger
-	min    time.Duration
-	max    time.Duration
+	chain   chainquery.Chain
+	logger  *slog.Logger
+	backoff chainquery.Backoff
+}
+
+// storeBackoff is how long a loop waits for an unavailable store: from first
+// (the loop's StoreRetry), doubling up to 30 s.
+func storeBackoff(first time.Duration) chainquery.Backoff {
+	return chainquery.Backoff{Min: first, Max: 30 * time.Second}
 }
 
 func (s *patientStore) retry(ctx context.Context, what string, call func() error) error {
-	wait := s.min
 	for attempt := 1; ; attempt++ {
 		err := call()
 		if chainquery.ErrorCode(err) != chainquery.EUNAVAILABLE {
 			return err
 		}
+		wait := s.backoff.Next(attempt)
 		s.logger.Warn("store unavailable, retrying", "chain", s.chain, "call", what, "attempt", attempt, "wait", wait, "error", err)
-		if !sleep(ctx, wait) {
+		if !chainquery.Sleep(ctx, wait) {
 			return ctx.Err()
 		}
-		wait = min(2*wait, s.max)
 	}
 }
 

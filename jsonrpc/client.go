@@ -192,7 +192,9 @@ func (c *Client) batchSize() int {
 }
 
 // backoff is the delay before the next attempt: exponential with full jitter
-// in its upper half, so that many clients do not retry in step.
+// in its upper half, so that many clients do not retry in step. It is
+// chainquery.Backoff's schedule with jitter; this package imports only the
+// standard library, so it keeps these few lines (and sleep) of its own.
 func (c *Client) backoff(attempt int) time.Duration {
 	d := c.MinBackoff << min(attempt-1, 16)
 	if d > c.MaxBackoff || d <= 0 {

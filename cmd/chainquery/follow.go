@@ -70,7 +70,8 @@ func (f *follower) attempt(ctx context.Context) (wrote bool, err error) {
 // waits, from lo doubling up to hi; an attempt that stored blocks before
 // failing starts the waits over at lo, since the node had recovered.
 func retry(ctx context.Context, logger *slog.Logger, chain chainquery.Chain, lo, hi time.Duration, attempt func(context.Context) (bool, error)) {
-	delay := lo
+	backoff := chainquery.Backoff{Min: lo, Max: hi}
+	failures := 0 // in a row, since the last attempt that stored blocks
 	// The ingester turns the panics of its goroutines into errors; this
 	// catches the rest (connecting, probing), so that no node answer can
 	// end the API.
@@ -89,21 +90,18 @@ func retry(ctx context.Context, logger *slog.Logger, chain chainquery.Chain, lo,
 			err = errors.New("the ingester stopped without an error")
 		}
 		if wrote {
-			delay = lo
+			failures = 0
 		}
+		failures++
+		delay := backoff.Next(failures)
 		attrs := []any{"chain", chain, "error", err, "retry_in", delay}
 		var pe *ingest.PanicError
 		if errors.As(err, &pe) {
 			attrs = append(attrs, "stack", pe.Stack)
 		}
 		logger.Error("follower failed; the API keeps serving and the follower tries again", attrs...)
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !chainquery.Sleep(ctx, delay) {
 			return
-		case <-t.C:
 		}
-		delay = min(delay*2, hi)
 	}
 }
