@@ -226,6 +226,8 @@ func TestServeShutdown(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+latestPath("polygon"), nil)
+	handlerDoc(t, srv.Handler()).check(t, req, nil, r.resp)
 	AssertJSON(t, MustOK(t, r.resp), `{"block_number":42}`)
 	if err := <-shut; err != nil {
 		t.Fatalf("Shutdown: %v", err)

@@ -17,9 +17,11 @@ import (
 // is a bug.
 var documentedStatus = map[int]bool{200: true, 400: true, 401: true, 403: true, 404: true, 405: true, 413: true}
 
-// checkFuzzResponse asserts the invariants every answer must keep.
-func checkFuzzResponse(t *testing.T, rec *httptest.ResponseRecorder) {
+// checkFuzzResponse asserts the invariants every answer must keep, the
+// OpenAPI document's among them.
+func checkFuzzResponse(t *testing.T, doc *apiDoc, req *http.Request, reqBody []byte, rec *httptest.ResponseRecorder) {
 	t.Helper()
+	doc.check(t, req, reqBody, Response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()})
 	if !documentedStatus[rec.Code] {
 		t.Fatalf("undocumented status %d: %s", rec.Code, rec.Body)
 	}
@@ -46,7 +48,7 @@ func checkFuzzResponse(t *testing.T, rec *httptest.ResponseRecorder) {
 
 func FuzzFilterTracesBody(f *testing.F) {
 	s := MustOpenServer(f)
-	h := s.Handler()
+	h, doc := s.Handler(), s.Doc(f)
 	eoa1, eoa2 := storetest.EOA1.Hex(), upper(storetest.EOA2)
 	for _, seed := range []struct{ query, body string }{
 		{"", fixtureRange},
@@ -85,7 +87,7 @@ func FuzzFilterTracesBody(f *testing.F) {
 		req.Header.Set("apikey", s.Key)
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		checkFuzzResponse(t, rec)
+		checkFuzzResponse(t, doc, req, body, rec)
 		if rec.Code == http.StatusOK {
 			var l struct {
 				Limit  int               `json:"limit"`
@@ -112,7 +114,7 @@ var fuzzRoutes = []func(a, b string) string{
 
 func FuzzQueryParams(f *testing.F) {
 	s := MustOpenServer(f)
-	h := s.Handler()
+	h, doc := s.Handler(), s.Doc(f)
 	nested, acct := storetest.TxNested.Hex(), storetest.WalletAcct.String()
 	for _, seed := range []struct {
 		route       uint8
@@ -161,6 +163,6 @@ func FuzzQueryParams(f *testing.F) {
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		checkFuzzResponse(t, rec)
+		checkFuzzResponse(t, doc, req, nil, rec)
 	})
 }

@@ -80,7 +80,7 @@ func (s *Server) handleTransactionLogs(w http.ResponseWriter, r *http.Request) e
 		}
 		f.BlockNumber = &n
 	}
-	if f.Page, err = chainquery.ParsePage(q.Get("limit"), q.Get("offset")); err != nil {
+	if f.Page, err = parsePage(q); err != nil {
 		return err
 	}
 	logs, count, err := s.store.FindTransactionLogs(r.Context(), f)

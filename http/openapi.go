@@ -168,7 +168,7 @@ func pathParam(rt route, name string) obj {
 	case "transaction_hash":
 		return param(name, "path", true, "Transaction hash; matched regardless of case.", hashSchema)
 	case "token_account":
-		return param(name, "path", true, "Base58-encoded token account address.",
+		return param(name, "path", true, "Base58-encoded token account address; it must decode to 32 bytes.",
 			obj{{"type", "string"}, {"minLength", 32}, {"maxLength", 44}, {"pattern", "^[1-9A-HJ-NP-Za-km-z]{32,44}$"}})
 	}
 	panic("openapi: undocumented path parameter " + name) // caught by the tests at once
@@ -213,6 +213,7 @@ func buildOpenAPI(routes []route) []byte {
 		if e.status == http.StatusTooManyRequests {
 			r = append(r, kv{"headers", obj{{"Retry-After", obj{
 				{"description", "Whole seconds to wait before the key may make another request."},
+				{"required", true},
 				{"schema", obj{{"type", "integer"}, {"minimum", 1}}},
 			}}}})
 		}

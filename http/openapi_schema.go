@@ -60,20 +60,23 @@ func addressFilter(desc string) obj {
 	return obj{{"description", desc + " Matched regardless of case; duplicates are ignored."}, {"oneOf", []obj{
 		addressSchema,
 		{{"type", "array"}, {"items", addressSchema}, {"minItems", 1}, {"maxItems", chainquery.MaxFilterAddresses}},
+		{{"type", "null"}, {"description", "Same as leaving the field out."}},
 	}}}
 }
 
 func schemas() obj {
-	bodyDatetime := obj{{"type", "string"}, {"format", "date-time"},
+	// A null member of the Filter Traces body counts as absent, as the
+	// handler reads it (parseTraceFilterBody).
+	bodyDatetime := obj{{"type", []string{"string", "null"}}, {"format", "date-time"},
 		{"pattern", `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$`},
 		{"description", "RFC 3339 with a timezone (Z or an offset); compared with block timestamps, both ends inclusive."}}
-	blockNum := obj{{"type", "integer"}, {"minimum", 0}, {"maximum", int64(maxBlockNumber)}}
+	blockNum := obj{{"type", []string{"integer", "null"}}, {"minimum", 0}, {"maximum", int64(maxBlockNumber)}}
 	return obj{
 		{"Error", object("Every error response.", obj{{"detail", obj{{"type", "string"}, {"minLength", 1}}}})},
 		{"Health", object("Liveness.", obj{{"status", obj{{"type", "string"}, {"const", "ok"}}}})},
 		{"TraceFilter", obj{
 			{"type", "object"},
-			{"description", "Exactly one range: from_block with to_block (to_block - from_block at most 99), or from_datetime with to_datetime. Unknown fields are rejected."},
+			{"description", "Exactly one range: from_block with to_block (to_block - from_block at most 99), or from_datetime with to_datetime. Unknown fields are rejected; a field whose value is null counts as absent."},
 			{"additionalProperties", false},
 			{"properties", obj{
 				{"from_block", blockNum},
@@ -197,7 +200,11 @@ func schemas() obj {
 			{"token_name", nullable("string", "Filled only when include_metadata is true and the registry knows the mint.")},
 			{"token_symbol", nullable("string", "Filled only when include_metadata is true and the registry knows the mint.")},
 			{"balance", obj{{"type", "number"}, {"description", "balance_source / 10^decimals, written exactly."}}},
-			{"balance_source", obj{{"type", "integer"}, {"minimum", 0}, {"maximum", uint64(1<<64 - 1)}, {"description", "Raw amount in the token's smallest unit."}}},
+			// No "maximum": validators that read JSON numbers as float64
+			// (most, libopenapi-validator among them) round 2^64-1 up to
+			// 2^64 and would refuse the largest amount; words say it instead.
+			{"balance_source", obj{{"type", "integer"}, {"minimum", 0},
+				{"description", "Raw amount in the token's smallest unit: an unsigned 64-bit integer, up to 18446744073709551615, so read it into a 64-bit unsigned or big integer, not a float."}}},
 			{"datetime_last_updated", balanceDatetime},
 			{"block_slot_last_updated", nonNegInt},
 		})},

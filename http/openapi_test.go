@@ -3,7 +3,6 @@ package http_test
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"net/http"
 	"regexp"
 	"sort"
@@ -14,20 +13,10 @@ import (
 	"github.com/chainquery/chainquery/internal/storetest"
 )
 
-// openAPI fetches and decodes the document the server serves, without a key.
+// openAPI returns the document the server serves, decoded with json.Number.
 func openAPI(t *testing.T, s *Server) map[string]any {
 	t.Helper()
-	body := MustOK(t, s.Do(t, http.MethodGet, "/openapi.json", NoKey, nil))
-	var doc map[string]any
-	d := json.NewDecoder(strings.NewReader(string(body)))
-	d.UseNumber()
-	if err := d.Decode(&doc); err != nil {
-		t.Fatalf("the OpenAPI document is not JSON: %v", err)
-	}
-	if doc["openapi"] != "3.1.0" {
-		t.Fatalf("openapi = %v, want 3.1.0", doc["openapi"])
-	}
-	return doc
+	return s.Doc(t).raw
 }
 
 var httpMethods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -196,54 +185,35 @@ func TestOpenAPI_Document(t *testing.T) {
 	}
 }
 
-// TestOpenAPI_ResponsesConform validates real answers against the schemas
-// the document gives for them: every field written is documented, every
-// required field is written, and types, patterns and bounds hold.
+// TestOpenAPI_ResponsesConform sends a request of every kind of answer of
+// every operation; Server.Do checks each answer against the served document
+// (apiDoc.problems), so this test is about reaching every answer schema.
 func TestOpenAPI_ResponsesConform(t *testing.T) {
 	s := MustOpenServer(t)
-	doc := openAPI(t, s)
-	ops := docOperations(doc)
 	acct := storetest.WalletAcct.String()
 	for _, tc := range []struct {
-		op, method, path, body string
-		status                 int
+		method, path, body string
+		status             int
 	}{
-		{"POST /api/v1/customer/{chain}/traces/filter", "POST", tracesPath + "?limit=50", fixtureRange, 200},
-		{"POST /api/v1/customer/{chain}/traces/filter", "POST", tracesPath, `{"from_block": 1}`, 400},
-		{"POST /api/v1/customer/{chain}/traces/filter", "POST", tracesPath, fixtureRange + strings.Repeat(" ", cqhttp.MaxBodyBytes), 413},
-		{"GET /api/v1/customer/{chain}/transactions/{transaction_hash}/logs", "GET", logsPath("polygon", storetest.TxNested.Hex()), "", 200},
-		{"GET /api/v1/customer/{chain}/transactions/{transaction_hash}/logs", "GET", logsPath("polygon", storetest.H(1, 1).Hex()), "", 404},
-		{"GET /api/v1/customer/{chain}/blocks/receipts", "GET", receiptsPath("polygon", "?block_number=68000000"), "", 200},
-		{"GET /api/v1/customer/{chain}/block", "GET", blockPath("polygon", "?block_number=68000000"), "", 200},
-		{"GET /api/v1/customer/{chain}/block", "GET", blockPath("polygon", "?block_number=68000000&full_transactions=true"), "", 200},
-		{"GET /api/v1/customer/{chain}/block", "GET", blockPath("polygon", "?block_number=68000001&full_transactions=true"), "", 200},
-		{"GET /api/v1/customer/{chain}/blocks/latest", "GET", latestPath("polygon"), "", 200},
-		{"GET /api/v1/customer/{chain}/blocks/latest", "GET", latestPath("base"), "", 404},
-		{"GET /api/v1/customer/solana/token-balances/token-account/{token_account}", "GET", balancePath(acct, "?datetime_filter=2025-06-01T12:30:00Z&include_metadata=true"), "", 200},
-		{"GET /api/v1/customer/solana/token-balances/token-account/{token_account}", "GET", balancePath(storetest.OrphanAcct.String(), "?datetime_filter=2025-06-01T12:30:00Z"), "", 200},
-		{"GET /healthz", "GET", "/healthz", "", 200},
+		{"POST", tracesPath + "?limit=50", fixtureRange, 200},
+		{"POST", tracesPath, `{"from_block": 1}`, 400},
+		{"POST", tracesPath, fixtureRange + strings.Repeat(" ", cqhttp.MaxBodyBytes), 413},
+		{"GET", logsPath("polygon", storetest.TxNested.Hex()), "", 200},
+		{"GET", logsPath("polygon", storetest.H(1, 1).Hex()), "", 404},
+		{"GET", receiptsPath("polygon", "?block_number=68000000"), "", 200},
+		{"GET", blockPath("polygon", "?block_number=68000000"), "", 200},
+		{"GET", blockPath("polygon", "?block_number=68000000&full_transactions=true"), "", 200},
+		{"GET", blockPath("polygon", "?block_number=68000001&full_transactions=true"), "", 200},
+		{"GET", latestPath("polygon"), "", 200},
+		{"GET", latestPath("base"), "", 404},
+		{"GET", balancePath(acct, "?datetime_filter=2025-06-01T12:30:00Z&include_metadata=true"), "", 200},
+		{"GET", balancePath(storetest.OrphanAcct.String(), "?datetime_filter=2025-06-01T12:30:00Z"), "", 200},
+		{"GET", "/healthz", "", 200},
+		{"GET", "/openapi.json", "", 200},
 	} {
 		t.Run(fmt.Sprint(tc.status, " ", tc.path), func(t *testing.T) {
-			resp := s.Do(t, tc.method, tc.path, s.Key, body(tc.body))
-			if resp.Status != tc.status {
+			if resp := s.Do(t, tc.method, tc.path, s.Key, body(tc.body)); resp.Status != tc.status {
 				t.Fatalf("status %d, want %d: %s", resp.Status, tc.status, resp.Body)
-			}
-			r, ok := ops[tc.op]["responses"].(map[string]any)[fmt.Sprint(tc.status)].(map[string]any)
-			if !ok {
-				t.Fatalf("status %d of %s is not documented", tc.status, tc.op)
-			}
-			if ref, ok := r["$ref"].(string); ok {
-				r = resolve(doc, ref)
-			}
-			schema := r["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)
-			var v any
-			d := json.NewDecoder(strings.NewReader(string(resp.Body)))
-			d.UseNumber()
-			if err := d.Decode(&v); err != nil {
-				t.Fatal(err)
-			}
-			for _, problem := range validate(doc, schema, v, "$") {
-				t.Error(problem)
 			}
 		})
 	}
@@ -266,115 +236,4 @@ func resolve(doc map[string]any, ref string) map[string]any {
 	}
 	m, _ := cur.(map[string]any)
 	return m
-}
-
-// validate checks v against the subset of JSON Schema the document uses.
-// Objects are treated as closed, so that an undocumented field is reported.
-func validate(doc, schema map[string]any, v any, at string) []string {
-	if ref, ok := schema["$ref"].(string); ok {
-		return validate(doc, resolve(doc, ref), v, at)
-	}
-	var problems []string
-	fail := func(format string, args ...any) { problems = append(problems, at+": "+fmt.Sprintf(format, args...)) }
-
-	kind := jsonKind(v)
-	if t, ok := schema["type"]; ok {
-		var types []string
-		switch t := t.(type) {
-		case string:
-			types = []string{t}
-		case []any:
-			for _, x := range t {
-				types = append(types, x.(string))
-			}
-		}
-		match := false
-		for _, want := range types {
-			if want == kind || want == "number" && kind == "integer" {
-				match = true
-			}
-		}
-		if !match {
-			fail("type %s, want %v", kind, types)
-			return problems
-		}
-	}
-	if kind == "null" {
-		return problems
-	}
-	if enum, ok := schema["enum"].([]any); ok {
-		found := false
-		for _, e := range enum {
-			if fmt.Sprint(e) == fmt.Sprint(v) {
-				found = true
-			}
-		}
-		if !found {
-			fail("%v not in enum %v", v, enum)
-		}
-	}
-	if c, ok := schema["const"]; ok && fmt.Sprint(c) != fmt.Sprint(v) {
-		fail("%v, want const %v", v, c)
-	}
-	switch v := v.(type) {
-	case string:
-		if p, ok := schema["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(v) {
-			fail("%q does not match %s", v, p)
-		}
-	case json.Number:
-		n, _ := new(big.Rat).SetString(v.String())
-		if m, ok := schema["minimum"].(json.Number); ok {
-			if min, _ := new(big.Rat).SetString(m.String()); n.Cmp(min) < 0 {
-				fail("%s below minimum %s", v, m)
-			}
-		}
-		if m, ok := schema["maximum"].(json.Number); ok {
-			if max, _ := new(big.Rat).SetString(m.String()); n.Cmp(max) > 0 {
-				fail("%s above maximum %s", v, m)
-			}
-		}
-	case []any:
-		if items, ok := schema["items"].(map[string]any); ok {
-			for i, x := range v {
-				problems = append(problems, validate(doc, items, x, fmt.Sprintf("%s[%d]", at, i))...)
-			}
-		}
-	case map[string]any:
-		props, _ := schema["properties"].(map[string]any)
-		for _, r := range asList(schema["required"]) {
-			if _, ok := v[r.(string)]; !ok {
-				fail("required field %s is missing", r)
-			}
-		}
-		for name, x := range v {
-			p, ok := props[name].(map[string]any)
-			if !ok {
-				fail("field %s is not documented", name)
-				continue
-			}
-			problems = append(problems, validate(doc, p, x, at+"."+name)...)
-		}
-	}
-	return problems
-}
-
-func jsonKind(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case json.Number:
-		if strings.ContainsAny(v.String(), ".eE") {
-			return "number"
-		}
-		return "integer"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return fmt.Sprintf("%T", v)
 }

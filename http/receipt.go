@@ -60,7 +60,7 @@ func (s *Server) handleBlockReceipts(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	f := chainquery.ReceiptFilter{Chain: chain, BlockNumber: number}
-	if f.Page, err = chainquery.ParsePage(q.Get("limit"), q.Get("offset")); err != nil {
+	if f.Page, err = parsePage(q); err != nil {
 		return err
 	}
 	receipts, count, err := s.store.FindBlockReceipts(r.Context(), f)

@@ -89,6 +89,9 @@ func TestBlockReceipts_Errors(t *testing.T) {
 		{Name: "Limit/word", Path: receiptsPath("polygon", ok+"&limit=all"), Status: 400, Detail: "limit must be an integer between 1 and 50"},
 		{Name: "Limit/51", Path: receiptsPath("polygon", ok+"&limit=51"), Status: 400, Detail: "limit must be an integer between 1 and 50"},
 		{Name: "Offset/negative", Path: receiptsPath("polygon", ok+"&offset=-1"), Status: 400, Detail: "offset must be an integer of at least 0"},
+		// Given but empty is no integer, as for block_number (not the default).
+		{Name: "Limit/empty", Path: receiptsPath("polygon", ok+"&limit="), Status: 400, Detail: "limit must be an integer between 1 and 50"},
+		{Name: "Offset/empty", Path: receiptsPath("polygon", ok+"&offset"), Status: 400, Detail: "offset must be an integer of at least 0"},
 		{Name: "NotFound/unindexed", Path: receiptsPath("polygon", "?block_number=1"), Status: 404, Detail: "block"},
 		{Name: "NotFound/otherChain", Path: receiptsPath("ethereum", ok), Status: 404, Detail: "block"},
 		{Name: "NotFound/chainWithNothing", Path: receiptsPath("gnosis", ok), Status: 404, Detail: "block"},

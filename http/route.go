@@ -2,6 +2,7 @@ package http
 
 import (
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 
@@ -122,4 +123,18 @@ func (s *Server) dispatch(routes []route) http.Handler {
 		w.Header().Set("Allow", allow)
 		s.writeError(w, r, chainquery.Errorf(chainquery.ENOTALLOWED, "method not allowed on this path: use %s", allow))
 	})
+}
+
+// parsePage reads the limit and offset query parameters. A parameter given
+// with an empty value (limit=) is no integer and so EINVALID, as an empty
+// block_number or boolean is; chainquery.ParsePage alone would take it for
+// an absent one and apply the default.
+func parsePage(q url.Values) (chainquery.Page, error) {
+	if q.Has("limit") && q.Get("limit") == "" {
+		return chainquery.Page{}, chainquery.Errorf(chainquery.EINVALID, "limit must be an integer between 1 and %d", chainquery.MaxLimit)
+	}
+	if q.Has("offset") && q.Get("offset") == "" {
+		return chainquery.Page{}, chainquery.Errorf(chainquery.EINVALID, "offset must be an integer of at least 0")
+	}
+	return chainquery.ParsePage(q.Get("limit"), q.Get("offset"))
 }

@@ -40,6 +40,9 @@ type Server struct {
 	Key        string // enabled for every endpoint
 	LogsKey    string // enabled for Get Transaction Logs only
 	RevokedKey string // created, then revoked
+
+	docOnce sync.Once
+	doc     *apiDoc // what the server serves at /openapi.json; see Doc
 }
 
 // MustOpenDB opens a SQLite store in a temporary directory and loads the
@@ -104,6 +107,8 @@ func MustOpenServer(tb testing.TB, edit ...func(*cqhttp.Config)) *Server {
 	s.Server = cqhttp.NewServer(cfg)
 	s.HTTP = httptest.NewServer(s.Handler()) // listens on 127.0.0.1
 	tb.Cleanup(s.HTTP.Close)
+	s.Doc(tb)
+	s.Logs.Reset() // the tests read the log of their own requests only
 	return s
 }
 
@@ -118,9 +123,20 @@ type Response struct {
 // empty one).
 const NoKey = "\x00no key"
 
-// Do sends a request with the given API key and reads the response.
+// Do sends a request with the given API key and reads the response. Every
+// answer is checked against the OpenAPI document the server serves: its
+// status must be documented for the operation and its headers and body must
+// validate (see apiDoc.problems); a breach fails the test.
 func (s *Server) Do(tb testing.TB, method, path, key string, body io.Reader) Response {
 	tb.Helper()
+	var reqBody []byte
+	if body != nil {
+		var err error
+		if reqBody, err = io.ReadAll(body); err != nil { // kept for the check
+			tb.Fatal(err)
+		}
+		body = bytes.NewReader(reqBody)
+	}
 	req, err := http.NewRequest(method, s.HTTP.URL+path, body)
 	if err != nil {
 		tb.Fatal(err)
@@ -131,6 +147,14 @@ func (s *Server) Do(tb testing.TB, method, path, key string, body io.Reader) Res
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	resp := s.send(tb, req)
+	s.Doc(tb).check(tb, req, reqBody, resp)
+	return resp
+}
+
+// send sends req as it is and reads the response.
+func (s *Server) send(tb testing.TB, req *http.Request) Response {
+	tb.Helper()
 	resp, err := s.HTTP.Client().Do(req)
 	if err != nil {
 		tb.Fatal(err)
@@ -141,6 +165,27 @@ func (s *Server) Do(tb testing.TB, method, path, key string, body io.Reader) Res
 		tb.Fatal(err)
 	}
 	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// Doc returns the OpenAPI document the server serves at /openapi.json,
+// fetched once.
+func (s *Server) Doc(tb testing.TB) *apiDoc {
+	tb.Helper()
+	s.docOnce.Do(func() {
+		req, err := http.NewRequest(http.MethodGet, s.HTTP.URL+"/openapi.json", nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		resp := s.send(tb, req)
+		if resp.Status != http.StatusOK {
+			tb.Fatalf("GET /openapi.json: status %d: %s", resp.Status, resp.Body)
+		}
+		s.doc = loadAPIDoc(tb, resp.Body)
+	})
+	if s.doc == nil {
+		tb.Fatal("the OpenAPI document could not be loaded")
+	}
+	return s.doc
 }
 
 // Get sends a GET with the all-endpoints key.
@@ -277,6 +322,12 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.Write(p)
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.b.Reset()
 }
 
 func (b *syncBuffer) String() string {

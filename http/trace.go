@@ -103,7 +103,7 @@ func (s *Server) handleFilterTraces(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	q := r.URL.Query()
-	page, err := chainquery.ParsePage(q.Get("limit"), q.Get("offset"))
+	page, err := parsePage(q)
 	if err != nil {
 		return err
 	}

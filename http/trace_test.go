@@ -329,6 +329,7 @@ func TestFilterTraces_Errors(t *testing.T) {
 		post("Offset/negative", "?offset=-1", fixtureRange, 400, "offset must be an integer of at least 0"),
 		post("Offset/word", "?offset=x", fixtureRange, 400, "offset must be an integer of at least 0"),
 		post("Offset/huge", "?offset=99999999999999999999999", fixtureRange, 400, "offset must be an integer of at least 0"),
+		post("Limit/empty", "?limit=", fixtureRange, 400, "limit must be an integer between 1 and 50"),
 		post("Body/missing", "", "", 400, "request body is required"),
 		post("Body/whitespace", "", " \n\t ", 400, "request body is required"),
 		post("Body/truncated", "", `{"from_block": 1,`, 400, "request body is not valid JSON"),

@@ -1,0 +1,721 @@
+package http_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/internal/storetest"
+)
+
+// genKind says what the server must answer a generated request with the
+// all-endpoints key.
+type genKind int
+
+const (
+	// genServed is a request the document accepts: 200, or 404 where
+	// nothing indexed answers it.
+	genServed genKind = iota
+	// genSchema breaks a rule of the document's schemas (type, enum,
+	// pattern, bounds, required, oneOf, additionalProperties...): 400, and
+	// the document itself must reject it.
+	genSchema
+	// genRule breaks a rule the document states in words only (a block
+	// range over 100 blocks, a snapshot within the last hour...): 400.
+	genRule
+)
+
+func (k genKind) String() string { return [...]string{"served", "schema", "rule"}[k] }
+
+// genRequest is one request generated from the document.
+type genRequest struct {
+	name    string
+	op      map[string]any
+	method  string
+	pattern string
+	target  string // path and query
+	body    *string
+	kind    genKind
+}
+
+// Values of the fixture (internal/storetest) that requests name, so that
+// valid requests find data; the first value of each is the one every
+// request uses unless it varies that parameter.
+var (
+	fixtureParams = map[string][]string{
+		"chain":            {"polygon"},
+		"transaction_hash": {storetest.TxNested.Hex(), "0x" + strings.ToUpper(storetest.TxNested.Hex()[2:]), storetest.TxEthereum.Hex()},
+		"block_number":     {fmt.Sprint(storetest.PolygonBlock), fmt.Sprint(storetest.PolygonEmptyBlock)},
+		// The lengths' edges: 32 zero bytes are 32 characters, 32 bytes of
+		// 0xff 44. Cutting or padding a valid address instead would not
+		// decode to 32 bytes, a rule the document gives in words.
+		"token_account": {storetest.WalletAcct.String(), storetest.OrphanAcct.String(), storetest.UnknownAcct.String(),
+			chainquery.PublicKey{}.String(), chainquery.PublicKey(bytes.Repeat([]byte{0xff}, 32)).String()},
+		// Now is 15:00Z; the fixture's balances are indexed up to 13:00Z.
+		"datetime_filter": {"2025-06-01T12:30:00Z", "2025-06-01T14:00:00+01:00", "2025-06-01T13:50:00Z"},
+	}
+	fixtureBody = map[string][]string{
+		"from_block":    {fmt.Sprint(storetest.PolygonBlock)},
+		"to_block":      {fmt.Sprint(storetest.PolygonLaterBlock)},
+		"from_datetime": {`"2025-03-01T00:00:00Z"`},
+		"to_datetime":   {`"2025-03-01T00:00:04Z"`},
+		"from_address":  {`"` + storetest.EOA1.Hex() + `"`},
+		"to_address":    {`"` + upper(storetest.Router) + `"`},
+	}
+	// paramsBreakingPatterns are values that a pattern rejects but that
+	// mutating a valid value would not reach.
+	paramsBreakingPatterns = map[string][]string{
+		"datetime_filter": {"2025-06-01T12:05:00Z", "2025-06-01T12:30:05Z", "2025-06-01 12:30:00Z", "2025-06-01"},
+	}
+	// paramsBreakingRules break rules the document gives in words.
+	paramsBreakingRules = map[string][]string{
+		"datetime_filter": {"2025-06-01T14:10:00Z", "2025-06-01T15:10:00+01:00", "2025-06-02T00:00:00Z"},
+	}
+)
+
+// bodiesBreakingRules are Filter Traces bodies that break a rule the
+// document gives in words.
+var bodiesBreakingRules = []string{
+	fmt.Sprintf(`{"from_block": %d, "to_block": %d}`, storetest.PolygonBlock, storetest.PolygonBlock-1),
+	fmt.Sprintf(`{"from_block": %d, "to_block": %d}`, storetest.PolygonBlock, storetest.PolygonBlock+100),
+	`{"from_datetime": "2025-03-01T00:00:04Z", "to_datetime": "2025-03-01T00:00:00Z"}`,
+	`{"from_datetime": "2025-03-01T00:00:00Z", "to_datetime": "2025-03-01T00:30:00+01:00"}`,
+}
+
+// bodiesServed are valid bodies at the edges of the rules in words.
+var bodiesServed = []string{
+	fmt.Sprintf(`{"from_block": %d, "to_block": %d}`, storetest.PolygonBlock, storetest.PolygonBlock),
+	fmt.Sprintf(`{"from_block": %d, "to_block": %d}`, storetest.PolygonBlock, storetest.PolygonBlock+99),
+	`{"from_datetime": "2025-03-01T01:00:00.5+01:00", "to_datetime": "2025-03-01T00:00:04.123456789Z"}`,
+}
+
+// TestOpenAPI_GeneratedRequests sends, for every operation of the served
+// document, requests generated from its schemas: valid ones, with values
+// drawn from enums, examples, defaults, bounds and the fixture, and invalid
+// ones, each breaking one rule of a parameter or body schema. Each goes out
+// without a key, with a key not enabled for the endpoint and with a key
+// enabled for all. Every answer must have a status the document lists for
+// the operation and a body that validates (Server.Do), and the status must
+// fit the request: 401, 403, then 200 or 404 for valid requests and 400 for
+// invalid ones. The document must reject every request generated to break
+// its schemas, and accept every valid one.
+func TestOpenAPI_GeneratedRequests(t *testing.T) {
+	s := MustOpenServer(t)
+	d := s.Doc(t)
+	reqs := generateRequests(t, d)
+	if len(reqs) < 100 || len(reqs) > 2000 {
+		t.Fatalf("%d requests generated; expected some hundreds", len(reqs))
+	}
+	counts := map[genKind]int{}
+	for _, g := range reqs {
+		counts[g.kind]++
+		t.Run(g.method+" "+g.pattern+"/"+g.kind.String()+"/"+g.name, func(t *testing.T) {
+			var reqBody []byte
+			if g.body != nil {
+				reqBody = []byte(*g.body)
+			}
+			req, err := http.NewRequest(g.method, s.HTTP.URL+g.target, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.body != nil {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			valid, why := d.validRequest(req, reqBody)
+			switch {
+			case g.kind == genServed && !valid:
+				t.Errorf("the document rejects a valid request %s %s %s:%s", g.method, g.target, strOr(g.body), why)
+			case g.kind == genSchema && valid:
+				t.Errorf("the document accepts %s %s %s, generated to break it", g.method, g.target, strOr(g.body))
+			}
+
+			keyed := len(asList(g.op["security"])) > 0 || g.op["security"] == nil
+			for _, k := range []struct{ name, key string }{{"NoKey", NoKey}, {"LogsKey", s.LogsKey}, {"Key", s.Key}} {
+				resp := s.Do(t, g.method, g.target, k.key, body(strOr(g.body)))
+				want := []int{http.StatusBadRequest}
+				switch {
+				case keyed && k.key == NoKey:
+					want = []int{http.StatusUnauthorized}
+				case keyed && k.key == s.LogsKey && g.op["operationId"] != "getTransactionLogs":
+					want = []int{http.StatusForbidden}
+				case g.kind == genServed:
+					want = []int{http.StatusOK, http.StatusNotFound}
+				}
+				if !slices.Contains(want, resp.Status) {
+					t.Errorf("%s %s %s with %s: status %d, want %v: %.300s", g.method, g.target, strOr(g.body), k.name, resp.Status, want, resp.Body)
+				}
+			}
+		})
+	}
+	t.Logf("%d requests generated: %v", len(reqs), counts)
+}
+
+func strOr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// docParam is one parameter of an operation.
+type docParam struct {
+	name, in string
+	required bool
+	schema   map[string]any
+}
+
+// generateRequests returns the requests of every operation, in a fixed order.
+func generateRequests(t *testing.T, d *apiDoc) []genRequest {
+	var keys []string
+	ops := docOperations(d.raw)
+	for k := range ops {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []genRequest
+	for _, k := range keys {
+		method, pattern, _ := strings.Cut(k, " ")
+		op := ops[k]
+		var params []docParam
+		for _, p := range asList(op["parameters"]) {
+			p := p.(map[string]any)
+			if r, ok := p["$ref"].(string); ok {
+				p = resolve(d.raw, r)
+			}
+			params = append(params, docParam{p["name"].(string), p["in"].(string), p["required"] == true, schemaOf(d.raw, p["schema"])})
+		}
+		valid := map[string][]string{}
+		base := map[string]*string{}
+		for _, p := range params {
+			valid[p.name] = validStrings(p.name, p.schema)
+			if len(valid[p.name]) == 0 {
+				t.Fatalf("%s: no valid value for parameter %s", k, p.name)
+			}
+			if p.required {
+				base[p.name] = &valid[p.name][0]
+			}
+		}
+		var bodySchema map[string]any
+		if rb, ok := op["requestBody"].(map[string]any); ok {
+			bodySchema = schemaOf(d.raw, rb["content"].(map[string]any)["application/json"].(map[string]any)["schema"])
+		}
+		var bodies []genBody
+		if bodySchema != nil {
+			bodies = generateBodies(d.raw, bodySchema)
+		}
+
+		add := func(name string, kind genKind, over map[string]*string, bodyText *string) {
+			vals := map[string]*string{}
+			for n, v := range base {
+				vals[n] = v
+			}
+			for n, v := range over {
+				vals[n] = v
+			}
+			target := pattern
+			q := url.Values{}
+			for _, p := range params {
+				v := vals[p.name]
+				switch {
+				case p.in == "path" && v == nil:
+					t.Fatalf("%s: path parameter %s has no value", k, p.name)
+				case p.in == "path":
+					target = strings.Replace(target, "{"+p.name+"}", url.PathEscape(*v), 1)
+				case v != nil:
+					q.Set(p.name, *v)
+				}
+			}
+			if len(q) > 0 {
+				target += "?" + q.Encode()
+			}
+			if bodyText == nil && len(bodies) > 0 {
+				bodyText = &bodies[0].text
+			}
+			out = append(out, genRequest{name: name, op: op, method: method, pattern: pattern, target: target, body: bodyText, kind: kind})
+		}
+
+		add("base", genServed, nil, nil)
+		for _, p := range params {
+			vs := valid[p.name]
+			if p.required {
+				vs = vs[1:]
+			}
+			for _, v := range vs {
+				add(p.name+"="+v, genServed, map[string]*string{p.name: &v}, nil)
+			}
+			for _, v := range invalidStrings(p.name, p.schema, valid[p.name][0]) {
+				if v == "" && p.in == "path" {
+					continue // an empty segment makes another path, one the document does not have
+				}
+				add(p.name+"="+v, genSchema, map[string]*string{p.name: &v}, nil)
+			}
+			for _, v := range paramsBreakingRules[p.name] {
+				add(p.name+"="+v, genRule, map[string]*string{p.name: &v}, nil)
+			}
+			if p.required && p.in == "query" {
+				add("no "+p.name, genSchema, map[string]*string{p.name: nil}, nil)
+			}
+		}
+		for _, b := range bodies {
+			add("body "+b.text, b.kind, nil, &b.text)
+		}
+	}
+	return out
+}
+
+// schemaOf resolves a schema given as a reference.
+func schemaOf(doc map[string]any, v any) map[string]any {
+	s, _ := v.(map[string]any)
+	if r, ok := s["$ref"].(string); ok {
+		return resolve(doc, r)
+	}
+	return s
+}
+
+// maxExact is the largest integer a float64 holds exactly. Bounds above it
+// are not used as valid values: validators that read numbers as float64
+// round 2^63-1 up to 2^63, above the bound.
+const maxExact = 1 << 53
+
+// validStrings returns valid values of a parameter: the fixture's first,
+// then the schema's enum, examples, default and bounds, and strings of the
+// shortest and longest allowed length.
+func validStrings(name string, schema map[string]any) []string {
+	var out []string
+	add := func(v string) {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	for _, v := range fixtureParams[name] {
+		add(v)
+	}
+	for _, v := range asList(schema["enum"]) {
+		add(fmt.Sprint(v))
+	}
+	for _, v := range asList(schema["examples"]) {
+		add(fmt.Sprint(v))
+	}
+	if v, ok := schema["default"]; ok {
+		add(fmt.Sprint(v))
+	}
+	switch typ, _ := schemaType(schema); typ {
+	case "integer":
+		for _, b := range []string{"minimum", "maximum"} {
+			if n, ok := bound(schema, b); ok && n.IsInt64() && n.Int64() <= maxExact {
+				add(n.String())
+			}
+		}
+	case "boolean":
+		add("true")
+		add("false")
+	}
+	return out
+}
+
+// schemaType returns the type of a schema other than "null", and whether
+// null is allowed too.
+func schemaType(schema map[string]any) (typ string, nullable bool) {
+	switch t := schema["type"].(type) {
+	case string:
+		return t, t == "null"
+	case []any:
+		for _, x := range t {
+			if x == "null" {
+				nullable = true
+			} else {
+				typ = fmt.Sprint(x)
+			}
+		}
+	}
+	return typ, nullable
+}
+
+// invalidStrings returns values of a parameter that its schema rejects,
+// made from the schema: wrong types, values past its bounds, values outside
+// its enum, and mutations of the valid value v that break its pattern or
+// length.
+func invalidStrings(name string, schema map[string]any, v string) []string {
+	var out []string
+	add := func(x string) {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	switch typ, _ := schemaType(schema); typ {
+	case "integer":
+		add("abc")
+		add("1.5")
+		add("")
+		if n, ok := bound(schema, "minimum"); ok {
+			add(new(big.Int).Sub(n, big.NewInt(1)).String())
+		}
+		if n, ok := bound(schema, "maximum"); ok {
+			add(new(big.Int).Add(n, big.NewInt(1)).String())
+		}
+	case "boolean":
+		add("maybe")
+		add("2")
+		add("")
+	case "string":
+		if enum := asList(schema["enum"]); len(enum) > 0 {
+			for _, x := range []string{"solana", "nowhere", strings.ToUpper(fmt.Sprint(enum[0])), ""} {
+				if !slices.Contains(enum, any(x)) {
+					add(x)
+				}
+			}
+			break
+		}
+		var cands []string
+		for _, c := range []string{"0", "O", "g", "!"} { // outside base58, hex, digits, or all
+			if v != "" {
+				cands = append(cands, v[:len(v)-1]+c, v+c)
+			}
+		}
+		if v != "" {
+			cands = append(cands, v[:len(v)-1], v[1:])
+		}
+		for _, b := range []string{"minLength", "maxLength"} {
+			if n, ok := bound(schema, b); ok && v != "" {
+				l := int(n.Int64())
+				if b == "minLength" {
+					l--
+				} else {
+					l++
+				}
+				if l >= 0 && l <= len(v) {
+					cands = append(cands, v[:l])
+				} else if l > len(v) {
+					cands = append(cands, v+strings.Repeat(v[len(v)-1:], l-len(v)))
+				}
+			}
+		}
+		cands = append(cands, paramsBreakingPatterns[name]...)
+		for _, c := range cands {
+			if !stringValid(schema, c) {
+				add(c)
+			}
+		}
+	}
+	return out
+}
+
+// stringValid reports whether s meets a string schema's pattern and lengths
+// (the document's patterns are RE2).
+func stringValid(schema map[string]any, s string) bool {
+	if p, ok := schema["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(s) {
+		return false
+	}
+	n := len([]rune(s))
+	if b, ok := bound(schema, "minLength"); ok && int64(n) < b.Int64() {
+		return false
+	}
+	if b, ok := bound(schema, "maxLength"); ok && int64(n) > b.Int64() {
+		return false
+	}
+	if enum := asList(schema["enum"]); len(enum) > 0 && !slices.Contains(enum, any(s)) {
+		return false
+	}
+	return true
+}
+
+// bound returns a numeric keyword of a schema as an integer.
+func bound(schema map[string]any, keyword string) (*big.Int, bool) {
+	v, ok := schema[keyword]
+	if !ok {
+		return nil, false
+	}
+	n, ok := new(big.Int).SetString(fmt.Sprint(v), 10)
+	return n, ok
+}
+
+// genBody is one generated request body.
+type genBody struct {
+	text string
+	kind genKind
+}
+
+// generateBodies returns request bodies for an object schema whose oneOf
+// branches each require a set of properties (the TraceFilter shape): the
+// first body is valid and is the one requests use unless they vary the
+// body.
+func generateBodies(doc, schema map[string]any) []genBody {
+	props, _ := schema["properties"].(map[string]any)
+	var names []string
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var branches [][]string
+	for _, b := range asList(schema["oneOf"]) {
+		var req []string
+		for _, r := range asList(schemaOf(doc, b)["required"]) {
+			req = append(req, r.(string))
+		}
+		branches = append(branches, req)
+	}
+	if len(branches) == 0 {
+		branches = [][]string{nil}
+	}
+	for _, r := range asList(schema["required"]) {
+		for i := range branches {
+			branches[i] = append(branches[i], r.(string))
+		}
+	}
+	required := map[string]bool{}
+	for _, b := range branches {
+		for _, r := range b {
+			required[r] = true
+		}
+	}
+	first := func(n string) string {
+		if v := fixtureBody[n]; len(v) > 0 {
+			return v[0]
+		}
+		return validJSON(doc, schemaOf(doc, props[n]), n)[0]
+	}
+	// object writes members in the order given; a nil value leaves one out.
+	type member struct{ k, v string }
+	object := func(ms []member) string {
+		var parts []string
+		for _, m := range ms {
+			parts = append(parts, strconv.Quote(m.k)+": "+m.v)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	branchBody := func(b []string) []member {
+		var ms []member
+		for _, n := range b {
+			ms = append(ms, member{n, first(n)})
+		}
+		return ms
+	}
+	with := func(ms []member, k, v string) []member {
+		out := slices.Clone(ms)
+		for i := range out {
+			if out[i].k == k {
+				out[i].v = v
+				return out
+			}
+		}
+		return append(out, member{k, v})
+	}
+	without := func(ms []member, k string) []member {
+		return slices.DeleteFunc(slices.Clone(ms), func(m member) bool { return m.k == k })
+	}
+
+	base := branchBody(branches[0])
+	// baseOf is the body that a value of property n replaces or joins: one
+	// of the branch that requires n, so that only n's value is wrong.
+	baseOf := func(n string) []member {
+		for _, b := range branches {
+			if slices.Contains(b, n) {
+				return branchBody(b)
+			}
+		}
+		return base
+	}
+	out := []genBody{{object(base), genServed}}
+	for _, b := range branches[1:] {
+		out = append(out, genBody{object(branchBody(b)), genServed})
+	}
+	for _, b := range bodiesServed {
+		out = append(out, genBody{b, genServed})
+	}
+	for _, n := range names {
+		s := schemaOf(doc, props[n])
+		if !required[n] {
+			for _, v := range validJSON(doc, s, n) {
+				out = append(out, genBody{object(with(base, n, v)), genServed})
+			}
+		}
+		for _, v := range invalidJSON(doc, s, n) {
+			out = append(out, genBody{object(with(baseOf(n), n, v)), genSchema})
+		}
+	}
+	if schema["additionalProperties"] == false {
+		out = append(out, genBody{object(with(base, "fromBlock", "1")), genSchema})
+	}
+	var all []member
+	for _, b := range branches {
+		for _, n := range b {
+			out = append(out, genBody{object(without(branchBody(b), n)), genSchema})
+		}
+		all = append(all, branchBody(b)...)
+	}
+	if len(branches) > 1 {
+		out = append(out, genBody{object(all), genSchema})
+	}
+	for _, b := range []string{`{}`, `[]`, `null`, `"x"`, `5`, ``, object(base)[:len(object(base))-1], object(base) + `{}`} {
+		out = append(out, genBody{b, genSchema})
+	}
+	for _, b := range bodiesBreakingRules {
+		out = append(out, genBody{b, genRule})
+	}
+	return out
+}
+
+// validJSON returns valid JSON values of a property: the fixture's, then
+// values of each alternative of a oneOf, and arrays of the fewest and most
+// items allowed.
+func validJSON(doc, schema map[string]any, name string) []string {
+	out := slices.Clone(fixtureBody[name])
+	add := func(v string) {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	for _, alt := range asList(schema["oneOf"]) {
+		for _, v := range validJSON(doc, schemaOf(doc, alt), name) {
+			add(v)
+		}
+	}
+	typ, nullable := schemaType(schema)
+	if nullable {
+		add("null")
+	}
+	switch typ {
+	case "array":
+		item := "null"
+		if len(out) > 0 {
+			item = out[0]
+		}
+		for _, b := range []string{"minItems", "maxItems"} {
+			if n, ok := bound(schema, b); ok {
+				add(jsonArray(item, int(n.Int64())))
+			}
+		}
+	case "integer":
+		if n, ok := bound(schema, "minimum"); ok {
+			add(n.String())
+		}
+	}
+	return out
+}
+
+// invalidJSON returns JSON values that a property's schema rejects: wrong
+// types, values past its bounds, strings breaking its pattern, and arrays
+// with too few, too many or wrong items.
+func invalidJSON(doc, schema map[string]any, name string) []string {
+	var out []string
+	add := func(v string) {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	if alts := asList(schema["oneOf"]); len(alts) > 0 {
+		cands := []string{"null", "{}"}
+		for _, alt := range alts {
+			cands = append(cands, invalidJSON(doc, schemaOf(doc, alt), name)...)
+		}
+		for _, v := range cands {
+			if !jsonFitsAny(v, alts, doc) {
+				add(v)
+			}
+		}
+		return out
+	}
+	typ, nullable := schemaType(schema)
+	if !nullable {
+		add("null")
+	}
+	switch typ {
+	case "integer":
+		add(`"1"`)
+		add("1.5")
+		if n, ok := bound(schema, "minimum"); ok {
+			add(new(big.Int).Sub(n, big.NewInt(1)).String())
+		}
+		if n, ok := bound(schema, "maximum"); ok {
+			add(new(big.Int).Add(n, big.NewInt(1)).String())
+		}
+	case "string":
+		add("5")
+		add("true")
+		var valid string // a valid string to mutate
+		for _, v := range fixtureBody[name] {
+			if u, err := strconv.Unquote(v); err == nil && stringValid(schema, u) {
+				valid = u
+			}
+		}
+		for _, v := range invalidStrings("", schema, valid) {
+			add(strconv.Quote(v))
+		}
+		if schema["format"] == "date-time" {
+			for _, v := range []string{"2025-03-01T00:00:00", "2025-03-01", "2025-03-01 00:00:00Z", "yesterday"} {
+				if !stringValid(schema, v) {
+					add(strconv.Quote(v))
+				}
+			}
+		}
+	case "array":
+		item := schemaOf(doc, schema["items"])
+		good := "null"
+		if v := validJSON(doc, item, name); len(v) > 0 {
+			good = v[0]
+		}
+		if n, ok := bound(schema, "minItems"); ok && n.Int64() > 0 {
+			add(jsonArray(good, int(n.Int64())-1))
+		}
+		if n, ok := bound(schema, "maxItems"); ok {
+			add(jsonArray(good, int(n.Int64())+1))
+		}
+		for _, v := range invalidJSON(doc, item, name) {
+			add("[" + v + "]")
+		}
+	}
+	return out
+}
+
+// jsonFitsAny reports, roughly, whether a generated JSON value could be
+// valid for one of the alternatives: a string for a string schema, an array
+// for an array schema. Values of a type no alternative has never fit; the
+// document's validator decides the rest (TestOpenAPI_GeneratedRequests
+// checks that it rejects every value generated as invalid).
+func jsonFitsAny(v string, alts []any, doc map[string]any) bool {
+	kind := "number"
+	switch {
+	case strings.HasPrefix(v, `"`):
+		kind = "string"
+	case strings.HasPrefix(v, "["):
+		kind = "array"
+	case v == "null":
+		kind = "null"
+	case v == "true" || v == "false":
+		kind = "boolean"
+	case strings.HasPrefix(v, "{"):
+		kind = "object"
+	}
+	for _, a := range alts {
+		s := schemaOf(doc, a)
+		typ, nullable := schemaType(s)
+		switch {
+		case kind == "null" && nullable:
+			return true
+		case typ != kind:
+		case kind == "string":
+			if str, err := strconv.Unquote(v); err == nil && stringValid(s, str) {
+				return true
+			}
+		case kind == "array":
+			// Generated invalid for the one array alternative.
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// jsonArray returns a JSON array of n copies of item.
+func jsonArray(item string, n int) string {
+	return "[" + strings.Join(slices.Repeat([]string{item}, n), ", ") + "]"
+}
