@@ -2,52 +2,39 @@ package ingest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	"github.com/chainquery/chainquery"
-	"github.com/chainquery/chainquery/solana"
 )
 
-// SolanaSource is what the Solana loop reads from a node; solana.Client
-// implements it.
+// SolanaSource is what the Solana loop reads from a node, decoded; the
+// solana package's Source implements it over JSON-RPC.
 type SolanaSource interface {
 	// Slot returns the node's confirmed slot.
 	Slot(ctx context.Context) (uint64, error)
-	// Blocks returns the slots from..to (inclusive) holding a confirmed
+
+	// Slots returns the slots from..to (inclusive) holding a confirmed
 	// block, in order; skipped slots are absent.
-	Blocks(ctx context.Context, from, to uint64) ([]uint64, error)
-	// RawBlocks returns the getBlock results of slots, JSON null where the
-	// node has no block.
-	RawBlocks(ctx context.Context, slots []uint64) ([]json.RawMessage, error)
+	Slots(ctx context.Context, from, to uint64) ([]uint64, error)
+
+	// Blocks returns the blocks at slots (which Slots listed), decoded, in
+	// order. It asks again for a block the node does not have yet and fails
+	// only when retrying cannot help. The changes carry owners within each
+	// block only; the loop carries them across blocks.
+	Blocks(ctx context.Context, slots []uint64) ([]*chainquery.SolanaBlock, error)
+
 	// BlockHash returns the blockhash of the block at slot, and ok false
 	// when the node has none there (skipped, pruned or not confirmed yet).
 	BlockHash(ctx context.Context, slot uint64) (hash string, ok bool, err error)
-}
 
-// AccountSource reads account data; a SolanaSource that implements it lets
-// the loop fill the token registry from Metaplex metadata.
-type AccountSource interface {
-	Accounts(ctx context.Context, addrs []chainquery.PublicKey) ([][]byte, error)
-}
-
-// OwnedAccountSource reads accounts with their owner program; a
-// SolanaSource that implements it lets the loop fill the token registry from
-// the metadata extension of Token-2022 mints.
-type OwnedAccountSource interface {
-	OwnedAccounts(ctx context.Context, addrs []chainquery.PublicKey) ([]*solana.Account, error)
-}
-
-// SolanaOwnerReader is the read of an account's latest known owner that
-// carrying owners across restarts needs. No store implements it yet; until
-// one does, an owner is carried only within one process.
-type SolanaOwnerReader interface {
-	// LatestOwner returns the owner of account's latest stored row that has
-	// one, and ok false when none has.
-	LatestOwner(ctx context.Context, account chainquery.PublicKey) (owner chainquery.PublicKey, ok bool, err error)
+	// Tokens returns registry entries for those of mints (Mint and Decimals
+	// set) whose name and symbol the chain holds. On a failed read it
+	// returns what it found before it, and the error.
+	Tokens(ctx context.Context, mints []*chainquery.Token) ([]*chainquery.Token, error)
 }
 
 // Solana ingests SPL token balance changes. Each batch of slots is one store
@@ -65,17 +52,15 @@ type Solana struct {
 	BatchSlots   int           // blocks per getBlock batch and per store transaction
 	Window       uint64        // slots listed per getBlocks call
 	PollInterval time.Duration // wait between head checks when caught up
-	NullRetries  int           // how often a listed block that comes back null is asked again
-	NullWait     time.Duration // first wait before asking again; doubles
 	Metadata     bool          // fill the registry from Metaplex metadata (or the Token-2022 extension) of new mints
 	StoreRetry   time.Duration // first wait when the store is unavailable
 
 	Progress *Progress // optional
 
-	extractor *solana.Extractor
-	mints     map[chainquery.PublicKey]bool // mints whose metadata was looked up
-	asked     map[chainquery.PublicKey]bool // accounts whose owner the store was asked for
-	patience  *patientStore
+	owners   map[chainquery.PublicKey]chainquery.PublicKey // the last owner seen of each token account
+	asked    map[chainquery.PublicKey]bool                 // accounts whose owner the store was asked for
+	mints    map[chainquery.PublicKey]bool                 // mints whose metadata was looked up
+	patience *patientStore
 }
 
 func (e *Solana) defaults() {
@@ -94,19 +79,13 @@ func (e *Solana) defaults() {
 	if e.PollInterval <= 0 {
 		e.PollInterval = time.Second
 	}
-	if e.NullRetries < 1 {
-		e.NullRetries = 8
-	}
-	if e.NullWait <= 0 {
-		e.NullWait = 500 * time.Millisecond
-	}
 	if e.StoreRetry <= 0 {
 		e.StoreRetry = time.Second
 	}
-	if e.extractor == nil {
-		e.extractor = solana.NewExtractor()
-		e.mints = make(map[chainquery.PublicKey]bool)
+	if e.owners == nil {
+		e.owners = make(map[chainquery.PublicKey]chainquery.PublicKey)
 		e.asked = make(map[chainquery.PublicKey]bool)
+		e.mints = make(map[chainquery.PublicKey]bool)
 	}
 	e.patience = &patientStore{chain: "solana", logger: e.Logger, backoff: storeBackoff(e.StoreRetry)}
 }
@@ -159,7 +138,7 @@ func (e *Solana) Run(ctx context.Context) (err error) {
 			continue
 		}
 		end := min(target, next+e.Window-1)
-		slots, err := e.Source.Blocks(ctx, next, end)
+		slots, err := e.Source.Slots(ctx, next, end)
 		if err != nil {
 			if ctx.Err() != nil {
 				break
@@ -252,30 +231,10 @@ func (e *Solana) checkCursor(ctx context.Context, c chainquery.SolanaCursor) err
 	return nil
 }
 
-// solanaBlock is a decoded getBlock result and its blockhash, which the
-// cursor records.
-type solanaBlock struct {
-	solana.Block
-	Blockhash string `json:"blockhash"`
-}
-
-// decodeSolanaBlock is solana.DecodeBlock that keeps the blockhash: JSON
-// null (a slot the node does not have) is solana.ErrNoBlock.
-func decodeSolanaBlock(raw json.RawMessage) (*solanaBlock, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, solana.ErrNoBlock
-	}
-	b := new(solanaBlock)
-	if err := json.Unmarshal(raw, b); err != nil {
-		return nil, fmt.Errorf("decode block: %w", err)
-	}
-	return b, nil
-}
-
 // solanaBatch is one batch of blocks, decoded.
 type solanaBatch struct {
 	slots  []uint64
-	blocks []*solanaBlock
+	blocks []*chainquery.SolanaBlock
 	err    error
 }
 
@@ -304,7 +263,7 @@ func (e *Solana) ingest(ctx context.Context, slots []uint64) error {
 				r := solanaBatch{slots: b}
 				defer func() { results[i] <- r }()
 				defer Recover(&r.err) // a decoder's panic stops this ingester, not the process
-				r.blocks, r.err = e.fetch(ctx, b)
+				r.blocks, r.err = e.Source.Blocks(ctx, b)
 			}()
 		}
 	}()
@@ -326,73 +285,21 @@ func (e *Solana) ingest(ctx context.Context, slots []uint64) error {
 	return nil
 }
 
-// fetch returns the decoded blocks of slots. getBlocks listed every one of
-// them, so a null answer means the node is not there yet (or a load
-// balancer reached a node that is behind): it is asked again, and never
-// stored as an empty block.
-func (e *Solana) fetch(ctx context.Context, slots []uint64) ([]*solanaBlock, error) {
-	raws, err := e.Source.RawBlocks(ctx, slots)
-	if err != nil {
-		return nil, err
-	}
-	wait := chainquery.Backoff{Min: e.NullWait, Max: 30 * time.Second}
-	for attempt := 1; ; attempt++ {
-		var missing []int
-		for i, r := range raws {
-			if len(r) == 0 || string(r) == "null" {
-				missing = append(missing, i)
-			}
-		}
-		if len(missing) == 0 {
-			break
-		}
-		if attempt > e.NullRetries {
-			return nil, fmt.Errorf("getBlock %d: the node listed the slot but returned no block %d times", slots[missing[0]], attempt)
-		}
-		e.Logger.Warn("node returned no block for a listed slot, retrying", "chain", "solana", "slot", slots[missing[0]], "missing", len(missing), "attempt", attempt)
-		if !chainquery.Sleep(ctx, wait.Next(attempt)) {
-			return nil, ctx.Err()
-		}
-		again := make([]uint64, len(missing))
-		for j, i := range missing {
-			again[j] = slots[i]
-		}
-		res, err := e.Source.RawBlocks(ctx, again)
-		if err != nil {
-			return nil, err
-		}
-		for j, i := range missing {
-			raws[i] = res[j]
-		}
-	}
-	blocks := make([]*solanaBlock, len(raws))
-	for i, r := range raws {
-		if blocks[i], err = decodeSolanaBlock(r); err != nil {
-			return nil, fmt.Errorf("getBlock %d: %w", slots[i], err)
-		}
-	}
-	return blocks, nil
-}
-
-// write extracts a batch's changes, in slot order so that owners carry
-// forward, and stores them with the cursor at the batch's last block: a
-// slot that getBlocks listed, so the cursor always names a block and its
-// blockhash, whatever skipped slots follow it.
+// write stores a batch's changes, owners carried in slot order, with the
+// cursor at the batch's last block: a slot that getBlocks listed, so the
+// cursor always names a block and its blockhash, whatever skipped slots
+// follow it.
 func (e *Solana) write(ctx context.Context, r solanaBatch) error {
 	var changes []*chainquery.TokenBalanceChange
-	for i, b := range r.blocks {
-		if err := e.learnOwners(ctx, &b.Block); err != nil {
+	for _, b := range r.blocks {
+		if err := e.carryOwners(ctx, b); err != nil {
 			return err
 		}
-		cs, err := e.extractor.Changes(&b.Block, r.slots[i])
-		if err != nil {
-			return err
-		}
-		changes = append(changes, cs...)
+		changes = append(changes, b.Changes...)
 	}
 	last := r.slots[len(r.slots)-1]
 	lastBlock := r.blocks[len(r.blocks)-1]
-	cursor := chainquery.SolanaCursor{Slot: last, Blockhash: lastBlock.Blockhash, BlockTime: lastBlock.Time()}
+	cursor := chainquery.SolanaCursor{Slot: last, Blockhash: lastBlock.Blockhash, BlockTime: lastBlock.Time}
 	err := e.patience.retry(ctx, "WriteTokenBalances", func() error {
 		return e.Store.WriteTokenBalances(ctx, changes, cursor)
 	})
@@ -408,110 +315,58 @@ func (e *Solana) write(ctx context.Context, r solanaBatch) error {
 	return nil
 }
 
-// fillRegistry looks up the Metaplex metadata of the mints the run has not
-// seen before and stores what it finds. The registry is a convenience: a
-// failure is logged and ingestion goes on, and a mint is asked about once
-// per run.
-func (e *Solana) fillRegistry(ctx context.Context, changes []*chainquery.TokenBalanceChange) {
-	src, ok := e.Source.(AccountSource)
-	if !ok {
-		return
+// carryOwners gives the changes of b that name no owner (nodes before 2022
+// left owners out) the owner of their account seen in an earlier block or,
+// asked once per account and run, the one the store holds, so that an owner
+// carries across batches and restarts; then it remembers b's owners for the
+// blocks after it. It runs in slot order, which the fetchers do not.
+func (e *Solana) carryOwners(ctx context.Context, b *chainquery.SolanaBlock) error {
+	for _, c := range b.Changes {
+		if c.Owner != nil {
+			continue
+		}
+		owner, known := e.owners[c.Account]
+		if !known && !e.asked[c.Account] {
+			e.asked[c.Account] = true
+			var err error
+			if owner, known, err = e.Store.LatestOwner(ctx, c.Account); err != nil {
+				return fmt.Errorf("read the owner of %s: %w", c.Account, err)
+			}
+			if known {
+				e.owners[c.Account] = owner
+			}
+		}
+		if known {
+			c.Owner = &owner
+		}
 	}
-	decimals := make(map[chainquery.PublicKey]int)
-	var mints, pdas []chainquery.PublicKey
+	maps.Copy(e.owners, b.Owners)
+	return nil
+}
+
+// fillRegistry looks up the metadata of the mints the run has not seen
+// before and stores what it finds. The registry is a convenience: a failure
+// is logged and ingestion goes on, and a mint is asked about once per run.
+func (e *Solana) fillRegistry(ctx context.Context, changes []*chainquery.TokenBalanceChange) {
+	var mints []*chainquery.Token
 	for _, c := range changes {
 		if e.mints[c.Mint] {
 			continue
 		}
 		e.mints[c.Mint] = true
-		pda, _, err := solana.MetadataAddress(c.Mint)
-		if err != nil {
-			continue
-		}
-		decimals[c.Mint] = c.Decimals
-		mints, pdas = append(mints, c.Mint), append(pdas, pda)
+		mints = append(mints, &chainquery.Token{Mint: c.Mint, Decimals: c.Decimals})
 	}
-	if len(pdas) == 0 {
+	if len(mints) == 0 {
 		return
 	}
-	datas, err := src.Accounts(ctx, pdas)
+	tokens, err := e.Source.Tokens(ctx, mints)
 	if err != nil {
 		e.Logger.Warn("could not read token metadata", "chain", "solana", "mints", len(mints), "error", err)
-		return
 	}
-	var tokens []*chainquery.Token
-	var bare []chainquery.PublicKey // mints without Metaplex metadata
-	for i, d := range datas {
-		if d == nil {
-			bare = append(bare, mints[i])
-			continue
-		}
-		m, err := solana.DecodeMetadata(d)
-		if err != nil || m.Mint != mints[i] {
-			e.Logger.Debug("unusable token metadata", "chain", "solana", "mint", mints[i], "error", err)
-			continue
-		}
-		tokens = append(tokens, &chainquery.Token{Mint: m.Mint, Name: m.Name, Symbol: m.Symbol, Decimals: decimals[m.Mint]})
-	}
-	tokens = append(tokens, e.token2022Metadata(ctx, bare, decimals)...)
 	if len(tokens) == 0 {
 		return
 	}
 	if err := e.Store.AddTokens(ctx, tokens); err != nil {
 		e.Logger.Warn("could not store token metadata", "chain", "solana", "tokens", len(tokens), "error", err)
 	}
-}
-
-// token2022Metadata reads the mint accounts of mints and returns the tokens
-// that the TokenMetadata extension of Token-2022 mints names. Metaplex
-// metadata wins, so the caller passes only mints without it.
-func (e *Solana) token2022Metadata(ctx context.Context, mints []chainquery.PublicKey, decimals map[chainquery.PublicKey]int) []*chainquery.Token {
-	src, ok := e.Source.(OwnedAccountSource)
-	if !ok || len(mints) == 0 {
-		return nil
-	}
-	accts, err := src.OwnedAccounts(ctx, mints)
-	if err != nil {
-		e.Logger.Warn("could not read token mints", "chain", "solana", "mints", len(mints), "error", err)
-		return nil
-	}
-	var tokens []*chainquery.Token
-	for i, a := range accts {
-		if a == nil || a.Owner != solana.Token2022Program {
-			continue
-		}
-		m, ok, err := solana.DecodeTokenMetadataExtension(a.Data)
-		if err != nil || (ok && m.Mint != mints[i]) {
-			e.Logger.Debug("unusable token metadata extension", "chain", "solana", "mint", mints[i], "error", err)
-			continue
-		}
-		if ok {
-			tokens = append(tokens, &chainquery.Token{Mint: mints[i], Name: m.Name, Symbol: m.Symbol, Decimals: decimals[mints[i]]})
-		}
-	}
-	return tokens
-}
-
-// learnOwners asks the store, once per account and run, for the owner of
-// the accounts of b that the run has not seen an owner for, so that an owner
-// carries across restarts. It does nothing when the store cannot tell.
-func (e *Solana) learnOwners(ctx context.Context, b *solana.Block) error {
-	r, ok := e.Store.(SolanaOwnerReader)
-	if !ok {
-		return nil
-	}
-	for _, acct := range b.OwnerlessAccounts() {
-		if _, known := e.extractor.Owner(acct); known || e.asked[acct] {
-			continue
-		}
-		e.asked[acct] = true
-		owner, ok, err := r.LatestOwner(ctx, acct)
-		if err != nil {
-			return fmt.Errorf("read the owner of %s: %w", acct, err)
-		}
-		if ok {
-			e.extractor.LearnOwner(acct, owner)
-		}
-	}
-	return nil
 }

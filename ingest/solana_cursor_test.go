@@ -17,7 +17,6 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/ingest"
 	"github.com/chainquery/chainquery/postgres"
-	"github.com/chainquery/chainquery/solana"
 	"github.com/chainquery/chainquery/solana/solanatest"
 )
 
@@ -185,10 +184,8 @@ func TestSolanaCursorCheck(t *testing.T) {
 // 100, or after the stored cursor, to slot to.
 func runSolana(t *testing.T, db solanaStore, node *solanatest.Server, to uint64, logs *bytes.Buffer) error {
 	t.Helper()
-	src := solana.NewClient(node.URL)
-	src.RPC.MinBackoff = time.Millisecond
 	from := uint64(100)
-	e := &ingest.Solana{Store: db, Source: src, From: &from, To: &to, NullWait: time.Millisecond, BatchSlots: 1}
+	e := &ingest.Solana{Store: db, Source: quickSource(node), From: &from, To: &to, BatchSlots: 1}
 	if logs != nil {
 		e.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	}

@@ -2,12 +2,11 @@ package ingest_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/ingest"
 	"github.com/chainquery/chainquery/solana"
 	"github.com/chainquery/chainquery/solana/solanatest"
@@ -15,9 +14,9 @@ import (
 
 // panickySolana panics when asked for blocks, on the fetcher goroutine the
 // loop starts, as a decoder bug would.
-type panickySolana struct{ *solana.Client }
+type panickySolana struct{ *solana.Source }
 
-func (p panickySolana) RawBlocks(ctx context.Context, slots []uint64) ([]json.RawMessage, error) {
+func (p panickySolana) Blocks(ctx context.Context, slots []uint64) ([]*chainquery.SolanaBlock, error) {
 	var m map[string]int
 	m["x"]++ // assignment to entry in nil map
 	return nil, nil
@@ -27,11 +26,10 @@ func TestSolanaPanicIsError(t *testing.T) {
 	node := solanatest.NewServer(t)
 	node.AddBlock(7, synBlock(1_700_000_000))
 	from, to := uint64(7), uint64(7)
-	e := &ingest.Solana{Store: openSQLite(t), Source: panickySolana{solana.NewClient(node.URL)}, From: &from, To: &to,
-		NullWait: time.Millisecond}
+	e := &ingest.Solana{Store: openSQLite(t), Source: panickySolana{quickSource(node)}, From: &from, To: &to}
 	err := e.Run(context.Background())
 	var pe *ingest.PanicError
-	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "nil map") || !strings.Contains(err.Error(), "panickySolana.RawBlocks") {
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "nil map") || !strings.Contains(err.Error(), "panickySolana.Blocks") {
 		t.Fatalf("err = %v, want a PanicError naming the cause and place", err)
 	}
 }

@@ -74,6 +74,17 @@ func synHash(n int64) string {
 	return h.String()
 }
 
+var _ ingest.SolanaSource = (*solana.Source)(nil)
+
+// quickSource is a source of node that waits a millisecond between retries.
+func quickSource(node *solanatest.Server) *solana.Source {
+	c := solana.NewClient(node.URL)
+	c.RPC.MinBackoff = time.Millisecond
+	src := solana.NewSource(c, nil)
+	src.NullWait = time.Millisecond
+	return src
+}
+
 func openSQLite(tb testing.TB) *sqlite.DB {
 	db, err := sqlite.Open(filepath.Join(tb.TempDir(), "db"))
 	if err != nil {
@@ -132,11 +143,10 @@ func TestSolanaSynthetic(t *testing.T) {
 		strings.Replace(synBal(1, "4", synOwn), synMint, synT22, 1))))
 
 	db := openSQLite(t)
-	src := solana.NewClient(node.URL)
-	src.RPC.MinBackoff = time.Millisecond
+	src := quickSource(node)
 	// Two runs of one ingester: the second resumes after the stored cursor
 	// (its From is ignored), and the owner is carried by its memory.
-	e := &ingest.Solana{Store: db, Source: src, Metadata: true, NullWait: time.Millisecond, BatchSlots: 1}
+	e := &ingest.Solana{Store: db, Source: src, Metadata: true, BatchSlots: 1}
 	for _, r := range [][2]uint64{{100, 100}, {5, 106}} {
 		e.From, e.To = &r[0], &r[1]
 		if err := e.Run(ctx); err != nil {
@@ -145,7 +155,7 @@ func TestSolanaSynthetic(t *testing.T) {
 	}
 	// A third run, as a new process: no --from-slot, no memory of owners.
 	to := uint64(107)
-	fresh := &ingest.Solana{Store: db, Source: src, Metadata: true, NullWait: time.Millisecond, BatchSlots: 1, To: &to}
+	fresh := &ingest.Solana{Store: db, Source: src, Metadata: true, BatchSlots: 1, To: &to}
 	if err := fresh.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -180,8 +190,9 @@ func TestSolanaNullForever(t *testing.T) {
 	node.AddBlock(7, synBlock(1_700_000_000))
 	node.NullFor(7, 1000)
 	from, to := uint64(7), uint64(7)
-	e := &ingest.Solana{Store: openSQLite(t), Source: solana.NewClient(node.URL), From: &from, To: &to,
-		NullRetries: 2, NullWait: time.Millisecond}
+	src := quickSource(node)
+	src.NullRetries = 2
+	e := &ingest.Solana{Store: openSQLite(t), Source: src, From: &from, To: &to}
 	if err := e.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "no block") {
 		t.Fatalf("err = %v", err)
 	}
@@ -212,7 +223,7 @@ func BenchmarkIngestSolana(b *testing.B) {
 		db := openSQLite(b)
 		from := uint64(200_000_000)
 		p := &ingest.Progress{Chain: "solana"}
-		e := &ingest.Solana{Store: db, Source: solana.NewClient(node.URL), From: &from, Progress: p}
+		e := &ingest.Solana{Store: db, Source: solana.NewSource(solana.NewClient(node.URL), nil), From: &from, Progress: p}
 		b.StartTimer()
 		if err := e.Run(context.Background()); err != nil {
 			b.Fatal(err)

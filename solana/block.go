@@ -13,10 +13,11 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// Block is the part of a getBlock result that token balances need. Fields
-// the extraction never reads (instructions, log messages, rewards) are left
-// out so that decoding only scans over them.
+// Block is the part of a getBlock result that token balances and the
+// ingester's cursor need. Fields the extraction never reads (instructions,
+// log messages, rewards) are left out so that decoding only scans over them.
 type Block struct {
+	Blockhash    string        `json:"blockhash"`
 	BlockTime    *int64        `json:"blockTime"`
 	Transactions []Transaction `json:"transactions"`
 }
@@ -89,6 +90,8 @@ func (b *Block) Time() time.Time {
 // account it has seen, because nodes before 2022 left the owner out: a
 // change without one keeps the owner from the account's earlier entries, or
 // none, and never an invented one. It is not safe for concurrent use.
+// Source uses a new one per block and leaves carrying owners across blocks
+// to the ingester (see chainquery.SolanaBlock).
 type Extractor struct {
 	owners map[chainquery.PublicKey]chainquery.PublicKey
 }
@@ -96,16 +99,6 @@ type Extractor struct {
 // NewExtractor returns an Extractor that knows no owners yet.
 func NewExtractor() *Extractor {
 	return &Extractor{owners: make(map[chainquery.PublicKey]chainquery.PublicKey)}
-}
-
-// LearnOwner records owner as account's owner, for example one read from
-// the store when the ingester resumes.
-func (e *Extractor) LearnOwner(account, owner chainquery.PublicKey) { e.owners[account] = owner }
-
-// Owner returns the last owner seen for account.
-func (e *Extractor) Owner(account chainquery.PublicKey) (chainquery.PublicKey, bool) {
-	o, ok := e.owners[account]
-	return o, ok
 }
 
 // Changes returns the token balance changes of the block at slot, in block
@@ -136,39 +129,6 @@ func (e *Extractor) Changes(b *Block, slot uint64) ([]*chainquery.TokenBalanceCh
 		out = append(out, cs...)
 	}
 	return out, nil
-}
-
-// OwnerlessAccounts returns the token accounts of b's successful
-// transactions whose entries do not name an owner, so that a caller can
-// look their owners up before Changes; keys it cannot resolve are left out
-// (Changes reports them).
-func (b *Block) OwnerlessAccounts() []chainquery.PublicKey {
-	var out []chainquery.PublicKey
-	for i := range b.Transactions {
-		tx := &b.Transactions[i]
-		m := tx.Meta
-		if m == nil || (len(m.Err) > 0 && string(m.Err) != "null") {
-			continue
-		}
-		var keys []chainquery.PublicKey
-		for _, list := range [][]TokenBalance{m.PreTokenBalances, m.PostTokenBalances} {
-			for _, tb := range list {
-				if tb.Owner != "" {
-					continue
-				}
-				if keys == nil {
-					var err error
-					if keys, err = accountKeys(tx); err != nil {
-						return out
-					}
-				}
-				if tb.AccountIndex >= 0 && tb.AccountIndex < len(keys) {
-					out = append(out, keys[tb.AccountIndex])
-				}
-			}
-		}
-	}
-	return out
 }
 
 // entry is a parsed TokenBalance.

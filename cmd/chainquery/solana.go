@@ -127,9 +127,10 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 	if !ok {
 		return errors.New("this database cannot store Solana token balances")
 	}
-	src := solana.NewClient(c.rpc)
-	src.RPC.Logger = logger
-	src.RPC.Timeout, src.RPC.MaxResponse = c.rpcTimeout, int64(c.maxRespMB)<<20
+	client := solana.NewClient(c.rpc)
+	client.RPC.Logger = logger
+	client.RPC.Timeout, client.RPC.MaxResponse = c.rpcTimeout, int64(c.maxRespMB)<<20
+	src := solana.NewSource(client, logger)
 	e := &ingest.Solana{Store: w, Source: src, Logger: logger, From: c.from, To: c.to, Follow: c.follow,
 		Concurrency: c.concurrency, BatchSlots: c.batch, Metadata: c.metadata,
 		Progress: &ingest.Progress{Chain: "solana"}}
