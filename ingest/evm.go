@@ -278,95 +278,41 @@ func (e *ChainMismatchError) Error() string {
 // the node reorganized while we fetched.
 var errRefetch = errors.New("refetch")
 
-type fetched struct {
-	from, to uint64
-	blocks   []*chainquery.BlockData
-	err      error
-}
+// span is one batch of the EVM loop: the blocks from..to.
+type span struct{ from, to uint64 }
 
 // sync fetches next..target with up to Concurrency batches in flight and
-// writes them in order. It returns the next block to ingest.
+// writes them in order, batches that have already arrived together. It
+// returns the next block to ingest.
 func (e *EVM) sync(ctx context.Context, next, target uint64) (uint64, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// At most Concurrency fetches run at once, and fetched batches wait in
-	// a queue several times deeper, so that the node stays busy while a
-	// batch is being written.
-	queue := make(chan chan fetched, 4*e.Concurrency)
-	inflight := make(chan struct{}, e.Concurrency)
-	go func() {
-		defer close(queue)
-		for from := next; from <= target; from += uint64(e.BatchBlocks) {
-			to := min(from+uint64(e.BatchBlocks)-1, target)
-			ch := make(chan fetched, 1)
-			select {
-			case inflight <- struct{}{}:
-			case <-ctx.Done():
+	start, size := next, uint64(e.BatchBlocks)
+	spans := func(yield func(span) bool) {
+		for from := start; from <= target; from += size {
+			if !yield(span{from, min(from+size-1, target)}) {
 				return
 			}
-			select {
-			case queue <- ch:
-			case <-ctx.Done():
-				return
-			}
-			go func() {
-				var f fetched
-				defer func() { <-inflight; ch <- f }()
-				f.from, f.to = from, to
-				defer Recover(&f.err)
-				f.blocks, f.err = e.Source.Blocks(ctx, from, to)
-			}()
 		}
-	}()
-	// Batches that have already arrived when the writer gets to them are
-	// written together in one store transaction: a commit rewrites every
-	// index page it touched, so fewer, larger commits cost less per row.
-	var held chan fetched // the next batch, taken from the queue but not arrived yet
-	for {
-		ch := held
-		held = nil
-		if ch == nil {
-			var ok bool
-			if ch, ok = <-queue; !ok {
-				return next, nil
-			}
-		}
-		f := <-ch
-		if f.err != nil {
-			return next, fmt.Errorf("blocks %d-%d: %w", f.from, f.to, f.err)
-		}
-		blocks, to := f.blocks, f.to
-	group:
-		for len(blocks) < e.maxGroup() {
-			select {
-			case more, ok := <-queue:
-				if !ok {
-					break group
-				}
-				select {
-				case g := <-more:
-					if g.err != nil {
-						held = more
-						more <- g // handled on the next turn, after this group is written
-						break group
-					}
-					blocks, to = append(blocks, g.blocks...), g.to
-				default:
-					held = more
-					break group
-				}
-			default:
-				break group
-			}
-		}
-		err := e.write(ctx, next, blocks)
-		if errors.Is(err, errRefetch) {
-			return next, nil // the outer loop fetches again from next
-		} else if err != nil {
-			return next, err
-		}
-		next = to + 1
 	}
+	p := pipeline[span, *chainquery.BlockData]{
+		concurrency: e.Concurrency,
+		maxGroup:    e.maxGroup(),
+		fetch: func(ctx context.Context, s span) ([]*chainquery.BlockData, error) {
+			return e.Source.Blocks(ctx, s.from, s.to)
+		},
+		write: func(ctx context.Context, last span, blocks []*chainquery.BlockData) error {
+			if err := e.write(ctx, next, blocks); err != nil {
+				return err
+			}
+			next = last.to + 1
+			return nil
+		},
+		fail: func(s span, err error) error { return fmt.Errorf("blocks %d-%d: %w", s.from, s.to, err) },
+	}
+	err := p.run(ctx, spans)
+	if errors.Is(err, errRefetch) {
+		return next, nil // the outer loop fetches again from next
+	}
+	return next, err
 }
 
 // maxGroup is the most blocks written in one store transaction.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/chainquery/chainquery"
@@ -48,7 +49,7 @@ type Solana struct {
 	From         *uint64 // first slot when the store has no cursor; nil: the head when following
 	To           *uint64 // last slot; nil: follow (with Follow) or stop at the current head
 	Follow       bool
-	Concurrency  int           // batches solanaBatch at once
+	Concurrency  int           // batches fetched at once
 	BatchSlots   int           // blocks per getBlock batch and per store transaction
 	Window       uint64        // slots listed per getBlocks call
 	PollInterval time.Duration // wait between head checks when caught up
@@ -231,83 +232,60 @@ func (e *Solana) checkCursor(ctx context.Context, c chainquery.SolanaCursor) err
 	return nil
 }
 
-// solanaBatch is one batch of blocks, decoded.
-type solanaBatch struct {
-	slots  []uint64
-	blocks []*chainquery.SolanaBlock
-	err    error
+// ingest fetches the blocks of slots, BatchSlots to a batch and
+// Concurrency batches at a time, and writes them in order, one store
+// transaction per batch: a batch is written only after every earlier one.
+func (e *Solana) ingest(ctx context.Context, slots []uint64) error {
+	p := pipeline[[]uint64, *chainquery.SolanaBlock]{
+		concurrency: e.Concurrency,
+		fetch:       e.fetch,
+		write: func(ctx context.Context, _ []uint64, blocks []*chainquery.SolanaBlock) error {
+			return e.write(ctx, blocks)
+		},
+	}
+	return p.run(ctx, slices.Chunk(slots, e.BatchSlots))
 }
 
-// ingest fetches the blocks of slots, Concurrency batches at a time, and
-// writes them in order: a batch is written only after every earlier one.
-func (e *Solana) ingest(ctx context.Context, slots []uint64) error {
-	var batches [][]uint64
-	for lo := 0; lo < len(slots); lo += e.BatchSlots {
-		batches = append(batches, slots[lo:min(lo+e.BatchSlots, len(slots))])
+// fetch returns the decoded blocks of slots, one per slot: a source that
+// answers otherwise must not move the cursor.
+func (e *Solana) fetch(ctx context.Context, slots []uint64) ([]*chainquery.SolanaBlock, error) {
+	blocks, err := e.Source.Blocks(ctx, slots)
+	if err != nil {
+		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	results := make([]chan solanaBatch, len(batches))
-	for i := range results {
-		results[i] = make(chan solanaBatch, 1)
+	if len(blocks) != len(slots) {
+		return nil, fmt.Errorf("getBlock: %d blocks for %d slots", len(blocks), len(slots))
 	}
-	sem := make(chan struct{}, e.Concurrency)
-	go func() {
-		for i, b := range batches {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			go func() {
-				r := solanaBatch{slots: b}
-				defer func() { results[i] <- r }()
-				defer Recover(&r.err) // a decoder's panic stops this ingester, not the process
-				r.blocks, r.err = e.Source.Blocks(ctx, b)
-			}()
-		}
-	}()
-	for i := range batches {
-		var r solanaBatch
-		select {
-		case r = <-results[i]:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		<-sem
-		if r.err != nil {
-			return r.err
-		}
-		if err := e.write(ctx, r); err != nil {
-			return err
+	for i, b := range blocks {
+		if b == nil || b.Slot != slots[i] {
+			return nil, fmt.Errorf("getBlock %d: the source answered another slot", slots[i])
 		}
 	}
-	return nil
+	return blocks, nil
 }
 
 // write stores a batch's changes, owners carried in slot order, with the
 // cursor at the batch's last block: a slot that getBlocks listed, so the
 // cursor always names a block and its blockhash, whatever skipped slots
 // follow it.
-func (e *Solana) write(ctx context.Context, r solanaBatch) error {
+func (e *Solana) write(ctx context.Context, blocks []*chainquery.SolanaBlock) error {
 	var changes []*chainquery.TokenBalanceChange
-	for _, b := range r.blocks {
+	for _, b := range blocks {
 		if err := e.carryOwners(ctx, b); err != nil {
 			return err
 		}
 		changes = append(changes, b.Changes...)
 	}
-	last := r.slots[len(r.slots)-1]
-	lastBlock := r.blocks[len(r.blocks)-1]
-	cursor := chainquery.SolanaCursor{Slot: last, Blockhash: lastBlock.Blockhash, BlockTime: lastBlock.Time}
+	first, last := blocks[0], blocks[len(blocks)-1]
+	cursor := chainquery.SolanaCursor{Slot: last.Slot, Blockhash: last.Blockhash, BlockTime: last.Time}
 	err := e.patience.retry(ctx, "WriteTokenBalances", func() error {
 		return e.Store.WriteTokenBalances(ctx, changes, cursor)
 	})
 	if err != nil {
-		return fmt.Errorf("write slots %d-%d: %w", r.slots[0], last, err)
+		return fmt.Errorf("write slots %d-%d: %w", first.Slot, last.Slot, err)
 	}
 	if e.Progress != nil {
-		e.Progress.AddRows(uint64(len(r.slots)), uint64(len(changes)), last)
+		e.Progress.AddRows(uint64(len(blocks)), uint64(len(changes)), last.Slot)
 	}
 	if e.Metadata {
 		e.fillRegistry(ctx, changes)

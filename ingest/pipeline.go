@@ -1,0 +1,135 @@
+package ingest
+
+import (
+	"context"
+	"iter"
+)
+
+// pipeline is the ordered fetch-and-write of both loops: batches are fetched
+// concurrently and written strictly in order, so that the store always holds
+// a whole prefix of the chain and is the cursor.
+type pipeline[B, T any] struct {
+	// concurrency is the most fetches running at once. Fetched batches wait
+	// in a queue several times deeper, so that the node stays busy while a
+	// batch is being written.
+	concurrency int
+
+	// maxGroup, when above 0, lets one write take the batches that have
+	// already arrived when the writer gets to them, up to maxGroup items: a
+	// commit rewrites every index page it touched, so fewer, larger commits
+	// cost less per row. 0 writes each batch on its own.
+	maxGroup int
+
+	// fetch returns the items of batch b. It runs on a goroutine of its own;
+	// a panic in it comes back from run as a *PanicError.
+	fetch func(ctx context.Context, b B) ([]T, error)
+
+	// write stores items, which end with those of batch last. An error
+	// stops run, which returns it.
+	write func(ctx context.Context, last B, items []T) error
+
+	// fail, when set, names the batch in a fetch's error (panics included).
+	fail func(b B, err error) error
+}
+
+// fetched is one batch's fetch result.
+type fetched[B, T any] struct {
+	batch B
+	items []T
+	err   error
+}
+
+// run fetches and writes batches in order. It returns the first error of a
+// fetch (in batch order) or of write, ctx's error when ctx ends while the
+// writer waits, and nil when every batch is written or the producer stopped
+// because ctx ended.
+func (p *pipeline[B, T]) run(ctx context.Context, batches iter.Seq[B]) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	conc := max(p.concurrency, 1)
+	queue := make(chan chan fetched[B, T], 4*conc)
+	inflight := make(chan struct{}, conc)
+	go func() {
+		defer close(queue)
+		for b := range batches {
+			select {
+			case inflight <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			ch := make(chan fetched[B, T], 1)
+			select {
+			case queue <- ch:
+			case <-ctx.Done():
+				return
+			}
+			go func() {
+				f := fetched[B, T]{batch: b}
+				defer func() { <-inflight; ch <- f }()
+				f.items, f.err = p.safeFetch(ctx, b)
+			}()
+		}
+	}()
+
+	var held chan fetched[B, T] // the next batch, taken from the queue but not written yet
+	for {
+		ch := held
+		held = nil
+		if ch == nil {
+			var ok bool
+			if ch, ok = <-queue; !ok {
+				return nil
+			}
+		}
+		var f fetched[B, T]
+		select {
+		case f = <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if f.err != nil {
+			return p.failed(f)
+		}
+		items, last := f.items, f.batch
+	group:
+		for p.maxGroup > 0 && len(items) < p.maxGroup {
+			select {
+			case more, ok := <-queue:
+				if !ok {
+					break group
+				}
+				select {
+				case g := <-more:
+					if g.err != nil {
+						held = more
+						more <- g // handled on the next turn, after this group is written
+						break group
+					}
+					items, last = append(items, g.items...), g.batch
+				default:
+					held = more
+					break group
+				}
+			default:
+				break group
+			}
+		}
+		if err := p.write(ctx, last, items); err != nil {
+			return err
+		}
+	}
+}
+
+// safeFetch is fetch with its panics turned into errors: a decoder's panic
+// stops this ingester, not the process.
+func (p *pipeline[B, T]) safeFetch(ctx context.Context, b B) (items []T, err error) {
+	defer Recover(&err)
+	return p.fetch(ctx, b)
+}
+
+func (p *pipeline[B, T]) failed(f fetched[B, T]) error {
+	if p.fail == nil {
+		return f.err
+	}
+	return p.fail(f.batch, f.err)
+}

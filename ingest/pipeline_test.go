@@ -1,0 +1,139 @@
+package ingest
+
+// An internal test: the pipeline is unexported, and the loops' tests cannot
+// steer the order in which fetches finish.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// collect runs p over batches 0..n-1 and returns each write's items.
+func collect(t *testing.T, p pipeline[int, int], n int) ([][]int, error) {
+	t.Helper()
+	var writes [][]int
+	p.write = func(ctx context.Context, last int, items []int) error {
+		if items[len(items)-1] != last {
+			t.Errorf("write of %v says its last batch is %d", items, last)
+		}
+		writes = append(writes, slices.Clone(items))
+		return nil
+	}
+	err := p.run(context.Background(), func(yield func(int) bool) {
+		for i := range n {
+			if !yield(i) {
+				return
+			}
+		}
+	})
+	return writes, err
+}
+
+func TestPipeline(t *testing.T) {
+	t.Run("InOrder", func(t *testing.T) {
+		// Later batches finish first; the writes come in batch order, one
+		// batch each without grouping.
+		p := pipeline[int, int]{concurrency: 4, fetch: func(ctx context.Context, b int) ([]int, error) {
+			time.Sleep(time.Duration(20-b) * time.Millisecond / 4)
+			return []int{b}, nil
+		}}
+		writes, err := collect(t, p, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(writes) != 20 {
+			t.Fatalf("%d writes, want 20: %v", len(writes), writes)
+		}
+		for i, w := range writes {
+			if len(w) != 1 || w[0] != i {
+				t.Fatalf("write %d is %v", i, w)
+			}
+		}
+	})
+	t.Run("Groups", func(t *testing.T) {
+		// Batch 0 arrives last: the batches already there when it is
+		// written join it, up to maxGroup items.
+		var wg sync.WaitGroup
+		wg.Add(7)
+		p := pipeline[int, int]{concurrency: 8, maxGroup: 3, fetch: func(ctx context.Context, b int) ([]int, error) {
+			if b == 0 {
+				wg.Wait()
+				time.Sleep(50 * time.Millisecond) // their results are sent after they return
+			} else {
+				defer wg.Done()
+			}
+			return []int{b}, nil
+		}}
+		writes, err := collect(t, p, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(slices.Concat(writes...), []int{0, 1, 2, 3, 4, 5, 6, 7}) {
+			t.Fatalf("writes %v", writes)
+		}
+		if len(writes[0]) != 3 {
+			t.Errorf("first write %v, want the three arrived batches 0-2", writes[0])
+		}
+		for _, w := range writes {
+			if len(w) > 3 {
+				t.Errorf("write %v holds more than maxGroup items", w)
+			}
+		}
+	})
+	t.Run("ErrFetch", func(t *testing.T) {
+		// The batches before the failed one are written, grouped or not;
+		// nothing after it is.
+		for _, group := range []int{0, 100} {
+			p := pipeline[int, int]{concurrency: 4, maxGroup: group,
+				fetch: func(ctx context.Context, b int) ([]int, error) {
+					if b == 3 {
+						return nil, errors.New("node says no")
+					}
+					return []int{b}, nil
+				},
+				fail: func(b int, err error) error { return fmt.Errorf("batch %d: %w", b, err) },
+			}
+			writes, err := collect(t, p, 10)
+			if err == nil || err.Error() != "batch 3: node says no" {
+				t.Fatalf("maxGroup %d: err = %v", group, err)
+			}
+			if got := slices.Concat(writes...); !slices.Equal(got, []int{0, 1, 2}) {
+				t.Fatalf("maxGroup %d: written %v, want 0 1 2", group, got)
+			}
+		}
+	})
+	t.Run("ErrPanic", func(t *testing.T) {
+		p := pipeline[int, int]{concurrency: 2, fetch: func(ctx context.Context, b int) ([]int, error) {
+			var m map[int]int
+			m[b]++ // assignment to entry in nil map
+			return nil, nil
+		}}
+		_, err := collect(t, p, 3)
+		var pe *PanicError
+		if !errors.As(err, &pe) || !strings.Contains(pe.Where, "TestPipeline") {
+			t.Fatalf("err = %v, want a PanicError naming the fetch", err)
+		}
+	})
+	t.Run("ErrWrite", func(t *testing.T) {
+		p := pipeline[int, int]{concurrency: 1, fetch: func(ctx context.Context, b int) ([]int, error) {
+			return []int{b}, nil
+		}}
+		p.write = func(ctx context.Context, last int, items []int) error { return errors.New("disk full") }
+		err := p.run(context.Background(), func(yield func(int) bool) {
+			for i := 0; ; i++ { // endless: a write error must stop the producer too
+				if !yield(i) {
+					return
+				}
+			}
+		})
+		if err == nil || err.Error() != "disk full" {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
