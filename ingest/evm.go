@@ -28,17 +28,19 @@ type EVMSource interface {
 	BlockHash(ctx context.Context, number uint64) (chainquery.Hash, error)
 }
 
-// EVMStore is what the EVM loop needs of a store.
-type EVMStore interface {
-	chainquery.BlockWriter
-}
+// EVM is EVMLoop's former name.
+//
+// Deprecated: use EVMLoop, whose name does not shadow package evm. This
+// alias stays only until postgres/ingest_outage_test.go, owned by the store
+// work, says EVMLoop.
+type EVM = EVMLoop
 
-// EVM ingests one EVM chain. The store is the cursor: blocks are written
+// EVMLoop ingests one EVM chain. The store is the cursor: blocks are written
 // whole, in order, one transaction per batch, so the highest stored block is
 // where a restarted ingester resumes, with no gap and no duplicate.
-type EVM struct {
+type EVMLoop struct {
 	Chain  chainquery.Chain
-	Store  EVMStore
+	Store  chainquery.BlockWriter
 	Source EVMSource
 	Logger *slog.Logger
 
@@ -57,7 +59,7 @@ type EVM struct {
 }
 
 // defaults fills zero settings.
-func (e *EVM) defaults() {
+func (e *EVMLoop) defaults() {
 	if e.Logger == nil {
 		e.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -77,7 +79,7 @@ func (e *EVM) defaults() {
 		e.StoreRetry = time.Second
 	}
 	if _, ok := e.Store.(*patientStore); !ok {
-		e.Store = &patientStore{EVMStore: e.Store, chain: e.Chain, logger: e.Logger, backoff: storeBackoff(e.StoreRetry)}
+		e.Store = &patientStore{e.Store, patience{chain: e.Chain, logger: e.Logger, backoff: storeBackoff(e.StoreRetry)}}
 	}
 }
 
@@ -85,7 +87,7 @@ func (e *EVM) defaults() {
 // returns nil when done or stopped by ctx, and an error naming the chain,
 // block and cause when retrying cannot help. A panic inside the ingester is
 // returned as a *PanicError.
-func (e *EVM) Run(ctx context.Context) (err error) {
+func (e *EVMLoop) Run(ctx context.Context) (err error) {
 	defer func() {
 		if err != nil {
 			err = e.fail(err)
@@ -160,7 +162,7 @@ func (e *EVM) Run(ctx context.Context) (err error) {
 
 // waitReason says what the loop waits for when block next is not yet safe
 // to ingest at node head head.
-func (e *EVM) waitReason(next, head uint64) string {
+func (e *EVMLoop) waitReason(next, head uint64) string {
 	if next > head {
 		return fmt.Sprintf("waiting for the node to reach block %d (node head %d)", next, head)
 	}
@@ -174,7 +176,7 @@ func safeHead(head, confirmations uint64) uint64 {
 	return head - confirmations
 }
 
-func (e *EVM) fail(err error) error {
+func (e *EVMLoop) fail(err error) error {
 	return fmt.Errorf("ingest %s: %w", e.Chain, err)
 }
 
@@ -182,7 +184,7 @@ func (e *EVM) fail(err error) error {
 // else From, else the node's safe head when following, else 0. When the
 // store holds the chain, it first applies RewindTo and checks that the
 // stored head is the node's block at that height (verify).
-func (e *EVM) start(ctx context.Context) (uint64, error) {
+func (e *EVMLoop) start(ctx context.Context) (uint64, error) {
 	stored, err := e.Store.HeadBlock(ctx, e.Chain)
 	if err == nil && e.RewindTo != nil && stored > *e.RewindTo {
 		if err := e.Store.ReplaceBlocks(ctx, e.Chain, *e.RewindTo+1, nil); err != nil {
@@ -227,7 +229,7 @@ func (e *EVM) start(ctx context.Context) (uint64, error) {
 // the stored head" and served as if it were the node's. A difference within
 // MaxReorgDepth is a reorg that happened while we were stopped, and is
 // rewound; a deeper one is a *ChainMismatchError.
-func (e *EVM) verify(ctx context.Context, stored uint64) error {
+func (e *EVMLoop) verify(ctx context.Context, stored uint64) error {
 	head, err := e.Source.Head(ctx)
 	if err != nil {
 		return fmt.Errorf("eth_blockNumber: %w", err)
@@ -284,7 +286,7 @@ type span struct{ from, to uint64 }
 // sync fetches next..target with up to Concurrency batches in flight and
 // writes them in order, batches that have already arrived together. It
 // returns the next block to ingest.
-func (e *EVM) sync(ctx context.Context, next, target uint64) (uint64, error) {
+func (e *EVMLoop) sync(ctx context.Context, next, target uint64) (uint64, error) {
 	start, size := next, uint64(e.BatchBlocks)
 	spans := func(yield func(span) bool) {
 		for from := start; from <= target; from += size {
@@ -316,11 +318,11 @@ func (e *EVM) sync(ctx context.Context, next, target uint64) (uint64, error) {
 }
 
 // maxGroup is the most blocks written in one store transaction.
-func (e *EVM) maxGroup() int { return 10 * e.BatchBlocks }
+func (e *EVMLoop) maxGroup() int { return 10 * e.BatchBlocks }
 
 // write stores one batch after checking that it links to the stored chain;
 // on a mismatch it rewinds the reorg and asks for a refetch.
-func (e *EVM) write(ctx context.Context, next uint64, blocks []*chainquery.BlockData) error {
+func (e *EVMLoop) write(ctx context.Context, next uint64, blocks []*chainquery.BlockData) error {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -353,7 +355,7 @@ func (e *EVM) write(ctx context.Context, next uint64, blocks []*chainquery.Block
 // rewind finds the highest block at or below top that the store and the node
 // agree on, then replaces every stored block above it with the node's, in
 // one store transaction.
-func (e *EVM) rewind(ctx context.Context, top uint64) error {
+func (e *EVMLoop) rewind(ctx context.Context, top uint64) error {
 	ancestor := top
 	var topStored, topNode chainquery.Hash
 	for depth := 0; ; depth++ {

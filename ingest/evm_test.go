@@ -129,8 +129,8 @@ func checkStored(t *testing.T, db *sqlite.DB, c *simChain, from, to uint64) {
 	}
 }
 
-func loop(db *sqlite.DB, c *simChain) *ingest.EVM {
-	return &ingest.EVM{Chain: chainquery.Polygon, Store: db, Source: c, BatchBlocks: 7, Concurrency: 3, PollInterval: time.Millisecond}
+func loop(db *sqlite.DB, c *simChain) *ingest.EVMLoop {
+	return &ingest.EVMLoop{Chain: chainquery.Polygon, Store: db, Source: c, BatchBlocks: 7, Concurrency: 3, PollInterval: time.Millisecond}
 }
 
 func TestEVMBackfillAndResume(t *testing.T) {

@@ -38,10 +38,14 @@ type SolanaSource interface {
 	Tokens(ctx context.Context, mints []*chainquery.Token) ([]*chainquery.Token, error)
 }
 
-// Solana ingests SPL token balance changes. Each batch of slots is one store
-// transaction that also moves the cursor to the batch's last block, so what
-// is stored is always a whole prefix of the chain.
-type Solana struct {
+// SolanaLoop ingests SPL token balance changes. Each batch of slots is one
+// store transaction that also moves the cursor to the batch's last block, so
+// what is stored is always a whole prefix of the chain.
+//
+// The loop also carries token account owners from block to block (see
+// carryOwners): the source decodes batches concurrently, and only the loop
+// sees the blocks in slot order.
+type SolanaLoop struct {
 	Store  chainquery.TokenBalanceWriter
 	Source SolanaSource
 	Logger *slog.Logger
@@ -61,10 +65,10 @@ type Solana struct {
 	owners   map[chainquery.PublicKey]chainquery.PublicKey // the last owner seen of each token account
 	asked    map[chainquery.PublicKey]bool                 // accounts whose owner the store was asked for
 	mints    map[chainquery.PublicKey]bool                 // mints whose metadata was looked up
-	patience *patientStore
+	patience patience
 }
 
-func (e *Solana) defaults() {
+func (e *SolanaLoop) defaults() {
 	if e.Logger == nil {
 		e.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -88,13 +92,13 @@ func (e *Solana) defaults() {
 		e.asked = make(map[chainquery.PublicKey]bool)
 		e.mints = make(map[chainquery.PublicKey]bool)
 	}
-	e.patience = &patientStore{chain: "solana", logger: e.Logger, backoff: storeBackoff(e.StoreRetry)}
+	e.patience = patience{chain: chainquery.Solana, logger: e.Logger, backoff: storeBackoff(e.StoreRetry)}
 }
 
 // Run ingests until To is reached, or until ctx ends when following. It
 // returns nil when done or stopped by ctx, and an error naming the slot and
 // cause when retrying cannot help.
-func (e *Solana) Run(ctx context.Context) (err error) {
+func (e *SolanaLoop) Run(ctx context.Context) (err error) {
 	defer func() {
 		if pe, ok := err.(*PanicError); ok { // a panic of this goroutine; the fetchers' come wrapped
 			err = fmt.Errorf("solana: %w", pe)
@@ -160,7 +164,7 @@ func (e *Solana) Run(ctx context.Context) (err error) {
 // start returns the first slot to ingest: after the stored cursor once the
 // node's chain is shown to hold it (see checkCursor), else From, else the
 // head when following.
-func (e *Solana) start(ctx context.Context) (uint64, error) {
+func (e *SolanaLoop) start(ctx context.Context) (uint64, error) {
 	c, ok, err := e.Store.SolanaCursor(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("read the cursor: %w", err)
@@ -202,7 +206,7 @@ func (e *Solana) start(ctx context.Context) (uint64, error) {
 //   - The cursor has no blockhash (stored before blockhashes were recorded):
 //     there is nothing to compare. A warning says so and the run resumes;
 //     its first write records a blockhash, so the next start is checked.
-func (e *Solana) checkCursor(ctx context.Context, c chainquery.SolanaCursor) error {
+func (e *SolanaLoop) checkCursor(ctx context.Context, c chainquery.SolanaCursor) error {
 	if c.Blockhash == "" {
 		e.Logger.Warn("the stored cursor has no blockhash (stored before blockhashes were recorded): resuming without checking that the node's chain holds it",
 			"chain", "solana", "slot", c.Slot)
@@ -235,7 +239,7 @@ func (e *Solana) checkCursor(ctx context.Context, c chainquery.SolanaCursor) err
 // ingest fetches the blocks of slots, BatchSlots to a batch and
 // Concurrency batches at a time, and writes them in order, one store
 // transaction per batch: a batch is written only after every earlier one.
-func (e *Solana) ingest(ctx context.Context, slots []uint64) error {
+func (e *SolanaLoop) ingest(ctx context.Context, slots []uint64) error {
 	p := pipeline[[]uint64, *chainquery.SolanaBlock]{
 		concurrency: e.Concurrency,
 		fetch:       e.fetch,
@@ -248,7 +252,7 @@ func (e *Solana) ingest(ctx context.Context, slots []uint64) error {
 
 // fetch returns the decoded blocks of slots, one per slot: a source that
 // answers otherwise must not move the cursor.
-func (e *Solana) fetch(ctx context.Context, slots []uint64) ([]*chainquery.SolanaBlock, error) {
+func (e *SolanaLoop) fetch(ctx context.Context, slots []uint64) ([]*chainquery.SolanaBlock, error) {
 	blocks, err := e.Source.Blocks(ctx, slots)
 	if err != nil {
 		return nil, err
@@ -268,7 +272,7 @@ func (e *Solana) fetch(ctx context.Context, slots []uint64) ([]*chainquery.Solan
 // cursor at the batch's last block: a slot that getBlocks listed, so the
 // cursor always names a block and its blockhash, whatever skipped slots
 // follow it.
-func (e *Solana) write(ctx context.Context, blocks []*chainquery.SolanaBlock) error {
+func (e *SolanaLoop) write(ctx context.Context, blocks []*chainquery.SolanaBlock) error {
 	var changes []*chainquery.TokenBalanceChange
 	for _, b := range blocks {
 		if err := e.carryOwners(ctx, b); err != nil {
@@ -298,7 +302,7 @@ func (e *Solana) write(ctx context.Context, blocks []*chainquery.SolanaBlock) er
 // asked once per account and run, the one the store holds, so that an owner
 // carries across batches and restarts; then it remembers b's owners for the
 // blocks after it. It runs in slot order, which the fetchers do not.
-func (e *Solana) carryOwners(ctx context.Context, b *chainquery.SolanaBlock) error {
+func (e *SolanaLoop) carryOwners(ctx context.Context, b *chainquery.SolanaBlock) error {
 	for _, c := range b.Changes {
 		if c.Owner != nil {
 			continue
@@ -325,7 +329,7 @@ func (e *Solana) carryOwners(ctx context.Context, b *chainquery.SolanaBlock) err
 // fillRegistry looks up the metadata of the mints the run has not seen
 // before and stores what it finds. The registry is a convenience: a failure
 // is logged and ingestion goes on, and a mint is asked about once per run.
-func (e *Solana) fillRegistry(ctx context.Context, changes []*chainquery.TokenBalanceChange) {
+func (e *SolanaLoop) fillRegistry(ctx context.Context, changes []*chainquery.TokenBalanceChange) {
 	var mints []*chainquery.Token
 	for _, c := range changes {
 		if e.mints[c.Mint] {

@@ -185,7 +185,7 @@ func TestSolanaCursorCheck(t *testing.T) {
 func runSolana(t *testing.T, db solanaStore, node *solanatest.Server, to uint64, logs *bytes.Buffer) error {
 	t.Helper()
 	from := uint64(100)
-	e := &ingest.Solana{Store: db, Source: quickSource(node), From: &from, To: &to, BatchSlots: 1}
+	e := &ingest.SolanaLoop{Store: db, Source: quickSource(node), From: &from, To: &to, BatchSlots: 1}
 	if logs != nil {
 		e.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	}

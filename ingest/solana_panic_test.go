@@ -26,7 +26,7 @@ func TestSolanaPanicIsError(t *testing.T) {
 	node := solanatest.NewServer(t)
 	node.AddBlock(7, synBlock(1_700_000_000))
 	from, to := uint64(7), uint64(7)
-	e := &ingest.Solana{Store: openSQLite(t), Source: panickySolana{quickSource(node)}, From: &from, To: &to}
+	e := &ingest.SolanaLoop{Store: openSQLite(t), Source: panickySolana{quickSource(node)}, From: &from, To: &to}
 	err := e.Run(context.Background())
 	var pe *ingest.PanicError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "nil map") || !strings.Contains(err.Error(), "panickySolana.Blocks") {

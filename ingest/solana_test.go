@@ -146,7 +146,7 @@ func TestSolanaSynthetic(t *testing.T) {
 	src := quickSource(node)
 	// Two runs of one ingester: the second resumes after the stored cursor
 	// (its From is ignored), and the owner is carried by its memory.
-	e := &ingest.Solana{Store: db, Source: src, Metadata: true, BatchSlots: 1}
+	e := &ingest.SolanaLoop{Store: db, Source: src, Metadata: true, BatchSlots: 1}
 	for _, r := range [][2]uint64{{100, 100}, {5, 106}} {
 		e.From, e.To = &r[0], &r[1]
 		if err := e.Run(ctx); err != nil {
@@ -155,7 +155,7 @@ func TestSolanaSynthetic(t *testing.T) {
 	}
 	// A third run, as a new process: no --from-slot, no memory of owners.
 	to := uint64(107)
-	fresh := &ingest.Solana{Store: db, Source: src, Metadata: true, BatchSlots: 1, To: &to}
+	fresh := &ingest.SolanaLoop{Store: db, Source: src, Metadata: true, BatchSlots: 1, To: &to}
 	if err := fresh.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestSolanaNullForever(t *testing.T) {
 	from, to := uint64(7), uint64(7)
 	src := quickSource(node)
 	src.NullRetries = 2
-	e := &ingest.Solana{Store: openSQLite(t), Source: src, From: &from, To: &to}
+	e := &ingest.SolanaLoop{Store: openSQLite(t), Source: src, From: &from, To: &to}
 	if err := e.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "no block") {
 		t.Fatalf("err = %v", err)
 	}
@@ -223,7 +223,7 @@ func BenchmarkIngestSolana(b *testing.B) {
 		db := openSQLite(b)
 		from := uint64(200_000_000)
 		p := &ingest.Progress{Chain: "solana"}
-		e := &ingest.Solana{Store: db, Source: solana.NewSource(solana.NewClient(node.URL), nil), From: &from, Progress: p}
+		e := &ingest.SolanaLoop{Store: db, Source: solana.NewSource(solana.NewClient(node.URL), nil), From: &from, Progress: p}
 		b.StartTimer()
 		if err := e.Run(context.Background()); err != nil {
 			b.Fatal(err)

@@ -8,16 +8,21 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// patientStore retries store calls that fail because the database cannot be
+// patience retries store calls that fail because the database cannot be
 // reached (EUNAVAILABLE): a PostgreSQL restart or failover must pause
 // ingestion, not end it. Each write is one transaction, so a retried write
 // either happened or did not; the store stays the cursor and nothing is lost
 // or written twice. Any other error is returned at once.
-type patientStore struct {
-	EVMStore
+type patience struct {
 	chain   chainquery.Chain
 	logger  *slog.Logger
 	backoff chainquery.Backoff
+}
+
+// patientStore is a BlockWriter whose calls are retried with patience.
+type patientStore struct {
+	chainquery.BlockWriter
+	patience
 }
 
 // storeBackoff is how long a loop waits for an unavailable store: from first
@@ -26,7 +31,7 @@ func storeBackoff(first time.Duration) chainquery.Backoff {
 	return chainquery.Backoff{Min: first, Max: 30 * time.Second}
 }
 
-func (s *patientStore) retry(ctx context.Context, what string, call func() error) error {
+func (s patience) retry(ctx context.Context, what string, call func() error) error {
 	for attempt := 1; ; attempt++ {
 		err := call()
 		if chainquery.ErrorCode(err) != chainquery.EUNAVAILABLE {
@@ -41,19 +46,19 @@ func (s *patientStore) retry(ctx context.Context, what string, call func() error
 }
 
 func (s *patientStore) HeadBlock(ctx context.Context, chain chainquery.Chain) (n uint64, err error) {
-	err = s.retry(ctx, "HeadBlock", func() error { n, err = s.EVMStore.HeadBlock(ctx, chain); return err })
+	err = s.retry(ctx, "HeadBlock", func() error { n, err = s.BlockWriter.HeadBlock(ctx, chain); return err })
 	return n, err
 }
 
 func (s *patientStore) BlockHash(ctx context.Context, chain chainquery.Chain, number uint64) (h chainquery.Hash, err error) {
-	err = s.retry(ctx, "BlockHash", func() error { h, err = s.EVMStore.BlockHash(ctx, chain, number); return err })
+	err = s.retry(ctx, "BlockHash", func() error { h, err = s.BlockWriter.BlockHash(ctx, chain, number); return err })
 	return h, err
 }
 
 func (s *patientStore) WriteBlocks(ctx context.Context, chain chainquery.Chain, blocks []*chainquery.BlockData) error {
-	return s.retry(ctx, "WriteBlocks", func() error { return s.EVMStore.WriteBlocks(ctx, chain, blocks) })
+	return s.retry(ctx, "WriteBlocks", func() error { return s.BlockWriter.WriteBlocks(ctx, chain, blocks) })
 }
 
 func (s *patientStore) ReplaceBlocks(ctx context.Context, chain chainquery.Chain, from uint64, blocks []*chainquery.BlockData) error {
-	return s.retry(ctx, "ReplaceBlocks", func() error { return s.EVMStore.ReplaceBlocks(ctx, chain, from, blocks) })
+	return s.retry(ctx, "ReplaceBlocks", func() error { return s.BlockWriter.ReplaceBlocks(ctx, chain, from, blocks) })
 }

@@ -142,7 +142,7 @@ func redactURL(s string) string {
 type chainSettings struct {
 	chain         chainquery.Chain
 	rpc           string
-	from          *uint64 // nil: see ingest.EVM.From
+	from          *uint64 // nil: see ingest.EVMLoop.From
 	confirmations uint64
 	traces        string
 	concurrency   int
@@ -211,8 +211,8 @@ func (s chainSettings) checkChainID(ctx context.Context) error {
 }
 
 // ingester returns the loop that ingests the chain from src into store.
-func (s chainSettings) ingester(store ingest.EVMStore, src ingest.EVMSource, logger *slog.Logger) *ingest.EVM {
-	return &ingest.EVM{
+func (s chainSettings) ingester(store chainquery.BlockWriter, src ingest.EVMSource, logger *slog.Logger) *ingest.EVMLoop {
+	return &ingest.EVMLoop{
 		Chain:         s.chain,
 		Store:         store,
 		Source:        src,

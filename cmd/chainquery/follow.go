@@ -29,7 +29,7 @@ const (
 // follower keeps one chain's ingester following the head next to the API.
 type follower struct {
 	settings   chainSettings
-	store      ingest.EVMStore
+	store      chainquery.BlockWriter
 	logger     *slog.Logger
 	minBackoff time.Duration
 	maxBackoff time.Duration

@@ -131,7 +131,7 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 	client.RPC.Logger = logger
 	client.RPC.Timeout, client.RPC.MaxResponse = c.rpcTimeout, int64(c.maxRespMB)<<20
 	src := solana.NewSource(client, logger)
-	e := &ingest.Solana{Store: w, Source: src, Logger: logger, From: c.from, To: c.to, Follow: c.follow,
+	e := &ingest.SolanaLoop{Store: w, Source: src, Logger: logger, From: c.from, To: c.to, Follow: c.follow,
 		Concurrency: c.concurrency, BatchSlots: c.batch, Metadata: c.metadata,
 		Progress: &ingest.Progress{Chain: "solana"}}
 

@@ -106,7 +106,7 @@ func BenchmarkIngestAnvil(b *testing.B) {
 		}
 		progress := &ingest.Progress{}
 		store := &timedStore{DB: db}
-		e := &ingest.EVM{Chain: chainquery.Polygon, Store: store, Source: evm.NewFetcher(rpc, chainquery.Polygon, plan, nil),
+		e := &ingest.EVMLoop{Chain: chainquery.Polygon, Store: store, Source: evm.NewFetcher(rpc, chainquery.Polygon, plan, nil),
 			From: new(uint64), To: &head, BatchBlocks: benchBatch, Concurrency: benchConcurrency, Progress: progress}
 		start := time.Now()
 		if err := e.Run(ctx); err != nil {

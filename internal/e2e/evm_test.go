@@ -20,7 +20,7 @@ func (s *stack) ingestTo(head uint64, traces string) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	e := &ingest.EVM{Chain: chainquery.Polygon, Store: s.db, Source: evm.NewFetcher(s.rpc, chainquery.Polygon, plan, nil),
+	e := &ingest.EVMLoop{Chain: chainquery.Polygon, Store: s.db, Source: evm.NewFetcher(s.rpc, chainquery.Polygon, plan, nil),
 		From: new(uint64), To: &head, BatchBlocks: 3, Concurrency: 2, PollInterval: 10 * time.Millisecond}
 	if err := e.Run(ctx); err != nil {
 		s.t.Fatal(err)

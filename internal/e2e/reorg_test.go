@@ -21,7 +21,7 @@ func (s *stack) follow() func() error {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	e := &ingest.EVM{Chain: chainquery.Polygon, Store: s.db, Source: evm.NewFetcher(s.rpc, chainquery.Polygon, plan, nil),
+	e := &ingest.EVMLoop{Chain: chainquery.Polygon, Store: s.db, Source: evm.NewFetcher(s.rpc, chainquery.Polygon, plan, nil),
 		From: new(uint64), Follow: true, BatchBlocks: 2, Concurrency: 2, PollInterval: 5 * time.Millisecond}
 	done := make(chan error, 1)
 	go func() { done <- e.Run(ctx) }()

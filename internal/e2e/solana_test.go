@@ -90,7 +90,7 @@ func testSolanaMainnet(t *testing.T, store solanaStore) {
 	}
 
 	from := solanatest.FullBlocks[0].Slot
-	e := &ingest.Solana{Store: store, Source: solana.NewSource(solana.NewClient(node.URL), nil), From: &from, Window: 500_000}
+	e := &ingest.SolanaLoop{Store: store, Source: solana.NewSource(solana.NewClient(node.URL), nil), From: &from, Window: 500_000}
 	if err := e.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
