@@ -129,6 +129,11 @@ func TestParseHexAndBase58(t *testing.T) {
 	if _, err := chainquery.ParseAddress("from_address", "0x"+strings.Repeat("F", 40)); err != nil {
 		t.Fatal(err)
 	}
+	// The interface's pattern is ^0x[a-fA-F0-9]{40}$: digits in any case,
+	// the x lowercase only.
+	if _, err := chainquery.ParseAddress("from_address", "0X"+strings.Repeat("f", 40)); chainquery.ErrorCode(err) != chainquery.EINVALID {
+		t.Fatalf("ParseAddress(0X...) err = %v, want EINVALID", err)
+	}
 	usdc := "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 	k, err := chainquery.ParsePublicKey("token_account", usdc)
 	if err != nil || k.String() != usdc {

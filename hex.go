@@ -53,11 +53,11 @@ func ParseHash(param, s string) (Hash, error) {
 	return h, nil
 }
 
+// parseFixedHex decodes s, "0x" and then exactly 2*len(dst) hex digits in
+// any case, into dst. The prefix is a lowercase "0x" only: the interface's
+// patterns (^0x[a-fA-F0-9]{40}$) refuse "0X".
 func parseFixedHex(s string, dst []byte) error {
-	if len(s) != 2+2*len(dst) || !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
-		return errBadHex
-	}
-	if s[1] == 'X' { // the interface's patterns accept only a lowercase x
+	if len(s) != 2+2*len(dst) || !strings.HasPrefix(s, "0x") {
 		return errBadHex
 	}
 	_, err := hex.Decode(dst, []byte(s[2:]))

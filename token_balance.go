@@ -114,17 +114,17 @@ type TokenBalanceWriter interface {
 	LatestOwner(ctx context.Context, account PublicKey) (owner PublicKey, ok bool, err error)
 }
 
-// ErrIndexedUpTo is the ENOTFOUND answer for a snapshot later than the
-// ingested history; every store returns the same text.
-func ErrIndexedUpTo(t time.Time) error {
+// IndexedUpToError returns the ENOTFOUND answer for a snapshot later than
+// the ingested history, which is indexed up to t (zero when nothing is).
+func IndexedUpToError(t time.Time) error {
 	if t.IsZero() {
 		return Errorf(ENOTFOUND, "no token balances are indexed yet")
 	}
 	return Errorf(ENOTFOUND, "datetime_filter is later than the indexed history: token balances are indexed up to %s UTC", FormatBalanceDatetime(t))
 }
 
-// ErrNoBalance is the ENOTFOUND answer for an account with no balance at or
-// before the snapshot.
-func ErrNoBalance(account PublicKey) error {
+// NoBalanceError returns the ENOTFOUND answer for an account with no balance
+// at or before the snapshot.
+func NoBalanceError(account PublicKey) error {
 	return Errorf(ENOTFOUND, "no balance is indexed for token account %s at or before datetime_filter", account)
 }

@@ -3,7 +3,6 @@ package chainquery
 import (
 	"context"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -217,26 +216,4 @@ func (f *TraceFilter) BlockRange(firstAtOrAfter, lastAtOrBefore func(ts int64) (
 		lo = max(lo, m)
 	}
 	return lo, hi, lo <= hi, nil
-}
-
-// AddressWalk says how a store finds the traces of an address filter: one
-// index walk per address of walk, on the sender's index when fromIndex is set
-// and on the recipient's otherwise, keeping only recipients in also (the
-// from+to case). Duplicates are removed; walk is empty without a filter.
-func (f *TraceFilter) AddressWalk() (fromIndex bool, walk, also []Address) {
-	from, to := uniqueAddresses(f.FromAddresses), uniqueAddresses(f.ToAddresses)
-	if len(from) > 0 {
-		return true, from, to
-	}
-	return false, to, nil
-}
-
-func uniqueAddresses(addrs []Address) []Address {
-	var out []Address
-	for i, a := range addrs {
-		if !slices.Contains(addrs[:i], a) {
-			out = append(out, a)
-		}
-	}
-	return out
 }

@@ -15,21 +15,15 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// Store is every read service the API needs, plus the API keys that guard it.
-// The sqlite and postgres stores implement it.
-type Store interface {
-	chainquery.TraceService
-	chainquery.LogService
-	chainquery.ReceiptService
-	chainquery.BlockService
-	chainquery.TokenBalanceService
-	chainquery.APIKeyService
-}
+// Store is chainquery.Store, the one store interface; the name stays for
+// the callers that spell it cqhttp.Store.
+type Store = chainquery.Store
 
 // Config configures a Server. Only Store is required.
 type Config struct {
-	// Store answers every request. It must not be nil.
-	Store Store
+	// Store answers every request: the API reads its read services and
+	// its API keys. It must not be nil.
+	Store chainquery.Store
 
 	// Logger receives one line per request and the real text of internal
 	// errors. Nil discards everything.
@@ -82,7 +76,7 @@ const (
 
 // Server is the HTTP API. It is safe for concurrent use.
 type Server struct {
-	store        Store
+	store        chainquery.Store
 	logger       *slog.Logger
 	now          func() time.Time
 	historyStart map[chainquery.Chain]time.Time

@@ -13,11 +13,6 @@ import (
 	"github.com/chainquery/chainquery/sqlite"
 )
 
-// benchStore is what BenchmarkStores needs of a store.
-type benchStore interface {
-	storetest.Store
-}
-
 // benchBlocks builds n copies of the fixture's busiest polygon block (5
 // transactions, 5 logs, 20 traces) at heights 0..n-1, with distinct hashes.
 func benchBlocks(n int) []*chainquery.BlockData {
@@ -59,9 +54,9 @@ func BenchmarkStores(b *testing.B) {
 	}
 	stores := []struct {
 		name string
-		open func(testing.TB) benchStore
+		open func(testing.TB) chainquery.Store
 	}{
-		{"sqlite", func(tb testing.TB) benchStore {
+		{"sqlite", func(tb testing.TB) chainquery.Store {
 			db, err := sqlite.Open(filepath.Join(tb.TempDir(), "bench.db"))
 			if err != nil {
 				tb.Fatal(err)
@@ -69,7 +64,7 @@ func BenchmarkStores(b *testing.B) {
 			tb.Cleanup(func() { db.Close() })
 			return db
 		}},
-		{"postgres", func(tb testing.TB) benchStore { return postgres.MustOpenDB(tb) }},
+		{"postgres", func(tb testing.TB) chainquery.Store { return postgres.MustOpenDB(tb) }},
 	}
 	ctx := context.Background()
 	for _, st := range stores {

@@ -29,7 +29,7 @@ const testKey = "cq_crossstore-test-key"
 // storePair is the same world in both stores, each behind the real HTTP
 // handler.
 type storePair struct {
-	sqlite, postgres       storetest.Store
+	sqlite, postgres       chainquery.Store
 	sqliteAPI, postgresAPI http.Handler
 }
 
@@ -40,7 +40,7 @@ func newStorePair(t *testing.T) *storePair {
 	}
 	t.Cleanup(func() { lite.Close() })
 	p := &storePair{sqlite: lite, postgres: postgres.MustOpenDB(t)}
-	for _, s := range []storetest.Store{p.sqlite, p.postgres} {
+	for _, s := range []chainquery.Store{p.sqlite, p.postgres} {
 		storetest.Load(t, s)
 		mustCreateTestKey(t, s)
 	}
@@ -95,7 +95,7 @@ func compareAPIs(t *testing.T, nameA string, a http.Handler, nameB string, b htt
 }
 
 // serve returns the real API handler over s, with the pinned clock.
-func serve(s cqhttp.Store) http.Handler {
+func serve(s chainquery.Store) http.Handler {
 	return cqhttp.NewServer(cqhttp.Config{Store: s, Now: func() time.Time { return now }}).Handler()
 }
 
@@ -124,7 +124,7 @@ func TestSameAnswers(t *testing.T) {
 
 	// Versions and orphans after the same reorg in both stores.
 	ctx := context.Background()
-	for _, s := range []storetest.Store{p.sqlite, p.postgres} {
+	for _, s := range []chainquery.Store{p.sqlite, p.postgres} {
 		fork := storetest.Blocks()[chainquery.Polygon][2]
 		fork.Block.Number, fork.Block.Hash = storetest.PolygonEmptyBlock, storetest.H(storetest.TagBlock, 0x77)
 		fork.Transactions[0].BlockNumber = storetest.PolygonEmptyBlock
@@ -230,7 +230,7 @@ func apiRequests() []request {
 func TestSameDomainValues(t *testing.T) {
 	p := newStorePair(t)
 	ctx := context.Background()
-	same := func(what string, call func(s storetest.Store) (any, error)) {
+	same := func(what string, call func(s chainquery.Store) (any, error)) {
 		t.Helper()
 		a, errA := call(p.sqlite)
 		b, errB := call(p.postgres)
@@ -241,25 +241,25 @@ func TestSameDomainValues(t *testing.T) {
 		}
 	}
 	for _, n := range []uint64{storetest.PolygonBlock, storetest.PolygonEmptyBlock, storetest.PolygonLaterBlock, 1} {
-		same(fmt.Sprint("block ", n), func(s storetest.Store) (any, error) { return s.FindBlock(ctx, chainquery.Polygon, n, true) })
-		same(fmt.Sprint("hash ", n), func(s storetest.Store) (any, error) { return s.BlockHash(ctx, chainquery.Polygon, n) })
+		same(fmt.Sprint("block ", n), func(s chainquery.Store) (any, error) { return s.FindBlock(ctx, chainquery.Polygon, n, true) })
+		same(fmt.Sprint("hash ", n), func(s chainquery.Store) (any, error) { return s.BlockHash(ctx, chainquery.Polygon, n) })
 	}
 	from, to := storetest.PolygonBlock, storetest.PolygonLaterBlock
-	same("traces", func(s storetest.Store) (any, error) {
+	same("traces", func(s chainquery.Store) (any, error) {
 		tr, n, err := s.FindTraces(ctx, chainquery.TraceFilter{Chain: chainquery.Polygon, FromBlock: &from, ToBlock: &to, Page: chainquery.Page{Limit: 50}})
 		return []any{tr, n}, err
 	})
-	same("logs", func(s storetest.Store) (any, error) {
+	same("logs", func(s chainquery.Store) (any, error) {
 		l, n, err := s.FindTransactionLogs(ctx, chainquery.LogFilter{Chain: chainquery.Polygon, TransactionHash: storetest.TxNested, Page: chainquery.Page{Limit: 50}})
 		return []any{l, n}, err
 	})
-	same("receipts", func(s storetest.Store) (any, error) {
+	same("receipts", func(s chainquery.Store) (any, error) {
 		r, n, err := s.FindBlockReceipts(ctx, chainquery.ReceiptFilter{Chain: chainquery.Polygon, BlockNumber: from, Page: chainquery.Page{Limit: 50}})
 		return []any{r, n}, err
 	})
-	same("balance", func(s storetest.Store) (any, error) {
+	same("balance", func(s chainquery.Store) (any, error) {
 		return s.FindTokenBalance(ctx, chainquery.TokenBalanceFilter{Account: storetest.WalletAcct, At: storetest.SolanaCursorTime, IncludeMetadata: true})
 	})
-	same("keys", func(s storetest.Store) (any, error) { return s.ListAPIKeys(ctx) })
-	same("latest", func(s storetest.Store) (any, error) { return s.LatestBlock(ctx, chainquery.Base) })
+	same("keys", func(s chainquery.Store) (any, error) { return s.ListAPIKeys(ctx) })
+	same("latest", func(s chainquery.Store) (any, error) { return s.LatestBlock(ctx, chainquery.Base) })
 }

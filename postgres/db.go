@@ -9,10 +9,7 @@ package postgres
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
-	"io/fs"
-	"sort"
 	"sync"
 	"time"
 
@@ -46,8 +43,13 @@ const maxWriteConns = 4
 
 // DB is the PostgreSQL store. It is safe for concurrent use.
 type DB struct {
-	rpool *pgxpool.Pool // API reads: the replica when Options.ReadDSN is set
-	wpool *pgxpool.Pool // writes, and the reads a writer must see (BlockHash)
+	// The reads, the API key writes and the block writes, written once
+	// for both SQL stores over this store's statements (queries) and
+	// pools.
+	*shared
+
+	read  *pgxpool.Pool // API reads: the replica when Options.ReadDSN is set
+	write *pgxpool.Pool // writes, and the reads a writer must see (BlockHash)
 
 	// parts holds the partition ranges known to exist, so that a write
 	// asks the catalog only when it enters a new range.
@@ -55,17 +57,10 @@ type DB struct {
 	parts  map[int64]bool
 }
 
-// Compile-time checks that DB is every service the API and ingesters need.
-var (
-	_ chainquery.TraceService        = (*DB)(nil)
-	_ chainquery.LogService          = (*DB)(nil)
-	_ chainquery.ReceiptService      = (*DB)(nil)
-	_ chainquery.BlockService        = (*DB)(nil)
-	_ chainquery.TokenBalanceService = (*DB)(nil)
-	_ chainquery.APIKeyService       = (*DB)(nil)
-	_ chainquery.BlockWriter         = (*DB)(nil)
-	_ chainquery.TokenBalanceWriter  = (*DB)(nil)
-)
+// shared is embedded under this name so that it stays unexported.
+type shared = chainquery.SQLStore
+
+var _ chainquery.Store = (*DB)(nil)
 
 // Open connects to the primary at dsn, brings its schema up to date and
 // returns the store. Several processes may open the same database at once:
@@ -110,30 +105,33 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{parts: map[int64]bool{}}
-	if db.wpool, err = pgxpool.NewWithConfig(ctx, wcfg); err != nil {
+	if db.write, err = pgxpool.NewWithConfig(ctx, wcfg); err != nil {
 		return nil, wrap(err)
 	}
-	if db.rpool, err = pgxpool.NewWithConfig(ctx, rcfg); err != nil {
-		db.wpool.Close()
+	if db.read, err = pgxpool.NewWithConfig(ctx, rcfg); err != nil {
+		db.write.Close()
 		return nil, wrap(err)
 	}
+	db.shared = &shared{SQL: queries, Read: conn{db.read}, Primary: conn{db.write}, Write: conn{db.write},
+		ReadTx: db.readTx, BeginBlocks: db.beginBlocks, AmountArg: bigArg, ScanAmount: scanAmount}
 	return db, nil
 }
 
 // Close closes both pools, waiting for connections in use to be returned.
+// It always returns nil: pgxpool reports no error on closing.
 func (db *DB) Close() error {
-	db.rpool.Close()
-	db.wpool.Close()
+	db.read.Close()
+	db.write.Close()
 	return nil
 }
 
 // Ping checks that the read server and the primary answer. It returns
 // EUNAVAILABLE if either does not.
 func (db *DB) Ping(ctx context.Context) error {
-	if err := db.rpool.Ping(ctx); err != nil {
+	if err := db.read.Ping(ctx); err != nil {
 		return wrap(err)
 	}
-	return wrap(db.wpool.Ping(ctx))
+	return wrap(db.write.Ping(ctx))
 }
 
 // migrationLock is the pg_advisory_lock key held while migrating: any
@@ -141,92 +139,46 @@ func (db *DB) Ping(ctx context.Context) error {
 // ("chainque" in ASCII).
 const migrationLock int64 = 0x636861696e717565
 
-// migrate applies the embedded migrations not yet recorded, in name order,
-// each in its own transaction with its record. It holds a session advisory
-// lock throughout, so that processes starting together apply each migration
-// once: the others wait, then find it recorded.
+// migrate applies the embedded migrations not yet recorded
+// (chainquery.Migrate). It holds a session advisory lock throughout, so
+// that processes starting together apply each migration once: the others
+// wait, then find it recorded.
 func migrate(ctx context.Context, cfg *pgx.ConnConfig) error {
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("postgres: connect: %w", wrap(err))
 	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
+	defer c.Close(context.Background())
+	if _, err := c.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
 		return fmt.Errorf("postgres: migration lock: %w", wrap(err))
 	}
 	// Closing the connection would release the lock too; unlocking
 	// explicitly keeps the order of events plain in the server log.
-	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, migrationLock)
+	defer c.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, migrationLock)
 
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+	if _, err := c.Exec(ctx, qCreateMigrations); err != nil {
 		return fmt.Errorf("postgres: create schema_migrations: %w", wrap(err))
 	}
-	names, err := fs.Glob(migrationFS, "migration/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if err := migrateFile(ctx, conn, name); err != nil {
-			return fmt.Errorf("postgres: migration %s: %w", name, wrap(err))
+	begin := func(ctx context.Context) (chainquery.StoreTx, error) {
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			return nil, wrap(err)
 		}
+		return txConn{conn{tx}, tx}, nil
+	}
+	if err := chainquery.Migrate(ctx, migrationFS, begin, qMigrationApplied, qRecordMigration); err != nil {
+		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
-}
-
-func migrateFile(ctx context.Context, conn *pgx.Conn, name string) error {
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(context.Background())
-	var done bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE name = $1)`, name).Scan(&done); err != nil {
-		return err
-	} else if done {
-		return nil
-	}
-	body, err := fs.ReadFile(migrationFS, name)
-	if err != nil {
-		return err
-	}
-	// Exec without arguments uses the simple protocol, which runs a file
-	// of several statements.
-	if _, err := tx.Exec(ctx, string(body)); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (name) VALUES ($1)`, name); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
-}
-
-// chainID returns the key of an EVM chain's rows.
-func chainID(c chainquery.Chain) (int32, error) {
-	id := c.ID()
-	if id == 0 {
-		return 0, chainquery.Errorf(chainquery.EINVALID, "chain %q is not an EVM chain", c)
-	}
-	return int32(id), nil
 }
 
 // readTx begins the read-only REPEATABLE READ transaction of a request that
 // runs several statements, so that they all see one snapshot (a count and
 // its page agree) even while an ingester commits.
-func (db *DB) readTx(ctx context.Context) (pgx.Tx, error) {
-	tx, err := db.rpool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	return tx, wrap(err)
-}
-
-// rollback ends a read transaction; its error is of no interest, since
-// nothing was written and the connection is reset if it broke.
-func rollback(tx pgx.Tx) { tx.Rollback(context.Background()) }
-
-// notFound turns pgx.ErrNoRows into ENOTFOUND with the given message.
-func notFound(err error, format string, args ...any) error {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return chainquery.Errorf(chainquery.ENOTFOUND, format, args...)
+func (db *DB) readTx(ctx context.Context) (chainquery.StoreTx, error) {
+	tx, err := db.read.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, wrap(err)
 	}
-	return wrap(err)
+	return txConn{conn{tx}, tx}, nil
 }

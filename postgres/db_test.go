@@ -13,7 +13,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(tb testing.TB) storetest.Store { return postgres.MustOpenDB(tb) })
+	storetest.Run(t, func(tb testing.TB) chainquery.Store { return postgres.MustOpenDB(tb) })
 }
 
 // TestOpenConcurrently starts four processes' worth of Open on one empty

@@ -13,10 +13,6 @@ import (
 	"github.com/jackc/puddle/v2"
 )
 
-// unavailableMessage is all a client learns when the database cannot
-// answer; the same text as the SQLite store's.
-const unavailableMessage = "the database is unavailable; try again shortly"
-
 // wrap turns failures of the database server, or of the way to it, into
 // EUNAVAILABLE (a 503 the client may retry), joined with the original error
 // so that logs keep the real cause. Errors that already carry a chainquery
@@ -30,7 +26,7 @@ func wrap(err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	return errors.Join(chainquery.Errorf(chainquery.EUNAVAILABLE, unavailableMessage), err)
+	return chainquery.UnavailableError(err)
 }
 
 // unavailable reports whether err means the database could not answer now

@@ -44,7 +44,7 @@ func TestWrap(t *testing.T) {
 				t.Fatalf("code = %q, want %q", got, c.code)
 			}
 			if c.code == chainquery.EUNAVAILABLE {
-				if msg := chainquery.ErrorMessage(err); msg != unavailableMessage {
+				if msg := chainquery.ErrorMessage(err); msg != chainquery.ErrorMessage(chainquery.UnavailableError(nil)) {
 					t.Fatalf("message = %q", msg)
 				}
 				if !errors.Is(err, c.err) {
@@ -60,7 +60,7 @@ func TestWrap(t *testing.T) {
 func TestStatementTimeout(t *testing.T) {
 	db := MustOpen(t, NewTestDatabase(t, RequireEnv(t, EnvAdminDSN)), Options{StatementTimeout: 50 * time.Millisecond})
 	ctx := context.Background()
-	_, err := db.rpool.Exec(ctx, `SELECT pg_sleep(2)`)
+	_, err := db.read.Exec(ctx, `SELECT pg_sleep(2)`)
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "57014" {
 		t.Fatalf("err = %v, want SQLSTATE 57014", err)
@@ -69,7 +69,7 @@ func TestStatementTimeout(t *testing.T) {
 		t.Fatalf("code = %q", code)
 	}
 	// Writes have no statement timeout: a large COPY may take long.
-	if _, err := db.wpool.Exec(ctx, `SELECT pg_sleep(0.2)`); err != nil {
+	if _, err := db.write.Exec(ctx, `SELECT pg_sleep(0.2)`); err != nil {
 		t.Fatalf("write pool: %v", err)
 	}
 }

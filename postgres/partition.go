@@ -50,7 +50,7 @@ func (db *DB) ensurePartitions(ctx context.Context, heights []uint64) error {
 		return nil
 	}
 	slices.Sort(need)
-	err := pgx.BeginFunc(ctx, db.wpool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, db.write, func(tx pgx.Tx) error {
 		// Writers of other chains may enter the same range at once;
 		// the lock makes the second wait and find the tables made.
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, partitionLock); err != nil {

@@ -38,53 +38,11 @@ func TestQueryPlans(t *testing.T) {
 
 	key := chainquery.HashAPIKey("cq_plan")
 	lo, hi := uint64(planFrom+1950), uint64(planFrom+2049) // across the partition boundary at 69,000,000
-	page := chainquery.Page{Offset: 20, Limit: 10}
-	traceQ := func(from, to []chainquery.Address) *traceQuery {
-		return newTraceQuery(137, lo, hi, chainquery.TraceFilter{FromAddresses: from, ToAddresses: to, Page: page})
-	}
-	x, y := planAddr(1), planAddr(2)
-	type query struct {
-		name  string
-		sql   string
-		args  []any
-		sorts int // only the merge of per-address walks may sort: at most 10 × (offset + limit) keys
-	}
-	var queries []query
-	for _, c := range []struct {
-		name     string
-		from, to []chainquery.Address
-		sorts    int
-	}{
-		{"no address", nil, nil, 0},
-		{"from_address (2)", []chainquery.Address{x, y}, nil, 1},
-		{"to_address (2)", nil, []chainquery.Address{x, y}, 1},
-		{"from_address and to_address", []chainquery.Address{x}, []chainquery.Address{y}, 1},
-	} {
-		q := traceQ(c.from, c.to)
-		s, args := q.countSQL()
-		queries = append(queries, query{"Filter Traces count, " + c.name, s, args, 0})
-		s, args = q.pageSQL()
-		queries = append(queries, query{"Filter Traces page, " + c.name, s, args, c.sorts})
-	}
-	ts := planTime + 500
-	queries = append(queries,
-		query{"datetime range start", qFirstBlockAtOrAfter, []any{int32(137), ts}, 0},
-		query{"datetime range end", qLastBlockAtOrBefore, []any{int32(137), ts}, 0},
-		query{"Get Transaction Logs: the transaction", qLogTransaction, []any{int32(137), planTxHash(7)}, 0},
-		query{"Get Transaction Logs: the transaction in a given block", qLogTransactionInBlock, []any{int32(137), planTxHash(7), int64(planFrom + 7)}, 0},
-		query{"Get Transaction Logs: the page", qLogPage, []any{int32(137), int64(planFrom + 7), 0, 10, 0}, 0},
-		query{"Get Block Receipts: the block", qReceiptBlock, []any{int32(137), int64(planFrom + 7)}, 0},
-		query{"Get Block Receipts: the page", qReceiptPage, []any{int32(137), int64(planFrom + 7), 10, 0}, 0},
-		query{"Get Block", qBlock, []any{int32(137), int64(planFrom + 7)}, 0},
-		query{"Get Block: transactions", qBlockTransactions, []any{int32(137), int64(planFrom + 7)}, 0},
-		query{"Get Latest Block", qLatestBlock, []any{int32(137)}, 0},
-		query{"Token Balance by Account", qTokenBalance, []any{planKey(7), planTime*1000 + 3_600_000}, 0},
-		query{"Token Balance by Account: the token", qToken, []any{planKey(7)}, 0},
-		query{"API key lookup", qAPIKeyByHash, []any{key[:]}, 0},
-		query{"Ingester: block hash", qBlockHash, []any{int32(137), int64(planFrom + 7)}, 0},
-	)
+	plans := storetest.PlanQueries(queries, lo, hi, chainquery.Page{Offset: 20, Limit: 10}, planAddr(1), planAddr(2),
+		storetest.PlanArgs{Chain: 137, Time: planTime + 500, TxHash: planTxHash(7), Block: planFrom + 7, TxIndex: 0,
+			Account: planKey(7), At: planTime*1000 + 3_600_000, Mint: planKey(7), APIKeyHash: key[:]})
 
-	conn, err := db.wpool.Acquire(ctx)
+	conn, err := db.write.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,19 +54,22 @@ func TestQueryPlans(t *testing.T) {
 		"sequentially or sorts more than the candidates of one page. Each statement is shown with its generic " +
 		"plan, the one the read pool runs (`plan_cache_mode = force_generic_plan`), and with the custom plan " +
 		"PostgreSQL would choose for the values shown, which runs if that setting is overridden.\n")
-	for _, q := range queries {
-		fmt.Fprintf(&doc, "\n## %s\n", q.name)
+	for _, q := range plans {
+		fmt.Fprintf(&doc, "\n## %s\n", q.Name)
+		// Only the merge of per-address walks may sort: one sort of at most
+		// 10 × (offset + limit) keys.
+		sorts := min(q.Walks, 1)
 		for _, mode := range []string{"generic", "custom"} {
-			plan, err := explain(ctx, conn.Conn(), mode, q.sql, q.args)
+			plan, err := explain(ctx, conn.Conn(), mode, q.SQL, q.Args)
 			if err != nil {
-				t.Fatalf("%s (%s plan): %v", q.name, mode, err)
+				t.Fatalf("%s (%s plan): %v", q.Name, mode, err)
 			}
 			text := strings.Join(plan, "\n")
 			if m := seqScan.FindString(text); m != "" {
-				t.Errorf("%s (%s plan): %s\n%s", q.name, mode, m, text)
+				t.Errorf("%s (%s plan): %s\n%s", q.Name, mode, m, text)
 			}
-			if n := len(sortNode.FindAllString(text, -1)); n > q.sorts {
-				t.Errorf("%s (%s plan): %d sorts, want at most %d:\n%s", q.name, mode, n, q.sorts, text)
+			if n := len(sortNode.FindAllString(text, -1)); n > sorts {
+				t.Errorf("%s (%s plan): %d sorts, want at most %d:\n%s", q.Name, mode, n, sorts, text)
 			}
 			fmt.Fprintf(&doc, "\n%s plan:\n\n```\n%s\n```\n", mode, text)
 		}
@@ -245,7 +206,7 @@ func plansData(t *testing.T, db *DB) {
 		`INSERT INTO api_keys SELECT 'key ' || i, sha256(int4send(i)), 'get_block', 0 FROM generate_series(1, 2000) i`,
 		`ANALYZE`,
 	} {
-		if _, err := db.wpool.Exec(ctx, q); err != nil {
+		if _, err := db.write.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -99,7 +99,7 @@ func MustOpenDB(tb testing.TB) *DB {
 
 // QueryForTest runs a query on the primary and calls each for every row.
 func (db *DB) QueryForTest(ctx context.Context, sql string, each func(pgx.Rows) error, args ...any) error {
-	rows, err := db.wpool.Query(ctx, sql, args...)
+	rows, err := db.write.Query(ctx, sql, args...)
 	if err != nil {
 		return err
 	}
@@ -115,6 +115,6 @@ func (db *DB) QueryForTest(ctx context.Context, sql string, each func(pgx.Rows) 
 // ReadServer reports whether the server that answers reads is in recovery
 // (a standby) and the port it listens on.
 func (db *DB) ReadServer(ctx context.Context) (standby bool, port int, err error) {
-	err = db.rpool.QueryRow(ctx, `SELECT pg_is_in_recovery(), inet_server_port()`).Scan(&standby, &port)
+	err = db.read.QueryRow(ctx, `SELECT pg_is_in_recovery(), inet_server_port()`).Scan(&standby, &port)
 	return standby, port, err
 }

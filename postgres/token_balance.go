@@ -2,62 +2,11 @@ package postgres
 
 import (
 	"context"
-	"errors"
-	"time"
 
 	"github.com/chainquery/chainquery"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
-
-// FindTokenBalance returns the account's latest balance change at or before
-// f.At. It returns ENOTFOUND if f.At is later than the indexed history or if
-// the account has no change at or before f.At.
-func (db *DB) FindTokenBalance(ctx context.Context, f chainquery.TokenBalanceFilter) (*chainquery.TokenBalance, error) {
-	tx, err := db.readTx(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer rollback(tx)
-
-	var upTo int64
-	err = tx.QueryRow(ctx, qSolanaCursor).Scan(&upTo)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, chainquery.ErrIndexedUpTo(time.Time{})
-	} else if err != nil {
-		return nil, wrap(err)
-	} else if f.At.UnixMilli() > upTo {
-		return nil, chainquery.ErrIndexedUpTo(time.UnixMilli(upTo))
-	}
-
-	b := &chainquery.TokenBalance{AsOf: f.At, Account: f.Account}
-	var owner []byte
-	var blockTime int64
-	err = tx.QueryRow(ctx, qTokenBalance, f.Account[:], f.At.UnixMilli()).Scan(
-		&owner, fixedCol(b.Mint[:]), u64Col{&b.Amount}, &b.Decimals, &blockTime, gasCol{&b.Slot})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, chainquery.ErrNoBalance(f.Account)
-	} else if err != nil {
-		return nil, wrap(err)
-	}
-	b.LastUpdated = time.UnixMilli(blockTime).UTC()
-	if owner != nil {
-		b.Owner = new(chainquery.PublicKey)
-		if err := fixedCol(b.Owner[:]).ScanBytes(owner); err != nil {
-			return nil, err
-		}
-	}
-	if f.IncludeMetadata {
-		var name, symbol string
-		err := tx.QueryRow(ctx, qToken, b.Mint[:]).Scan(&name, &symbol)
-		if err == nil {
-			b.TokenName, b.TokenSymbol = &name, &symbol
-		} else if !errors.Is(err, pgx.ErrNoRows) {
-			return nil, wrap(err)
-		}
-	}
-	return b, nil
-}
 
 // WriteTokenBalances stores changes and moves the Solana cursor to cursor in
 // one transaction. All changes go in one statement, whatever their number:
@@ -89,10 +38,10 @@ func (db *DB) WriteTokenBalances(ctx context.Context, changes []*chainquery.Toke
 			continue
 		}
 		index[k] = len(accounts)
-		accounts, times, slots, txIndexes = append(accounts, c.Account[:]), append(times, k.blockTime), append(slots, gasArg(c.Slot)), append(txIndexes, int32(c.TxIndex))
+		accounts, times, slots, txIndexes = append(accounts, c.Account[:]), append(times, k.blockTime), append(slots, int64(c.Slot)), append(txIndexes, int32(c.TxIndex))
 		owners, mints, amounts, decimals = append(owners, owner), append(mints, c.Mint[:]), append(amounts, u64Arg(c.Amount)), append(decimals, int32(c.Decimals))
 	}
-	return wrap(pgx.BeginFunc(ctx, db.wpool, func(tx pgx.Tx) error {
+	return wrap(pgx.BeginFunc(ctx, db.write, func(tx pgx.Tx) error {
 		if len(accounts) > 0 {
 			if _, err := tx.Exec(ctx, `INSERT INTO token_balances (account, block_time, slot, tx_index, owner, mint, amount, decimals)
 				SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::integer[], $5::bytea[], $6::bytea[], $7::numeric[], $8::integer[])
@@ -108,7 +57,7 @@ func (db *DB) WriteTokenBalances(ctx context.Context, changes []*chainquery.Toke
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO solana_cursor (id, slot, block_time, blockhash) VALUES (1, $1, $2, $3)
 			ON CONFLICT (id) DO UPDATE SET slot = excluded.slot, block_time = excluded.block_time, blockhash = excluded.blockhash`,
-			gasArg(cursor.Slot), cursor.BlockTime.UnixMilli(), hash)
+			int64(cursor.Slot), cursor.BlockTime.UnixMilli(), hash)
 		return err
 	}))
 }
@@ -141,47 +90,9 @@ func (db *DB) writeTokens(ctx context.Context, onConflict string, tokens []*chai
 	if len(mints) == 0 {
 		return nil
 	}
-	_, err := db.wpool.Exec(ctx, `INSERT INTO tokens (mint, name, symbol, decimals)
+	_, err := db.write.Exec(ctx, `INSERT INTO tokens (mint, name, symbol, decimals)
 		SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::integer[])
 		ON CONFLICT (mint) `+onConflict,
 		mints, names, symbols, decimals)
 	return wrap(err)
-}
-
-// SolanaCursor returns the cursor WriteTokenBalances last recorded, with an
-// empty Blockhash when it was stored before hashes were. It reads on the
-// primary: a resuming ingester must not trust a lagging replica.
-func (db *DB) SolanaCursor(ctx context.Context) (chainquery.SolanaCursor, bool, error) {
-	var slot, blockTime int64
-	var hash *string
-	err := db.wpool.QueryRow(ctx, `SELECT slot, block_time, blockhash FROM solana_cursor WHERE id = 1`).Scan(&slot, &blockTime, &hash)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return chainquery.SolanaCursor{}, false, nil
-	} else if err != nil {
-		return chainquery.SolanaCursor{}, false, wrap(err)
-	}
-	c := chainquery.SolanaCursor{Slot: uint64(slot), BlockTime: time.UnixMilli(blockTime).UTC()}
-	if hash != nil {
-		c.Blockhash = *hash
-	}
-	return c, true, nil
-}
-
-// LatestOwner returns the owner of account's latest change that names one,
-// read on the primary for the same reason.
-func (db *DB) LatestOwner(ctx context.Context, account chainquery.PublicKey) (chainquery.PublicKey, bool, error) {
-	var owner chainquery.PublicKey
-	var b []byte
-	err := db.wpool.QueryRow(ctx, `SELECT owner FROM token_balances WHERE account = $1 AND owner IS NOT NULL
-		ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`, account[:]).Scan(&b)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return owner, false, nil
-	} else if err != nil {
-		return owner, false, wrap(err)
-	}
-	if len(b) != len(owner) {
-		return owner, false, errors.New("postgres: stored owner is not 32 bytes")
-	}
-	copy(owner[:], b)
-	return owner, true, nil
 }

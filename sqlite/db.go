@@ -9,13 +9,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/chainquery/chainquery"
 	sqlite3 "modernc.org/sqlite"
@@ -27,9 +24,14 @@ var migrationFS embed.FS
 
 // DB is the SQLite store.
 type DB struct {
-	path string
-	rdb  *sql.DB // readers: a pool, never writes
-	wdb  *sql.DB // the single writer: SQLite admits one at a time anyway
+	// The reads, the API key writes and the block writes, written once
+	// for both SQL stores over this store's statements (queries) and
+	// connections.
+	*shared
+
+	path  string
+	read  *sql.DB // readers: a pool, never writes
+	write *sql.DB // the single writer: SQLite admits one at a time anyway
 
 	// Statements of the write side, prepared once on the single write
 	// connection: parsing them for every batch cost more than the inserts.
@@ -37,17 +39,10 @@ type DB struct {
 	stmts map[string]*sql.Stmt
 }
 
-// Compile-time checks that DB is every service the API and ingesters need.
-var (
-	_ chainquery.TraceService        = (*DB)(nil)
-	_ chainquery.LogService          = (*DB)(nil)
-	_ chainquery.ReceiptService      = (*DB)(nil)
-	_ chainquery.BlockService        = (*DB)(nil)
-	_ chainquery.TokenBalanceService = (*DB)(nil)
-	_ chainquery.APIKeyService       = (*DB)(nil)
-	_ chainquery.BlockWriter         = (*DB)(nil)
-	_ chainquery.TokenBalanceWriter  = (*DB)(nil)
-)
+// shared is embedded under this name so that it stays unexported.
+type shared = chainquery.SQLStore
+
+var _ chainquery.Store = (*DB)(nil)
 
 // Open opens or creates the database file at path and brings its schema up to
 // date.
@@ -66,26 +61,30 @@ func Open(path string) (*DB, error) {
 	// same index pages change again and again; measured with
 	// BenchmarkWriteBlocks, 80k rows/s at the default, 107k at 8192.
 	pragmas := []string{"wal_autocheckpoint(8192)", "busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(OFF)", "temp_store(MEMORY)", "cache_size(-65536)"}
-	if db.wdb, err = sql.Open("sqlite", dsn(path, pragmas, "immediate")); err != nil {
+	if db.write, err = sql.Open("sqlite", dsn(path, pragmas, "immediate")); err != nil {
 		return nil, err
 	}
-	db.wdb.SetMaxOpenConns(1)
-	db.wdb.SetConnMaxIdleTime(0)
+	db.write.SetMaxOpenConns(1)
+	db.write.SetConnMaxIdleTime(0)
 	if err := db.migrate(context.Background()); err != nil {
-		db.wdb.Close()
+		db.write.Close()
 		return nil, err
 	}
 	if err := db.prepareWrites(context.Background()); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if db.rdb, err = sql.Open("sqlite", dsn(path, append(pragmas, "query_only(1)"), "deferred")); err != nil {
-		db.wdb.Close()
+	if db.read, err = sql.Open("sqlite", dsn(path, append(pragmas, "query_only(1)"), "deferred")); err != nil {
+		db.Close()
 		return nil, err
 	}
 	n := 2 * runtime.GOMAXPROCS(0)
-	db.rdb.SetMaxOpenConns(n)
-	db.rdb.SetMaxIdleConns(n)
+	db.read.SetMaxOpenConns(n)
+	db.read.SetMaxIdleConns(n)
+	// Readers and the writer share one file, so reads never lag: the
+	// primary's reads are the API's.
+	db.shared = &shared{SQL: queries, Read: conn{db.read}, Primary: conn{db.read}, Write: conn{db.write},
+		ReadTx: beginner(db.read), BeginBlocks: db.beginBlocks, AmountArg: bigArg, ScanAmount: scanAmount}
 	return db, nil
 }
 
@@ -115,7 +114,7 @@ func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, erro
 func (db *DB) prepareWrites(ctx context.Context) error {
 	db.stmts = map[string]*sql.Stmt{}
 	for _, q := range writeStatements() {
-		s, err := db.wdb.PrepareContext(ctx, q)
+		s, err := db.write.PrepareContext(ctx, q)
 		if err != nil {
 			return fmt.Errorf("sqlite: prepare %.60s: %w", q, err)
 		}
@@ -133,11 +132,11 @@ func (db *DB) Close() error {
 	}
 	db.stmts = nil
 	db.mu.Unlock()
-	if db.rdb != nil {
-		errs = append(errs, db.rdb.Close())
+	if db.read != nil {
+		errs = append(errs, db.read.Close())
 	}
-	if db.wdb != nil {
-		errs = append(errs, db.wdb.Close())
+	if db.write != nil {
+		errs = append(errs, db.write.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -145,51 +144,19 @@ func (db *DB) Close() error {
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
 	var one int
-	return wrap(db.rdb.QueryRowContext(ctx, `SELECT 1`).Scan(&one))
+	return wrap(db.read.QueryRowContext(ctx, `SELECT 1`).Scan(&one))
 }
 
-// migrate applies the embedded migrations not yet recorded, in name order,
-// each in its own transaction with its record.
+// migrate applies the embedded migrations not yet recorded
+// (chainquery.Migrate).
 func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+	if _, err := db.write.ExecContext(ctx, qCreateMigrations); err != nil {
 		return fmt.Errorf("sqlite: create schema_migrations: %w", err)
 	}
-	names, err := fs.Glob(migrationFS, "migration/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if err := db.migrateFile(ctx, name); err != nil {
-			return fmt.Errorf("sqlite: migration %s: %w", name, err)
-		}
+	if err := chainquery.Migrate(ctx, migrationFS, beginner(db.write), qMigrationApplied, qRecordMigration); err != nil {
+		return fmt.Errorf("sqlite: %w", err)
 	}
 	return nil
-}
-
-func (db *DB) migrateFile(ctx context.Context, name string) error {
-	tx, err := db.wdb.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil {
-		return err
-	} else if n > 0 {
-		return nil
-	}
-	body, err := fs.ReadFile(migrationFS, name)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, time.Now().UnixMilli()); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // wrap turns driver errors a client should see differently into chainquery
@@ -203,30 +170,13 @@ func wrap(err error) error {
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3lib.SQLITE_BUSY, sqlite3lib.SQLITE_LOCKED, sqlite3lib.SQLITE_CANTOPEN, sqlite3lib.SQLITE_IOERR, sqlite3lib.SQLITE_FULL:
-			return errors.Join(chainquery.Errorf(chainquery.EUNAVAILABLE, "the database is unavailable; try again shortly"), err)
+			return chainquery.UnavailableError(err)
 		}
 	}
 	return err
 }
 
-// chainID returns the key of an EVM chain's rows.
-func chainID(c chainquery.Chain) (int64, error) {
-	id := c.ID()
-	if id == 0 {
-		return 0, chainquery.Errorf(chainquery.EINVALID, "chain %q is not an EVM chain", c)
-	}
-	return id, nil
-}
-
 // placeholders returns "?, ?, ..." with n marks.
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
-
-// notFound turns sql.ErrNoRows into ENOTFOUND with the given message.
-func notFound(err error, format string, args ...any) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return chainquery.Errorf(chainquery.ENOTFOUND, format, args...)
-	}
-	return wrap(err)
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/internal/storetest"
 	"github.com/chainquery/chainquery/sqlite"
 )
@@ -25,5 +26,5 @@ func MustOpenDB(tb testing.TB) *sqlite.DB {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(tb testing.TB) storetest.Store { return MustOpenDB(tb) })
+	storetest.Run(t, func(tb testing.TB) chainquery.Store { return MustOpenDB(tb) })
 }

@@ -3,14 +3,13 @@ package sqlite
 import (
 	"fmt"
 	"math/big"
-
-	"github.com/chainquery/chainquery"
 )
 
-// Column codecs. SQLite has no 256-bit integer or fixed-size blob type, so
-// these types say once how domain values are written and read back.
+// Amounts (wei, token amounts) are the one value SQLite has no type for: it
+// has no 256-bit integer. These functions say once how they are written and
+// read back; every other value is one of SQLite's own.
 
-// bigArg writes a wei amount as an integer when it fits in 64 bits (most do,
+// bigArg writes an amount as an integer when it fits in 64 bits (most do,
 // and they take 1 to 8 bytes), as decimal text otherwise, NULL for nil.
 func bigArg(v *big.Int) any {
 	if v == nil {
@@ -21,8 +20,13 @@ func bigArg(v *big.Int) any {
 	return v.String()
 }
 
-// bigCol reads what bigArg wrote.
+// u64Arg writes a uint64 amount (Solana token amounts) the way bigArg does.
+func u64Arg(v uint64) any { return bigArg(new(big.Int).SetUint64(v)) }
+
+// bigCol reads what bigArg wrote (chainquery.SQLStore.ScanAmount).
 type bigCol struct{ p **big.Int }
+
+func scanAmount(p **big.Int) any { return bigCol{p} }
 
 func (c bigCol) Scan(src any) error {
 	switch v := src.(type) {
@@ -47,101 +51,4 @@ func (c bigCol) setString(s string) error {
 	}
 	*c.p = v
 	return nil
-}
-
-// u64Arg writes a uint64 amount (Solana token amounts) the way bigArg does.
-func u64Arg(v uint64) any { return bigArg(new(big.Int).SetUint64(v)) }
-
-// u64Col reads what u64Arg wrote.
-type u64Col struct{ p *uint64 }
-
-func (c u64Col) Scan(src any) error {
-	var b *big.Int
-	if err := (bigCol{&b}).Scan(src); err != nil {
-		return err
-	}
-	if b == nil || !b.IsUint64() {
-		return fmt.Errorf("sqlite: amount %v is not a uint64", src)
-	}
-	*c.p = b.Uint64()
-	return nil
-}
-
-// gasArg stores a uint64 counter (gas, nonce, size) as a signed 64-bit
-// integer bit for bit; nothing sorts or sums on these columns.
-func gasArg(v uint64) int64 { return int64(v) }
-
-// gasCol reads what gasArg wrote.
-type gasCol struct{ p *uint64 }
-
-func (c gasCol) Scan(src any) error {
-	v, ok := src.(int64)
-	if !ok {
-		return fmt.Errorf("sqlite: cannot read %T as a counter", src)
-	}
-	*c.p = uint64(v)
-	return nil
-}
-
-// fixedCol reads a fixed-size blob (hash, address, key) into dst.
-type fixedCol []byte
-
-func (c fixedCol) Scan(src any) error {
-	b, ok := src.([]byte)
-	if !ok || len(b) != len(c) {
-		return fmt.Errorf("sqlite: want a %d-byte blob, got %T of length %d", len(c), src, len(b))
-	}
-	copy(c, b)
-	return nil
-}
-
-// addrPtrCol reads a nullable address.
-type addrPtrCol struct{ p **chainquery.Address }
-
-func (c addrPtrCol) Scan(src any) error {
-	if src == nil {
-		*c.p = nil
-		return nil
-	}
-	a := new(chainquery.Address)
-	if err := fixedCol(a[:]).Scan(src); err != nil {
-		return err
-	}
-	*c.p = a
-	return nil
-}
-
-// addrPtrArg writes a nullable address.
-func addrPtrArg(a *chainquery.Address) any {
-	if a == nil {
-		return nil
-	}
-	return a[:]
-}
-
-// bytesCol reads a blob that is never NULL; an empty blob may come back as
-// nil from the driver, and the API must still say "0x".
-type bytesCol struct{ p *[]byte }
-
-func (c bytesCol) Scan(src any) error {
-	switch v := src.(type) {
-	case nil:
-		*c.p = []byte{}
-	case []byte:
-		*c.p = append([]byte{}, v...)
-	case string:
-		*c.p = []byte(v)
-	default:
-		return fmt.Errorf("sqlite: cannot read %T as bytes", src)
-	}
-	return nil
-}
-
-// blobArg writes bytes so that an empty slice stays an empty blob rather
-// than NULL.
-func blobArg(b []byte) any {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }

@@ -8,30 +8,12 @@ import (
 	"strings"
 
 	"github.com/chainquery/chainquery"
-	"github.com/chainquery/chainquery/postgres"
 	"github.com/chainquery/chainquery/sqlite"
 )
 
-// Store is what the commands need of a database: everything the API reads,
-// the API keys, what the EVM ingester writes, and Ping for serve's watch on
-// the database. Both store packages satisfy it. Close is not part of it:
-// the stores close differently (sqlite's Close returns an error, postgres's
-// does not), so open returns the closing function beside the store.
-type Store interface {
-	chainquery.TraceService
-	chainquery.LogService
-	chainquery.ReceiptService
-	chainquery.BlockService
-	chainquery.TokenBalanceService
-	chainquery.APIKeyService
-	chainquery.BlockWriter
-	Ping(ctx context.Context) error
-}
-
-var (
-	_ Store = (*sqlite.DB)(nil)
-	_ Store = (*postgres.DB)(nil)
-)
+// Store is chainquery.Store, named here for the commands' signatures. Both
+// store packages implement it (they check so themselves).
+type Store = chainquery.Store
 
 // defaultDSN is where a first run keeps its data: a file in the working
 // directory, so that trying chainquery needs no set-up at all.
@@ -116,7 +98,7 @@ type storeOptions struct {
 }
 
 // open opens the store d names and returns it with the function that closes
-// it.
+// it (its Close).
 func (d dsn) open(ctx context.Context, o storeOptions) (Store, func() error, error) {
 	switch d.scheme {
 	case "sqlite":
@@ -135,7 +117,7 @@ func (d dsn) open(ctx context.Context, o storeOptions) (Store, func() error, err
 		if err != nil {
 			return nil, nil, err
 		}
-		return db, func() error { db.Close(); return nil }, nil
+		return db, db.Close, nil
 	}
 	return nil, nil, fmt.Errorf("no database configured")
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/ingest"
 	"github.com/chainquery/chainquery/jsonrpc"
 	"github.com/chainquery/chainquery/solana"
@@ -123,15 +122,11 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	w, ok := store.(chainquery.TokenBalanceWriter)
-	if !ok {
-		return errors.New("this database cannot store Solana token balances")
-	}
 	client := solana.NewClient(c.rpc)
 	client.RPC.Logger = logger
 	client.RPC.Timeout, client.RPC.MaxResponse = c.rpcTimeout, int64(c.maxRespMB)<<20
 	src := solana.NewSource(client, logger)
-	e := &ingest.SolanaLoop{Store: w, Source: src, Logger: logger, From: c.from, To: c.to, Follow: c.follow,
+	e := &ingest.SolanaLoop{Store: store, Source: src, Logger: logger, From: c.from, To: c.to, Follow: c.follow,
 		Concurrency: c.concurrency, BatchSlots: c.batch, Metadata: c.metadata,
 		Progress: &ingest.Progress{Chain: "solana"}}
 
@@ -223,11 +218,7 @@ func (c *registryImportCmd) run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	w, ok := store.(chainquery.TokenBalanceWriter)
-	if !ok {
-		return errors.New("this database has no token registry")
-	}
-	if err := w.WriteTokens(ctx, tokens); err != nil {
+	if err := store.WriteTokens(ctx, tokens); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(m.Stdout, "imported %d tokens from %s\n", len(tokens), c.file)

@@ -18,7 +18,7 @@ func same(t *testing.T, what string, got, want any) {
 	}
 }
 
-func testBlocks(t *testing.T, s Store) {
+func testBlocks(t *testing.T, s chainquery.Store) {
 	ctx := context.Background()
 	t.Run("OK", func(t *testing.T) {
 		d := polygonBlock()
@@ -87,7 +87,7 @@ func testBlocks(t *testing.T, s Store) {
 	})
 }
 
-func testReceipts(t *testing.T, s Store) {
+func testReceipts(t *testing.T, s chainquery.Store) {
 	ctx := context.Background()
 	f := func(block uint64, offset, limit int) chainquery.ReceiptFilter {
 		return chainquery.ReceiptFilter{Chain: chainquery.Polygon, BlockNumber: block, Page: chainquery.Page{Offset: offset, Limit: limit}}
@@ -132,7 +132,7 @@ func testReceipts(t *testing.T, s Store) {
 	})
 }
 
-func testLogs(t *testing.T, s Store) {
+func testLogs(t *testing.T, s chainquery.Store) {
 	ctx := context.Background()
 	f := func(chain chainquery.Chain, hash chainquery.Hash, block *uint64, offset, limit int) chainquery.LogFilter {
 		return chainquery.LogFilter{Chain: chain, TransactionHash: hash, BlockNumber: block, Page: chainquery.Page{Offset: offset, Limit: limit}}

@@ -7,7 +7,7 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-func testReorg(t *testing.T, s Store) {
+func testReorg(t *testing.T, s chainquery.Store) {
 	ctx := context.Background()
 	version := func(n uint64) int {
 		t.Helper()
@@ -95,6 +95,37 @@ func testReorg(t *testing.T, s Store) {
 		must(t, s.ReplaceBlocks(ctx, chainquery.Polygon, PolygonLaterBlock, []*chainquery.BlockData{polygonLaterBlock()}))
 		if v := version(PolygonLaterBlock); v != 2 {
 			t.Fatalf("version = %d, want 2", v)
+		}
+	})
+
+	t.Run("HeightTwiceInOneCall", func(t *testing.T) {
+		// A height given twice in one call ends as if written in two calls
+		// in a row: the last block's rows, with the version after the
+		// first's; at a stored height and at a new one alike.
+		at := func(n uint64, hash byte) *chainquery.BlockData {
+			d := polygonLaterBlock()
+			d.Block.Number, d.Block.Hash = n, H(TagBlock, hash)
+			d.Transactions[0].BlockNumber, d.Traces[0].BlockNumber = n, n
+			return d
+		}
+		stored, fresh := PolygonLaterBlock, PolygonLaterBlock+100
+		before := version(stored)
+		must(t, s.WriteBlocks(ctx, chainquery.Polygon, []*chainquery.BlockData{
+			at(stored, 0x81), at(fresh, 0x91), at(stored, 0x82), at(fresh, 0x92),
+		}))
+		for n, want := range map[uint64]struct {
+			version int
+			hash    byte
+		}{stored: {before + 2, 0x82}, fresh: {1, 0x92}} {
+			if v := version(n); v != want.version {
+				t.Errorf("block %d: version %d, want %d", n, v, want.version)
+			}
+			if h, err := s.BlockHash(ctx, chainquery.Polygon, n); err != nil || h != H(TagBlock, want.hash) {
+				t.Errorf("block %d: hash %s, %v; want the last one written", n, h.Hex(), err)
+			}
+			if v := traceVersions(n); len(v) != 1 || v[0] != want.version {
+				t.Errorf("block %d: trace versions %v, want one of version %d", n, v, want.version)
+			}
 		}
 	})
 

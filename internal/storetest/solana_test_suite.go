@@ -8,7 +8,7 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-func testTokenBalances(t *testing.T, s Store) {
+func testTokenBalances(t *testing.T, s chainquery.Store) {
 	ctx := context.Background()
 	at := func(acct chainquery.PublicKey, tm time.Time, meta bool) (*chainquery.TokenBalance, error) {
 		return s.FindTokenBalance(ctx, chainquery.TokenBalanceFilter{Account: acct, At: tm, IncludeMetadata: meta})
@@ -94,7 +94,7 @@ func testTokenBalances(t *testing.T, s Store) {
 	t.Run("ErrLaterThanIndexed", func(t *testing.T) {
 		_, err := at(WalletAcct, SolanaCursorTime.Add(10*time.Minute), false)
 		wantCode(t, err, chainquery.ENOTFOUND)
-		if msg := chainquery.ErrorMessage(err); msg != chainquery.ErrorMessage(chainquery.ErrIndexedUpTo(SolanaCursorTime)) {
+		if msg := chainquery.ErrorMessage(err); msg != chainquery.ErrorMessage(chainquery.IndexedUpToError(SolanaCursorTime)) {
 			t.Fatalf("detail = %q", msg)
 		}
 	})
@@ -144,7 +144,7 @@ func sameCursor(a, b chainquery.SolanaCursor) bool {
 	return a.Slot == b.Slot && a.Blockhash == b.Blockhash && a.BlockTime.Equal(b.BlockTime)
 }
 
-func testTokenBalancesEmpty(t *testing.T, s Store) {
+func testTokenBalancesEmpty(t *testing.T, s chainquery.Store) {
 	_, err := s.FindTokenBalance(context.Background(), chainquery.TokenBalanceFilter{Account: WalletAcct, At: SolanaT2})
 	wantCode(t, err, chainquery.ENOTFOUND)
 	if _, ok, err := s.SolanaCursor(context.Background()); err != nil || ok {
@@ -152,7 +152,7 @@ func testTokenBalancesEmpty(t *testing.T, s Store) {
 	}
 }
 
-func testAPIKeys(t *testing.T, s Store) {
+func testAPIKeys(t *testing.T, s chainquery.Store) {
 	ctx := context.Background()
 	key, hash := chainquery.NewAPIKey()
 	k := &chainquery.APIKey{Name: "alice", Hash: hash, Endpoints: []chainquery.Endpoint{chainquery.EndpointGetBlock, chainquery.EndpointFilterTraces}}

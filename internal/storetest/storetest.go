@@ -7,21 +7,8 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// Store is everything a store implements: the API's read services and the
-// ingesters' writers.
-type Store interface {
-	chainquery.TraceService
-	chainquery.LogService
-	chainquery.ReceiptService
-	chainquery.BlockService
-	chainquery.TokenBalanceService
-	chainquery.APIKeyService
-	chainquery.BlockWriter
-	chainquery.TokenBalanceWriter
-}
-
 // Load writes the whole fixture into s through its write side.
-func Load(tb testing.TB, s Store) {
+func Load(tb testing.TB, s chainquery.Store) {
 	tb.Helper()
 	ctx := context.Background()
 	for _, chain := range []chainquery.Chain{chainquery.Polygon, chainquery.Ethereum} {
@@ -39,8 +26,8 @@ func Load(tb testing.TB, s Store) {
 
 // Run runs the conformance suite against the store that open returns; open
 // must return a fresh, empty store for each call.
-func Run(t *testing.T, open func(testing.TB) Store) {
-	loaded := func(t *testing.T) Store {
+func Run(t *testing.T, open func(testing.TB) chainquery.Store) {
+	loaded := func(t *testing.T) chainquery.Store {
 		s := open(t)
 		Load(t, s)
 		return s

@@ -10,7 +10,7 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-func testTraces(t *testing.T, s Store) {
+func testTraces(t *testing.T, s chainquery.Store) {
 	ctx := context.Background()
 	blocks := func(from, to uint64) chainquery.TraceFilter {
 		return chainquery.TraceFilter{Chain: chainquery.Polygon, FromBlock: &from, ToBlock: &to, Page: chainquery.Page{Limit: 50}}

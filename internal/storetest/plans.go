@@ -1,0 +1,75 @@
+package storetest
+
+import "github.com/chainquery/chainquery"
+
+// PlanQuery is one statement whose plan a store's TestQueryPlans checks
+// and documents.
+type PlanQuery struct {
+	Name string
+	SQL  string
+	Args []any
+
+	// Walks is how many index walks a Filter Traces page merges (one per
+	// address walked), which bounds the sorts its plan may hold.
+	Walks int
+}
+
+// PlanArgs are the values a store's TestQueryPlans binds: any will do where
+// the plan does not depend on them; PostgreSQL's custom plans do, so there
+// they pick rows of the loaded data.
+type PlanArgs struct {
+	Chain      int64
+	Time       int64 // unix seconds: the datetime range's seeks
+	TxHash     []byte
+	Block      int64 // a block holding TxHash, with transaction TxIndex
+	TxIndex    int
+	Account    []byte // a token account
+	At         int64  // unix milliseconds: the balance snapshot
+	Mint       []byte
+	APIKeyHash []byte
+}
+
+// PlanQueries returns every read the API and the ingesters make with the
+// statements of sql: the Filter Traces count and page of a block range
+// (lo to hi, page) without addresses, with two senders (x, y), two
+// recipients, and a sender and a recipient; then each other read, with a.
+func PlanQueries(sql chainquery.StoreSQL, lo, hi uint64, page chainquery.Page, x, y chainquery.Address, a PlanArgs) []PlanQuery {
+	var out []PlanQuery
+	for _, c := range []struct {
+		name     string
+		from, to []chainquery.Address
+	}{
+		{"no address", nil, nil},
+		{"from_address (2)", []chainquery.Address{x, y}, nil},
+		{"to_address (2)", nil, []chainquery.Address{x, y}},
+		{"from_address and to_address", []chainquery.Address{x}, []chainquery.Address{y}},
+	} {
+		p := chainquery.NewTracePlan(a.Chain, lo, hi, chainquery.TraceFilter{FromAddresses: c.from, ToAddresses: c.to, Page: page})
+		count, countArgs := sql.TraceCount(p)
+		pageSQL, pageArgs := sql.TracePage(p)
+		out = append(out,
+			PlanQuery{Name: "Filter Traces count, " + c.name, SQL: count, Args: countArgs},
+			PlanQuery{Name: "Filter Traces page, " + c.name, SQL: pageSQL, Args: pageArgs, Walks: len(p.Walk)})
+	}
+	var hash chainquery.Hash
+	copy(hash[:], a.TxHash)
+	block := uint64(a.Block)
+	logTx, logTxArgs := sql.LogTransaction(a.Chain, hash, nil)
+	logTxIn, logTxInArgs := sql.LogTransaction(a.Chain, hash, &block)
+	return append(out,
+		PlanQuery{Name: "datetime range start", SQL: sql.FirstBlockAtOrAfter, Args: []any{a.Chain, a.Time}},
+		PlanQuery{Name: "datetime range end", SQL: sql.LastBlockAtOrBefore, Args: []any{a.Chain, a.Time}},
+		PlanQuery{Name: "Get Transaction Logs: the transaction", SQL: logTx, Args: logTxArgs},
+		PlanQuery{Name: "Get Transaction Logs: the transaction in a given block", SQL: logTxIn, Args: logTxInArgs},
+		PlanQuery{Name: "Get Transaction Logs: the page", SQL: sql.LogPage, Args: []any{a.Chain, a.Block, a.TxIndex, 10, 0}},
+		PlanQuery{Name: "Get Block Receipts: the block", SQL: sql.ReceiptBlock, Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Get Block Receipts: the page", SQL: sql.ReceiptPage, Args: []any{a.Chain, a.Block, 10, 0}},
+		PlanQuery{Name: "Get Block", SQL: sql.Block, Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Get Block: transactions", SQL: sql.BlockTransactions, Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Get Latest Block", SQL: sql.LatestBlock, Args: []any{a.Chain}},
+		PlanQuery{Name: "Token Balance by Account", SQL: sql.TokenBalance, Args: []any{a.Account, a.At}},
+		PlanQuery{Name: "Token Balance by Account: the token", SQL: sql.Token, Args: []any{a.Mint}},
+		PlanQuery{Name: "API key lookup", SQL: sql.APIKeyByHash, Args: []any{a.APIKeyHash}},
+		PlanQuery{Name: "Ingester: block hash", SQL: sql.BlockHash, Args: []any{a.Chain, a.Block}},
+	)
+}

@@ -1,0 +1,52 @@
+package chainquery
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"sort"
+)
+
+// Migrate brings a SQL store's schema up to date: it applies the migrations
+// of fsys (the files migration/*.sql) not yet recorded, in name order, each
+// in its own transaction together with its record. begin begins a
+// transaction on the store's database; applied is a statement that counts
+// the records of the migration named by its one argument, record one that
+// records it. The table of records must exist.
+func Migrate(ctx context.Context, fsys fs.FS, begin func(context.Context) (StoreTx, error), applied, record string) error {
+	names, err := fs.Glob(fsys, "migration/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := migrate(ctx, fsys, name, begin, applied, record); err != nil {
+			return fmt.Errorf("migration %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func migrate(ctx context.Context, fsys fs.FS, name string, begin func(context.Context) (StoreTx, error), applied, record string) error {
+	tx, err := begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if _, err := queryRow(ctx, tx, applied, []any{name}, &n); err != nil || n > 0 {
+		return err
+	}
+	body, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return err
+	}
+	// Without arguments, a file of several statements runs as one.
+	if _, err := tx.Exec(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, record, name); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}

@@ -1,0 +1,375 @@
+package chainquery
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+)
+
+// The reads of the SQL stores: SQLStore's methods of BlockService,
+// ReceiptService, LogService, TokenBalanceService, APIKeyService and the
+// reads of the writers. FindTraces is in store_trace.go.
+
+// FindBlock returns the block at number, with its transactions when full is
+// set. It returns ENOTFOUND if the block is not indexed.
+func (s *SQLStore) FindBlock(ctx context.Context, chain Chain, number uint64, full bool) (*Block, error) {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return nil, err
+	}
+	if !full { // one statement: no transaction needed
+		return s.findBlock(ctx, s.Read, chain, id, number)
+	}
+	tx, err := s.ReadTx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	b, err := s.findBlock(ctx, tx, chain, id, number)
+	if err != nil {
+		return nil, err
+	}
+	if b.Transactions, err = s.findTransactions(ctx, tx, id, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (s *SQLStore) findBlock(ctx context.Context, c StoreConn, chain Chain, id int64, number uint64) (*Block, error) {
+	b := &Block{Chain: chain, Number: number}
+	var extra []byte
+	var hasExtra bool
+	var sc scan
+	sc.fixed(b.Hash[:]).fixed(b.ParentHash[:]).to(&b.Timestamp, &b.Version, &b.LogsBloom).
+		fixed(b.TransactionsRoot[:]).fixed(b.StateRoot[:]).fixed(b.ReceiptsRoot[:]).fixed(b.Miner[:]).
+		to(&hasExtra, &extra).counter(&b.Size).counter(&b.GasLimit).counter(&b.GasUsed).
+		to(&b.TransactionCount, s.ScanAmount(&b.BaseFeePerGas), &b.TraceCount)
+	if found, err := queryRow(ctx, c, s.SQL.Block, []any{id, int64(number)}, sc.dest...); err != nil {
+		return nil, err
+	} else if !found {
+		return nil, Errorf(ENOTFOUND, "block %d is not indexed", number)
+	}
+	if err := sc.done(); err != nil {
+		return nil, err
+	}
+	if hasExtra {
+		b.HasExtraData, b.ExtraData = true, append([]byte{}, extra...)
+	}
+	return b, nil
+}
+
+func (s *SQLStore) findTransactions(ctx context.Context, c StoreConn, id int64, b *Block) ([]*Transaction, error) {
+	t := Transaction{BlockNumber: b.Number, Timestamp: b.Timestamp}
+	var sc scan
+	sc.to(&t.Index).fixed(t.Hash[:]).fixed(t.From[:]).address(&t.To).to(s.ScanAmount(&t.Value)).
+		counter(&t.GasLimit).to(s.ScanAmount(&t.GasPrice), s.ScanAmount(&t.EffectiveGasPrice),
+		s.ScanAmount(&t.MaxFeePerGas), s.ScanAmount(&t.MaxPriorityFeePerGas)).
+		counter(&t.GasUsed).counter(&t.CumulativeGasUsed).counter(&t.Nonce).bytes(&t.Input).
+		to(&t.Type).address(&t.ContractAddress).to(&t.Status, &t.LogCount)
+	out := []*Transaction{}
+	err := c.Query(ctx, s.SQL.BlockTransactions, []any{id, int64(b.Number)}, sc.dest, sc.each(func() error {
+		row := t
+		out = append(out, &row)
+		return nil
+	}))
+	return out, err
+}
+
+// LatestBlock returns the highest indexed block number of chain. It returns
+// ENOTFOUND if nothing is indexed. Blocks are written whole in one
+// transaction, so the highest one is always complete.
+func (s *SQLStore) LatestBlock(ctx context.Context, chain Chain) (uint64, error) {
+	return s.latestBlock(ctx, s.Read, chain)
+}
+
+// HeadBlock is LatestBlock read on the primary: what an ingester resumes
+// from must not lag behind what it wrote.
+func (s *SQLStore) HeadBlock(ctx context.Context, chain Chain) (uint64, error) {
+	return s.latestBlock(ctx, s.Primary, chain)
+}
+
+func (s *SQLStore) latestBlock(ctx context.Context, c StoreConn, chain Chain) (uint64, error) {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return 0, err
+	}
+	var n *int64
+	if _, err := queryRow(ctx, c, s.SQL.LatestBlock, []any{id}, &n); err != nil {
+		return 0, err
+	} else if n == nil {
+		return 0, Errorf(ENOTFOUND, "no block of %s is indexed yet", chain)
+	}
+	return uint64(*n), nil
+}
+
+// BlockHash returns the hash of the stored block at number. It returns
+// ENOTFOUND if none is stored there.
+//
+// It reads the primary: the ingester compares it with the node's parent
+// hash right after its own writes, and a lagging replica would make it see
+// a reorg that is not there.
+func (s *SQLStore) BlockHash(ctx context.Context, chain Chain, number uint64) (Hash, error) {
+	var h Hash
+	id, err := storeChainID(chain)
+	if err != nil {
+		return h, err
+	}
+	var sc scan
+	sc.fixed(h[:])
+	if found, err := queryRow(ctx, s.Primary, s.SQL.BlockHash, []any{id, int64(number)}, sc.dest...); err != nil {
+		return h, err
+	} else if !found {
+		return h, Errorf(ENOTFOUND, "block %d is not indexed", number)
+	}
+	return h, sc.done()
+}
+
+// FindBlockReceipts returns one page of the block's receipts in
+// transaction_index order and the block's receipt count. It returns
+// ENOTFOUND if the block is not indexed.
+func (s *SQLStore) FindBlockReceipts(ctx context.Context, f ReceiptFilter) ([]*Receipt, int, error) {
+	tx, id, err := s.chainTx(ctx, f.Chain)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+
+	r := Receipt{BlockNumber: f.BlockNumber}
+	var count int
+	if found, err := queryRow(ctx, tx, s.SQL.ReceiptBlock, []any{id, int64(f.BlockNumber)}, &r.Timestamp, &count); err != nil {
+		return nil, 0, err
+	} else if !found {
+		return nil, 0, Errorf(ENOTFOUND, "block %d is not indexed", f.BlockNumber)
+	}
+	var sc scan
+	sc.to(&r.TransactionIndex).fixed(r.TransactionHash[:]).counter(&r.CumulativeGasUsed).counter(&r.GasUsed).
+		address(&r.ContractAddress).to(&r.Status, s.ScanAmount(&r.EffectiveGasPrice))
+	out := []*Receipt{}
+	err = tx.Query(ctx, s.SQL.ReceiptPage, []any{id, int64(f.BlockNumber), f.Limit, f.Offset}, sc.dest, sc.each(func() error {
+		row := r
+		out = append(out, &row)
+		return nil
+	}))
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, count, nil
+}
+
+// FindTransactionLogs returns one page of the transaction's logs in
+// log_index order and its log count. It returns ENOTFOUND if the
+// transaction is not indexed (in f.BlockNumber, when given).
+func (s *SQLStore) FindTransactionLogs(ctx context.Context, f LogFilter) ([]*Log, int, error) {
+	tx, id, err := s.chainTx(ctx, f.Chain)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+
+	l := Log{TransactionHash: f.TransactionHash}
+	var count int
+	var sc scan
+	sc.counter(&l.BlockNumber).to(&l.TransactionIndex).fixed(l.TransactionFrom[:]).address(&l.TransactionTo).
+		to(&count, &l.Timestamp)
+	q, args := s.SQL.LogTransaction(id, f.TransactionHash, f.BlockNumber)
+	if found, err := queryRow(ctx, tx, q, args, sc.dest...); err != nil {
+		return nil, 0, err
+	} else if !found {
+		where := ""
+		if f.BlockNumber != nil {
+			where = fmt.Sprintf(" in block %d", *f.BlockNumber)
+		}
+		return nil, 0, Errorf(ENOTFOUND, "transaction %s is not indexed on %s%s", f.TransactionHash.Hex(), f.Chain, where)
+	}
+	if err := sc.done(); err != nil {
+		return nil, 0, err
+	}
+
+	var topics [4][]byte
+	sc = scan{}
+	sc.to(&l.LogIndex).fixed(l.Address[:]).to(&topics[0], &topics[1], &topics[2], &topics[3]).bytes(&l.Data)
+	out := []*Log{}
+	args = []any{id, int64(l.BlockNumber), l.TransactionIndex, f.Limit, f.Offset}
+	err = tx.Query(ctx, s.SQL.LogPage, args, sc.dest, sc.each(func() error {
+		row := l
+		for _, t := range topics {
+			if t == nil {
+				break
+			}
+			var h Hash
+			if err := fixedBytes(h[:], t); err != nil {
+				return err
+			}
+			row.Topics = append(row.Topics, h)
+		}
+		out = append(out, &row)
+		return nil
+	}))
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, count, nil
+}
+
+// FindTokenBalance returns the account's latest balance change at or before
+// f.At. It returns ENOTFOUND if f.At is later than the indexed history or if
+// the account has no change at or before f.At.
+func (s *SQLStore) FindTokenBalance(ctx context.Context, f TokenBalanceFilter) (*TokenBalance, error) {
+	tx, err := s.ReadTx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+
+	var upTo int64
+	if found, err := queryRow(ctx, tx, s.SQL.SolanaCursorTime, nil, &upTo); err != nil {
+		return nil, err
+	} else if !found {
+		return nil, IndexedUpToError(time.Time{})
+	} else if f.At.UnixMilli() > upTo {
+		return nil, IndexedUpToError(time.UnixMilli(upTo))
+	}
+
+	b := &TokenBalance{AsOf: f.At, Account: f.Account}
+	var owner []byte
+	var amount *big.Int
+	var blockTime int64
+	var sc scan
+	sc.to(&owner).fixed(b.Mint[:]).to(s.ScanAmount(&amount), &b.Decimals, &blockTime).counter(&b.Slot)
+	if found, err := queryRow(ctx, tx, s.SQL.TokenBalance, []any{f.Account[:], f.At.UnixMilli()}, sc.dest...); err != nil {
+		return nil, err
+	} else if !found {
+		return nil, NoBalanceError(f.Account)
+	}
+	if err := sc.done(); err != nil {
+		return nil, err
+	}
+	if amount == nil || !amount.IsUint64() {
+		return nil, fmt.Errorf("stored token amount %v is not a uint64", amount)
+	}
+	b.Amount, b.LastUpdated = amount.Uint64(), time.UnixMilli(blockTime).UTC()
+	if owner != nil {
+		b.Owner = new(PublicKey)
+		if err := fixedBytes(b.Owner[:], owner); err != nil {
+			return nil, err
+		}
+	}
+	if f.IncludeMetadata {
+		var name, symbol string
+		if found, err := queryRow(ctx, tx, s.SQL.Token, []any{b.Mint[:]}, &name, &symbol); err != nil {
+			return nil, err
+		} else if found {
+			b.TokenName, b.TokenSymbol = &name, &symbol
+		}
+	}
+	return b, nil
+}
+
+// SolanaCursor returns the cursor WriteTokenBalances last recorded, with an
+// empty Blockhash when it was stored before hashes were. It reads the
+// primary: a resuming ingester must not trust a lagging replica.
+func (s *SQLStore) SolanaCursor(ctx context.Context) (SolanaCursor, bool, error) {
+	var c SolanaCursor
+	var blockTime int64
+	var hash *string
+	var sc scan
+	sc.counter(&c.Slot).to(&blockTime, &hash)
+	if found, err := queryRow(ctx, s.Primary, s.SQL.SolanaCursor, nil, sc.dest...); err != nil || !found {
+		return SolanaCursor{}, false, err
+	}
+	if err := sc.done(); err != nil {
+		return SolanaCursor{}, false, err
+	}
+	c.BlockTime = time.UnixMilli(blockTime).UTC()
+	if hash != nil {
+		c.Blockhash = *hash
+	}
+	return c, true, nil
+}
+
+// LatestOwner returns the owner of account's latest change that names one,
+// read on the primary for the same reason.
+func (s *SQLStore) LatestOwner(ctx context.Context, account PublicKey) (PublicKey, bool, error) {
+	var owner PublicKey
+	var sc scan
+	sc.fixed(owner[:])
+	if found, err := queryRow(ctx, s.Primary, s.SQL.LatestOwner, []any{account[:]}, sc.dest...); err != nil || !found {
+		return PublicKey{}, false, err
+	}
+	if err := sc.done(); err != nil {
+		return PublicKey{}, false, err
+	}
+	return owner, true, nil
+}
+
+// CreateAPIKey stores k. It returns ECONFLICT if a key of that name exists.
+func (s *SQLStore) CreateAPIKey(ctx context.Context, k *APIKey) error {
+	if k.CreatedAt.IsZero() {
+		k.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
+	}
+	names := make([]string, len(k.Endpoints))
+	for i, e := range k.Endpoints {
+		names[i] = string(e)
+	}
+	n, err := s.Write.Exec(ctx, s.SQL.CreateAPIKey, k.Name, k.Hash[:], strings.Join(names, ","), k.CreatedAt.UnixMilli())
+	if err != nil {
+		return err
+	} else if n == 0 {
+		return Errorf(ECONFLICT, "an API key named %q already exists", k.Name)
+	}
+	return nil
+}
+
+// FindAPIKeyByHash returns the key whose hash is hash. It returns ENOTFOUND
+// if there is none.
+func (s *SQLStore) FindAPIKeyByHash(ctx context.Context, hash [32]byte) (*APIKey, error) {
+	var k *APIKey
+	if err := s.queryAPIKeys(ctx, s.SQL.APIKeyByHash, []any{hash[:]}, func(row *APIKey) { k = row }); err != nil {
+		return nil, err
+	} else if k == nil {
+		return nil, Errorf(ENOTFOUND, "API key not found")
+	}
+	return k, nil
+}
+
+// ListAPIKeys returns every key, ordered by name.
+func (s *SQLStore) ListAPIKeys(ctx context.Context) ([]*APIKey, error) {
+	out := []*APIKey{}
+	if err := s.queryAPIKeys(ctx, s.SQL.APIKeys, nil, func(k *APIKey) { out = append(out, k) }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// queryAPIKeys runs a statement of API key rows and calls keep with each.
+func (s *SQLStore) queryAPIKeys(ctx context.Context, query string, args []any, keep func(*APIKey)) error {
+	var k APIKey
+	var endpoints string
+	var created int64
+	var sc scan
+	sc.to(&k.Name).fixed(k.Hash[:]).to(&endpoints, &created)
+	return s.Read.Query(ctx, query, args, sc.dest, sc.each(func() error {
+		row := k
+		row.CreatedAt, row.Endpoints = time.UnixMilli(created).UTC(), nil
+		if endpoints != "" {
+			for _, e := range strings.Split(endpoints, ",") {
+				row.Endpoints = append(row.Endpoints, Endpoint(e))
+			}
+		}
+		keep(&row)
+		return nil
+	}))
+}
+
+// RevokeAPIKey deletes the key called name. It returns ENOTFOUND if there
+// is none.
+func (s *SQLStore) RevokeAPIKey(ctx context.Context, name string) error {
+	if n, err := s.Write.Exec(ctx, s.SQL.RevokeAPIKey, name); err != nil {
+		return err
+	} else if n == 0 {
+		return Errorf(ENOTFOUND, "no API key is named %q", name)
+	}
+	return nil
+}

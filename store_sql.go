@@ -1,0 +1,274 @@
+package chainquery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+)
+
+// The SQL stores (package sqlite and package postgres) share everything but
+// their SQL text and their driver calls: this file and the other store_*.go
+// files hold what they share. It is used by the stores, not by the API.
+
+// SQLStore is the part of a Store that is neither SQL text nor driver calls,
+// written once for the SQL stores: every read, the API key writes, and the
+// rules of the block writes (rewind, versions, rows, trace order). A store
+// fills it with its statements (StoreSQL) and its driver (StoreConn,
+// StoreTx, BlockBatch), embeds it, and adds the rest of Store: the token
+// balance writes, Ping and Close.
+type SQLStore struct {
+	SQL StoreSQL
+
+	// Read runs the API's reads of one statement: a pool of the server that
+	// answers reads (a replica, where the store has one).
+	Read StoreConn
+
+	// Primary runs the reads whose answer must hold every committed write:
+	// BlockHash, HeadBlock, SolanaCursor and LatestOwner, which ingesters
+	// resume and check from. It may be Read where reads never lag.
+	Primary StoreConn
+
+	// Write runs the writes of one statement (API keys).
+	Write StoreConn
+
+	// ReadTx begins a read-only transaction on the server of Read, in which
+	// the statements of one request see one snapshot: a count and its page
+	// agree while an ingester commits.
+	ReadTx func(ctx context.Context) (StoreTx, error)
+
+	// BeginBlocks begins the write transaction of one WriteBlocks or
+	// ReplaceBlocks call of the chain keyed chain, writing blocks at heights.
+	BeginBlocks func(ctx context.Context, chain int64, heights []uint64) (BlockBatch, error)
+
+	// AmountArg returns an amount (wei, token amounts) in the store's form
+	// of a 256-bit integer, as an argument or a value of a row; ScanAmount
+	// returns the scan target that reads it back into *p, nil for NULL.
+	AmountArg  func(v *big.Int) any
+	ScanAmount func(p **big.Int) any
+}
+
+// StoreConn runs a store's statements with its driver: a pool or a
+// transaction. Its errors are the driver's, with EUNAVAILABLE joined where
+// the database could not answer.
+type StoreConn interface {
+	// Query runs query with args and, for each row in turn, scans it into
+	// dest and calls row. An error of row ends the query and is returned as
+	// it is.
+	//
+	// The destinations are pointers to int, int64, bool, string, []byte
+	// (nil for NULL, and possibly for an empty value), *int64 and *string
+	// (nil for NULL), and ScanAmount's targets. The arguments are int64,
+	// int, string, []byte and [][]byte (an array, where the store's SQL
+	// takes one).
+	Query(ctx context.Context, query string, args, dest []any, row func() error) error
+
+	// Exec runs query with args and returns the number of rows it changed.
+	Exec(ctx context.Context, query string, args ...any) (int64, error)
+}
+
+// StoreTx is a transaction of a store's driver. Rollback after Commit does
+// nothing, so that it may be deferred.
+type StoreTx interface {
+	StoreConn
+	Commit(ctx context.Context) error
+	Rollback()
+}
+
+// StoreSQL is a store's statements, in its dialect, that SQLStore runs. Each
+// says the arguments it takes (in order) and the columns it returns.
+type StoreSQL struct {
+	// FirstBlockAtOrAfter: chain, unix seconds → the number of the first
+	// block stamped at or after them; LastBlockAtOrBefore the last at or
+	// before. No row when there is none.
+	FirstBlockAtOrAfter, LastBlockAtOrBefore string
+
+	// TraceCount returns the statement counting the traces of a plan (one
+	// row, one integer) and its arguments; TracePage the statement of its
+	// page (traceColumns) and its arguments.
+	TraceCount, TracePage func(p *TracePlan) (string, []any)
+
+	// LogTransaction returns the statement looking up a transaction by
+	// hash, in the given block when block is not nil, else the latest one,
+	// and its arguments. Columns: block_number, tx_index, from_addr,
+	// to_addr, log_count, and the block's timestamp.
+	LogTransaction func(chain int64, hash Hash, block *uint64) (string, []any)
+
+	// LogPage: chain, block number, tx_index, limit, offset → log_index,
+	// address, topic0 to topic3, data, in log_index order.
+	LogPage string
+
+	// ReceiptBlock: chain, number → timestamp, transaction_count.
+	// ReceiptPage: chain, number, limit, offset → tx_index, hash,
+	// cumulative_gas_used, gas_used, contract_address, status,
+	// effective_gas_price, in tx_index order.
+	ReceiptBlock, ReceiptPage string
+
+	// Block: chain, number → hash, parent_hash, timestamp, version,
+	// logs_bloom, transactions_root, state_root, receipts_root, miner,
+	// extra_data IS NOT NULL, extra_data, size, gas_limit, gas_used,
+	// transaction_count, base_fee_per_gas, trace_count.
+	Block string
+
+	// BlockTransactions: chain, number → tx_index, hash, from_addr,
+	// to_addr, value, gas_limit, gas_price, effective_gas_price,
+	// max_fee_per_gas, max_priority_fee_per_gas, gas_used,
+	// cumulative_gas_used, nonce, input, type, contract_address, status,
+	// log_count, in tx_index order.
+	BlockTransactions string
+
+	// LatestBlock: chain → the highest number, NULL when none.
+	// BlockHash: chain, number → hash.
+	LatestBlock, BlockHash string
+
+	// Rewind: chain, from. Run in order, they record the versions of the
+	// blocks at or above from as orphaned, then delete those blocks with
+	// all their rows.
+	Rewind []string
+
+	// SolanaCursorTime: → the cursor's block_time (unix milliseconds).
+	// SolanaCursor: → slot, block_time, blockhash (NULL when unknown).
+	SolanaCursorTime, SolanaCursor string
+
+	// TokenBalance: account, unix milliseconds → owner, mint, amount,
+	// decimals, block_time, slot of the account's latest change at or
+	// before then. Token: mint → name, symbol. LatestOwner: account → the
+	// owner of its latest change that names one.
+	TokenBalance, Token, LatestOwner string
+
+	// CreateAPIKey: name, hash, endpoints, created_at; it inserts nothing
+	// when a key of that name exists. APIKeyByHash: hash, and APIKeys:
+	// nothing → name, hash, endpoints, created_at (APIKeys ordered by name
+	// bytewise). RevokeAPIKey: name.
+	CreateAPIKey, APIKeyByHash, APIKeys, RevokeAPIKey string
+}
+
+// UnavailableError returns the EUNAVAILABLE error of a store whose database
+// cannot answer now but may shortly, joined with cause (the driver's error)
+// so that logs keep it. Clients see the same text whatever the store.
+func UnavailableError(cause error) error {
+	return errors.Join(Errorf(EUNAVAILABLE, "the database is unavailable; try again shortly"), cause)
+}
+
+// storeChainID returns the key of an EVM chain's rows, its EIP-155 id. It
+// returns EINVALID for any other chain.
+func storeChainID(c Chain) (int64, error) {
+	id := c.ID()
+	if id == 0 {
+		return 0, Errorf(EINVALID, "chain %q is not an EVM chain", c)
+	}
+	return id, nil
+}
+
+// chainTx resolves chain to its key and begins a read transaction for the
+// statements of one request.
+func (s *SQLStore) chainTx(ctx context.Context, chain Chain) (StoreTx, int64, error) {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return nil, 0, err
+	}
+	tx, err := s.ReadTx(ctx)
+	return tx, id, err
+}
+
+// errFirstRow ends a query after its first row.
+var errFirstRow = errors.New("first row read")
+
+// queryRow runs a statement of at most one row and scans it into dest,
+// reporting whether there was one.
+func queryRow(ctx context.Context, c StoreConn, query string, args []any, dest ...any) (bool, error) {
+	found := false
+	err := c.Query(ctx, query, args, dest, func() error { found = true; return errFirstRow })
+	if errors.Is(err, errFirstRow) {
+		err = nil
+	}
+	return found, err
+}
+
+// scan holds the destinations of a row and the steps that turn what was
+// scanned into the domain's values, where drivers differ or cannot scan
+// directly: fixed-size arrays, uint64 counters stored bit for bit in int64,
+// nullable addresses, empty blobs that come back as NULL.
+type scan struct {
+	dest []any
+	post []func() error
+}
+
+// to scans columns straight into p.
+func (s *scan) to(p ...any) *scan {
+	s.dest = append(s.dest, p...)
+	return s
+}
+
+// then adds a step run after each row.
+func (s *scan) then(f func() error) *scan {
+	s.post = append(s.post, f)
+	return s
+}
+
+// fixed scans a hash, address or key into dst, which it must fill exactly.
+func (s *scan) fixed(dst []byte) *scan {
+	var b []byte
+	return s.to(&b).then(func() error { return fixedBytes(dst, b) })
+}
+
+// counter scans a uint64 stored bit for bit as a signed 64-bit integer
+// (block numbers, gas, nonces, sizes, slots).
+func (s *scan) counter(p *uint64) *scan {
+	var v int64
+	return s.to(&v).then(func() error { *p = uint64(v); return nil })
+}
+
+// address scans a nullable address.
+func (s *scan) address(p **Address) *scan {
+	var b []byte
+	return s.to(&b).then(func() error {
+		*p = nil
+		if b == nil {
+			return nil
+		}
+		*p = new(Address)
+		return fixedBytes((*p)[:], b)
+	})
+}
+
+// bytes scans a blob that is never NULL: drivers may give an empty one as
+// nil, and the API must still write "0x".
+func (s *scan) bytes(p *[]byte) *scan {
+	return s.to(p).then(func() error {
+		if *p == nil {
+			*p = []byte{}
+		}
+		return nil
+	})
+}
+
+// done runs the steps of the row just scanned.
+func (s *scan) done() error {
+	for _, f := range s.post {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// each returns the row function of a Query that scans into s: it finishes
+// each row and calls keep.
+func (s *scan) each(keep func() error) func() error {
+	return func() error {
+		if err := s.done(); err != nil {
+			return err
+		}
+		return keep()
+	}
+}
+
+// fixedBytes copies a stored value of fixed size into dst.
+func fixedBytes(dst, b []byte) error {
+	if len(b) != len(dst) {
+		return fmt.Errorf("stored value has %d bytes, want %d", len(b), len(dst))
+	}
+	copy(dst, b)
+	return nil
+}

@@ -1,0 +1,151 @@
+package chainquery
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// Filter Traces in the SQL stores: the query plan, the code tables of trace
+// types and call types, and the read itself.
+
+// TracePlan is how a SQL store finds the traces of one Filter Traces request
+// once its range is a block range. Every statement of the plan is bounded by
+// what it returns: without addresses, the page is a primary-key range scan
+// and the count sums the blocks' trace counts; with addresses, each address
+// is one walk of at most offset+limit entries of an index in API order, the
+// walks merged, and the count counts index entries without touching trace
+// rows. docs/storage.md shows the plans.
+type TracePlan struct {
+	Chain  int64 // the chain's key (its EIP-155 id)
+	Lo, Hi int64 // the block range, both ends inclusive
+	Page   Page
+
+	// FromIndex says which index the walks use: the sender's (traces_from)
+	// when set, else the recipient's (traces_to).
+	FromIndex bool
+
+	// Walk holds the addresses walked, one walk each; it is empty without
+	// an address filter.
+	Walk [][]byte
+
+	// Also holds, with FromIndex, the recipients that a trace must have too
+	// (from_address and to_address together); traces_from carries to_addr,
+	// so the walks stay in the index.
+	Also [][]byte
+}
+
+// NewTracePlan returns the plan of f on the chain keyed chain over the blocks
+// lo to hi. An address given twice is walked once.
+func NewTracePlan(chain int64, lo, hi uint64, f TraceFilter) *TracePlan {
+	p := &TracePlan{Chain: chain, Lo: int64(lo), Hi: int64(hi), Page: f.Page}
+	from, to := uniqueAddresses(f.FromAddresses), uniqueAddresses(f.ToAddresses)
+	if len(from) > 0 {
+		p.FromIndex, p.Walk, p.Also = true, addressBytes(from), addressBytes(to)
+	} else if len(to) > 0 {
+		p.Walk = addressBytes(to)
+	}
+	return p
+}
+
+func uniqueAddresses(addrs []Address) []Address {
+	var out []Address
+	for i, a := range addrs {
+		if !slices.Contains(addrs[:i], a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func addressBytes(addrs []Address) [][]byte {
+	out := make([][]byte, len(addrs))
+	for i := range addrs {
+		out[i] = addrs[i][:]
+	}
+	return out
+}
+
+// Trace types and call types are stored as small integers: each one's code
+// is its position here, in every store (the migrations' comments say them
+// too).
+var (
+	traceTypeCodes = []string{TraceCall, TraceCreate, TraceSuicide}
+	callTypeCodes  = []string{CallTypeCall, CallTypeDelegateCall, CallTypeStaticCall, CallTypeCreate}
+)
+
+// FindTraces returns one page of the traces matching f in API order and the
+// number of matches over all pages (TraceService). The datetime range
+// becomes a block range with two seeks on the blocks' timestamps
+// (TraceFilter.BlockRange); then TracePlan says how the traces are found.
+func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int, error) {
+	tx, id, err := s.chainTx(ctx, f.Chain)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+
+	seek := func(q string) func(int64) (uint64, bool, error) {
+		return func(ts int64) (uint64, bool, error) {
+			var n int64
+			found, err := queryRow(ctx, tx, q, []any{id, ts}, &n)
+			return uint64(n), found, err
+		}
+	}
+	lo, hi, ok, err := f.BlockRange(seek(s.SQL.FirstBlockAtOrAfter), seek(s.SQL.LastBlockAtOrBefore))
+	if err != nil || !ok {
+		return []*Trace{}, 0, err
+	}
+	p := NewTracePlan(id, lo, hi, f)
+	var count int
+	q, args := s.SQL.TraceCount(p)
+	if _, err := queryRow(ctx, tx, q, args, &count); err != nil {
+		return nil, 0, err
+	}
+	if f.Offset >= count {
+		return []*Trace{}, count, nil
+	}
+	var t Trace
+	sc := s.traceScan(&t)
+	out := []*Trace{}
+	q, args = s.SQL.TracePage(p)
+	err = tx.Query(ctx, q, args, sc.dest, sc.each(func() error {
+		row := t
+		out = append(out, &row)
+		return nil
+	}))
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, count, nil
+}
+
+// traceScan returns the scan of a row of TracePage into t: t.block_number,
+// the block's timestamp and version, the transaction's hash, t.tx_index,
+// t.trace_address, the transaction's from_addr, to_addr and status, t.type,
+// t.call_type, t.from_addr, t.to_addr, t.gas, t.gas_used, t.value,
+// t.subtraces, t.input, t.output, t.error.
+func (s *SQLStore) traceScan(t *Trace) *scan {
+	var addr string
+	var typ, callType int
+	var errText *string
+	sc := &scan{}
+	sc.counter(&t.BlockNumber).to(&t.Timestamp, &t.Version).fixed(t.TransactionHash[:]).to(&t.TransactionIndex, &addr).
+		fixed(t.TransactionFrom[:]).address(&t.TransactionTo).to(&t.TransactionStatus, &typ, &callType).
+		fixed(t.From[:]).address(&t.To).counter(&t.Gas).counter(&t.GasUsed).to(s.ScanAmount(&t.Value), &t.Subtraces).
+		bytes(&t.Input).bytes(&t.Output).to(&errText)
+	return sc.then(func() error {
+		var err error
+		if t.TraceAddress, err = ParseTraceAddress(addr); err != nil {
+			return err
+		}
+		if typ < 0 || typ >= len(traceTypeCodes) || callType < 0 || callType >= len(callTypeCodes) {
+			return fmt.Errorf("unknown trace type code %d or call type code %d", typ, callType)
+		}
+		t.Type, t.CallType, t.Error = traceTypeCodes[typ], callTypeCodes[callType], ""
+		if errText != nil {
+			t.Error = *errText
+		}
+		return nil
+	})
+}

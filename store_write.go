@@ -1,0 +1,235 @@
+package chainquery
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"slices"
+)
+
+// The block writes of the SQL stores (BlockWriter): what SQLStore does in
+// one write transaction, and the rows it writes.
+
+// BlockBatch is the write transaction of one WriteBlocks or ReplaceBlocks
+// call, begun by SQLStore.BeginBlocks. SQLStore runs the statements of
+// StoreSQL.Rewind on it when it replaces, asks for the versions stored at
+// the batch's heights, clears the heights written again, inserts the rows
+// and commits.
+type BlockBatch interface {
+	StoreTx
+
+	// PriorVersions returns the highest version stored or orphaned at each
+	// of heights that has one.
+	PriorVersions(ctx context.Context, heights []uint64) (map[uint64]int, error)
+
+	// DeleteHeights removes the blocks stored at heights with all their
+	// rows, and their orphan records: blocks are written there next.
+	DeleteHeights(ctx context.Context, heights []uint64) error
+
+	// Insert inserts the rows of tables, which are BlockTables filled.
+	Insert(ctx context.Context, tables []StoreTable) error
+}
+
+// StoreTable is a table that a block batch fills, with its rows. Values
+// holds the rows one after the other, each the values of Columns in order.
+// A value is an int64 (block numbers, times, and uint64 counters stored bit
+// for bit), an int, a bool, a string, a []byte, nil for NULL, or an amount
+// in the store's form (SQLStore.AmountArg).
+type StoreTable struct {
+	Name    string
+	Columns []string
+	Values  []any
+}
+
+// Rows returns the number of rows of t.
+func (t *StoreTable) Rows() int { return len(t.Values) / len(t.Columns) }
+
+// BlockTables returns the tables a block batch fills, without rows, in the
+// order a store inserts them.
+func BlockTables() []StoreTable {
+	return []StoreTable{
+		{Name: "blocks", Columns: []string{"chain", "number", "hash", "parent_hash", "timestamp", "version", "logs_bloom",
+			"transactions_root", "state_root", "receipts_root", "miner", "extra_data", "size", "gas_limit", "gas_used",
+			"transaction_count", "base_fee_per_gas", "trace_count"}},
+		{Name: "transactions", Columns: []string{"chain", "block_number", "tx_index", "hash", "from_addr", "to_addr", "value",
+			"gas_limit", "gas_price", "effective_gas_price", "max_fee_per_gas", "max_priority_fee_per_gas", "gas_used",
+			"cumulative_gas_used", "nonce", "input", "type", "contract_address", "status", "log_count"}},
+		{Name: "logs", Columns: []string{"chain", "block_number", "tx_index", "log_index", "address",
+			"topic0", "topic1", "topic2", "topic3", "data"}},
+		{Name: "traces", Columns: []string{"chain", "block_number", "tx_index", "trace_pos", "trace_address", "type", "call_type",
+			"from_addr", "to_addr", "gas", "gas_used", "value", "subtraces", "input", "output", "error"}},
+	}
+}
+
+// WriteBlocks stores blocks with all their rows in one transaction,
+// replacing whatever is stored at their heights (BlockWriter).
+func (s *SQLStore) WriteBlocks(ctx context.Context, chain Chain, blocks []*BlockData) error {
+	return s.writeBlocks(ctx, chain, nil, blocks)
+}
+
+// ReplaceBlocks removes every stored block of chain at or above from and
+// writes blocks in their place, in one transaction (BlockWriter).
+func (s *SQLStore) ReplaceBlocks(ctx context.Context, chain Chain, from uint64, blocks []*BlockData) error {
+	return s.writeBlocks(ctx, chain, &from, blocks)
+}
+
+func (s *SQLStore) writeBlocks(ctx context.Context, chain Chain, rewindFrom *uint64, blocks []*BlockData) error {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return err
+	}
+	heights := blockHeights(blocks)
+	b, err := s.BeginBlocks(ctx, id, heights)
+	if err != nil {
+		return err
+	}
+	defer b.Rollback()
+	if rewindFrom != nil {
+		for _, q := range s.SQL.Rewind {
+			if _, err := b.Exec(ctx, q, id, int64(*rewindFrom)); err != nil {
+				return err
+			}
+		}
+	}
+	prior, err := b.PriorVersions(ctx, heights)
+	if err != nil {
+		return err
+	}
+	if len(prior) > 0 {
+		again := make([]uint64, 0, len(prior))
+		for n := range prior {
+			again = append(again, n)
+		}
+		slices.Sort(again)
+		if err := b.DeleteHeights(ctx, again); err != nil {
+			return err
+		}
+	}
+	tables, err := blockRows(id, planVersions(blocks, prior), s.AmountArg)
+	if err != nil {
+		return err
+	}
+	if err := b.Insert(ctx, tables); err != nil {
+		return err
+	}
+	return b.Commit(ctx)
+}
+
+// blockRows returns BlockTables filled with the rows of blocks, whose
+// versions are set, writing amounts with amount.
+func blockRows(chain int64, blocks []*BlockData, amount func(*big.Int) any) ([]StoreTable, error) {
+	tables := BlockTables()
+	for _, d := range blocks {
+		if err := addBlockRows(tables, chain, d, amount); err != nil {
+			return nil, fmt.Errorf("block %d: %w", d.Block.Number, err)
+		}
+	}
+	return tables, nil
+}
+
+func addBlockRows(tables []StoreTable, chain int64, d *BlockData, amount func(*big.Int) any) error {
+	blocks, txs, logs := &tables[0], &tables[1], &tables[2]
+	b := d.Block
+	n := int64(b.Number)
+	logCounts := make(map[int]int, len(d.Transactions))
+	for _, l := range d.Logs {
+		logCounts[l.TransactionIndex]++
+	}
+	var bloom, extra any
+	if len(b.LogsBloom) > 0 {
+		bloom = b.LogsBloom
+	}
+	if b.HasExtraData {
+		extra = notNil(b.ExtraData)
+	}
+	blocks.Values = append(blocks.Values, chain, n, b.Hash[:], b.ParentHash[:], b.Timestamp, b.Version, bloom,
+		b.TransactionsRoot[:], b.StateRoot[:], b.ReceiptsRoot[:], b.Miner[:], extra, int64(b.Size),
+		int64(b.GasLimit), int64(b.GasUsed), b.TransactionCount, nullAmount(b.BaseFeePerGas, amount), len(d.Traces))
+	for _, t := range d.Transactions {
+		txs.Values = append(txs.Values, chain, n, t.Index, t.Hash[:], t.From[:], addressOrNull(t.To),
+			amount(orZero(t.Value)), int64(t.GasLimit), nullAmount(t.GasPrice, amount), nullAmount(t.EffectiveGasPrice, amount),
+			nullAmount(t.MaxFeePerGas, amount), nullAmount(t.MaxPriorityFeePerGas, amount), int64(t.GasUsed), int64(t.CumulativeGasUsed),
+			int64(t.Nonce), notNil(t.Input), t.Type, addressOrNull(t.ContractAddress), t.Status, logCounts[t.Index])
+	}
+	for _, l := range d.Logs {
+		var topics [4]any
+		if len(l.Topics) > len(topics) {
+			return fmt.Errorf("log %d has %d topics", l.LogIndex, len(l.Topics))
+		}
+		for i := range l.Topics {
+			topics[i] = l.Topics[i][:]
+		}
+		logs.Values = append(logs.Values, chain, n, l.TransactionIndex, l.LogIndex, l.Address[:],
+			topics[0], topics[1], topics[2], topics[3], notNil(l.Data))
+	}
+	return addTraceRows(&tables[3], chain, n, d.Traces, amount)
+}
+
+// addTraceRows adds traces in API order: by transaction, then depth-first
+// pre-order, each with its rank in that order as trace_pos.
+func addTraceRows(traces *StoreTable, chain, n int64, rows []*Trace, amount func(*big.Int) any) error {
+	sorted := slices.Clone(rows)
+	slices.SortStableFunc(sorted, func(a, b *Trace) int {
+		if a.TransactionIndex != b.TransactionIndex {
+			return a.TransactionIndex - b.TransactionIndex
+		}
+		return CompareTraceAddress(a.TraceAddress, b.TraceAddress)
+	})
+	pos, lastTx := 0, -1
+	for _, t := range sorted {
+		if t.TransactionIndex != lastTx {
+			pos, lastTx = 0, t.TransactionIndex
+		}
+		addr := FormatTraceAddress(t.TraceAddress)
+		typ := slices.Index(traceTypeCodes, t.Type)
+		if typ < 0 {
+			return fmt.Errorf("trace %d/%s: unknown type %q", t.TransactionIndex, addr, t.Type)
+		}
+		callType := slices.Index(callTypeCodes, t.CallType)
+		if callType < 0 {
+			return fmt.Errorf("trace %d/%s: unknown call type %q", t.TransactionIndex, addr, t.CallType)
+		}
+		var errText any
+		if t.Error != "" {
+			errText = t.Error
+		}
+		traces.Values = append(traces.Values, chain, n, t.TransactionIndex, pos, addr, typ, callType,
+			t.From[:], addressOrNull(t.To), int64(t.Gas), int64(t.GasUsed), amount(orZero(t.Value)),
+			t.Subtraces, notNil(t.Input), notNil(t.Output), errText)
+		pos++
+	}
+	return nil
+}
+
+// addressOrNull is the value of a nullable address column.
+func addressOrNull(a *Address) any {
+	if a == nil {
+		return nil
+	}
+	return a[:]
+}
+
+// notNil is the value of a blob column that is never NULL: an empty blob,
+// not NULL, where there are no bytes.
+func notNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// nullAmount is the value of a nullable amount column.
+func nullAmount(v *big.Int, amount func(*big.Int) any) any {
+	if v == nil {
+		return nil
+	}
+	return amount(v)
+}
+
+// orZero is the amount of a column that is never NULL.
+func orZero(v *big.Int) *big.Int {
+	if v == nil {
+		return new(big.Int)
+	}
+	return v
+}
