@@ -1,0 +1,234 @@
+package polychain_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/evm"
+	"github.com/chainquery/chainquery/internal/polychain"
+	"github.com/chainquery/chainquery/jsonrpc"
+)
+
+func tinyChain(t testing.TB) *polychain.Chain {
+	t.Helper()
+	c, err := polychain.New(polychain.Config{Seed: 7, Blocks: 6, TxPerBlock: 40, Accounts: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// decode makes block n's rows with the project's decoders from the
+// rendered answers, with traces of the given kind.
+func decode(t *testing.T, c *polychain.Chain, n uint64, traces polychain.Kind) *chainquery.BlockData {
+	t.Helper()
+	b := c.Block(n)
+	d, err := evm.DecodeBlock(chainquery.Polygon, polychain.Render(b, polychain.KindBlockFull))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var receipts []json.RawMessage
+	if err := json.Unmarshal(polychain.Render(b, polychain.KindReceipts), &receipts); err != nil {
+		t.Fatal(err)
+	}
+	if err := evm.ApplyReceipts(d, receipts); err != nil {
+		t.Fatal(err)
+	}
+	if traces == polychain.KindParity {
+		err = evm.DecodeParityTraces(d, polychain.Render(b, traces))
+	} else {
+		err = evm.DecodeCallTraces(d, polychain.Render(b, traces))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := evm.CheckComplete(d, true); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestDecode decodes every block of a small chain with the project's
+// decoders, checks the rows are complete and match the generator's model,
+// and that trace_block and the callTracer give the same trace rows.
+func TestDecode(t *testing.T) {
+	c := tinyChain(t)
+	kinds := map[string]bool{}
+	for n := c.First(); n <= c.Last(); n++ {
+		b := c.Block(n)
+		p := decode(t, c, n, polychain.KindParity)
+		ct := decode(t, c, n, polychain.KindCallTracer)
+		if p.Block.Hash != chainquery.Hash(b.Hash) || p.Block.ParentHash != chainquery.Hash(c.BlockHash(n-1)) {
+			t.Errorf("block %d: hash or parent hash differ from the model", n)
+		}
+		if p.Block.Timestamp != c.Time(n) {
+			t.Errorf("block %d: timestamp %d, want %d", n, p.Block.Timestamp, c.Time(n))
+		}
+		if len(p.Transactions) != c.TxCount(n) {
+			t.Errorf("block %d: %d transactions, want %d", n, len(p.Transactions), c.TxCount(n))
+		}
+		frames, logs := 0, 0
+		for _, tx := range b.Txs {
+			tx.Root.Walk(func(f *polychain.Frame, depth int) {
+				frames++
+				kinds[f.Kind] = true
+				if f.Error != "" {
+					kinds["error"] = true
+				}
+			})
+			logs += len(tx.Logs)
+			if !tx.Status {
+				kinds["reverted tx"] = true
+			}
+			kinds[fmt.Sprintf("type %d", tx.Type)] = true
+		}
+		if len(p.Traces) != frames || len(p.Logs) != logs {
+			t.Errorf("block %d: %d traces and %d logs, want %d and %d", n, len(p.Traces), len(p.Logs), frames, logs)
+		}
+		for i, tx := range p.Transactions {
+			m := b.Txs[i]
+			if tx.Hash != chainquery.Hash(m.Hash) || tx.Status != m.Status || tx.GasUsed != m.GasUsed || tx.EffectiveGasPrice.Uint64() != m.EffPrice {
+				t.Errorf("block %d tx %d: %+v differs from the model", n, i, tx)
+			}
+		}
+		if len(p.Traces) != len(ct.Traces) {
+			t.Fatalf("block %d: %d trace_block rows, %d callTracer rows", n, len(p.Traces), len(ct.Traces))
+		}
+		for i := range p.Traces {
+			if a, b := traceString(p.Traces[i]), traceString(ct.Traces[i]); a != b {
+				t.Errorf("block %d row %d:\ntrace_block %s\ncallTracer  %s", n, i, a, b)
+			}
+		}
+	}
+	for _, k := range []string{"CALL", "STATICCALL", "DELEGATECALL", "CREATE", "CREATE2", "SELFDESTRUCT", "error", "reverted tx", "type 0", "type 2"} {
+		if !kinds[k] {
+			t.Errorf("the chain has no %s", k)
+		}
+	}
+}
+
+func traceString(t *chainquery.Trace) string {
+	to := "nil"
+	if t.To != nil {
+		to = t.To.Hex()
+	}
+	return fmt.Sprintf("%d %s %d [%s] %s/%s %s->%s gas %d used %d value %s sub %d in %x out %x err %q",
+		t.BlockNumber, t.TransactionHash.Hex(), t.TransactionIndex, chainquery.FormatTraceAddress(t.TraceAddress),
+		t.Type, t.CallType, t.From.Hex(), to, t.Gas, t.GasUsed, chainquery.BigString(t.Value), t.Subtraces, t.Input, t.Output, t.Error)
+}
+
+// TestDeterministic checks that a block is the same whether made alone, in
+// another order, or by another Chain of the same Config.
+func TestDeterministic(t *testing.T) {
+	a, b := tinyChain(t), tinyChain(t)
+	last := string(polychain.Render(a.Block(a.Last()), polychain.KindParity))
+	for n := b.Last(); n >= b.First(); n-- {
+		b.Block(n)
+	}
+	if string(polychain.Render(b.Block(b.Last()), polychain.KindParity)) != last {
+		t.Fatal("the same block rendered twice differs")
+	}
+	other, _ := polychain.New(polychain.Config{Seed: 8, Blocks: 6, TxPerBlock: 40, Accounts: 2000})
+	if string(polychain.Render(other.Block(other.Last()), polychain.KindParity)) == last {
+		t.Fatal("another seed gave the same block")
+	}
+}
+
+// TestFetcher serves the chain over HTTP and fetches it with the ingester's
+// own fetcher, once per trace dialect: the probe finds both methods and the
+// two give the same rows.
+func TestFetcher(t *testing.T) {
+	c := tinyChain(t)
+	for _, dir := range []string{"", t.TempDir()} {
+		node := &polychain.Node{Chain: c, Dir: dir}
+		if dir != "" {
+			if err := node.Prerender(context.Background(), 2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		url := serve(t, node)
+		ctx := context.Background()
+		rpc := jsonrpc.NewClient(url)
+		var rows [2][]*chainquery.BlockData
+		for i, traces := range []string{evm.TracesParity, evm.TracesCallTracer} {
+			plan, err := evm.Probe(ctx, rpc, traces)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !plan.BlockReceipts {
+				t.Fatal("the probe did not find eth_getBlockReceipts")
+			}
+			f := evm.NewFetcher(rpc, chainquery.Polygon, plan, nil)
+			if rows[i], err = f.Blocks(ctx, c.First(), c.Last()); err != nil {
+				t.Fatal(err)
+			}
+			if h, err := f.BlockHash(ctx, c.Last()); err != nil || h != chainquery.Hash(c.BlockHash(c.Last())) {
+				t.Fatalf("BlockHash: %s, %v", h, err)
+			}
+		}
+		for j := range rows[0] {
+			p, ct := rows[0][j], rows[1][j]
+			if !slices.EqualFunc(p.Traces, ct.Traces, func(a, b *chainquery.Trace) bool { return traceString(a) == traceString(b) }) {
+				t.Errorf("block %d: the two dialects differ", p.Block.Number)
+			}
+		}
+		// eth_getTransactionReceipt, for nodes probed without block receipts.
+		var r struct {
+			TransactionHash string `json:"transactionHash"`
+			GasUsed         string `json:"gasUsed"`
+		}
+		hash := chainquery.Hash(c.TxHash(c.First(), 3)).Hex()
+		if err := rpc.Call(ctx, &r, "eth_getTransactionReceipt", hash); err != nil || r.TransactionHash != hash {
+			t.Fatalf("eth_getTransactionReceipt: %+v %v", r, err)
+		}
+	}
+}
+
+func serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// TestShape measures a default-sized chain (200,000 accounts, 100
+// transactions per block) over a few blocks and checks it is Polygon-shaped:
+// about 830 frames, 390 logs and 1 MB of answers per block, depth up to 8,
+// and the hottest callee the to of about 10% of the frames.
+func TestShape(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	c, err := polychain.New(polychain.Config{Seed: 1, Blocks: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := polychain.Measure(c, c.First(), c.Last())
+	t.Logf("%s", s)
+	within := func(name string, v, lo, hi float64) {
+		if v < lo || v > hi {
+			t.Errorf("%s = %.1f, want %.0f to %.0f", name, v, lo, hi)
+		}
+	}
+	within("transactions per block", s.TxPerBlock, 90, 110)
+	within("frames per block", s.TracesPerBlock, 700, 960)
+	within("logs per block", s.LogsPerBlock, 330, 450)
+	within("KB per block", s.BytesPerBlock/1000, 800, 1300)
+	within("hot callee share %", s.HotShare*100, 8, 12)
+	if s.MaxDepth != 8 {
+		t.Errorf("max depth %d, want 8", s.MaxDepth)
+	}
+	_ = big.NewInt
+}
