@@ -68,13 +68,7 @@ func (s *SQLStore) findTransactions(ctx context.Context, c StoreConn, id int64, 
 		s.ScanAmount(&t.MaxFeePerGas), s.ScanAmount(&t.MaxPriorityFeePerGas)).
 		counter(&t.GasUsed).counter(&t.CumulativeGasUsed).counter(&t.Nonce).bytes(&t.Input).
 		to(&t.Type).address(&t.ContractAddress).to(&t.Status, &t.LogCount)
-	out := []*Transaction{}
-	err := c.Query(ctx, s.SQL.BlockTransactions, []any{id, int64(b.Number)}, sc.dest, sc.each(func() error {
-		row := t
-		out = append(out, &row)
-		return nil
-	}))
-	return out, err
+	return queryRows(ctx, c, s.SQL.BlockTransactions, []any{id, int64(b.Number)}, &sc, &t)
 }
 
 // LatestBlock returns the highest indexed block number of chain. It returns
@@ -146,12 +140,7 @@ func (s *SQLStore) FindBlockReceipts(ctx context.Context, f ReceiptFilter) ([]*R
 	var sc scan
 	sc.to(&r.TransactionIndex).fixed(r.TransactionHash[:]).counter(&r.CumulativeGasUsed).counter(&r.GasUsed).
 		address(&r.ContractAddress).to(&r.Status, s.ScanAmount(&r.EffectiveGasPrice))
-	out := []*Receipt{}
-	err = tx.Query(ctx, s.SQL.ReceiptPage, []any{id, int64(f.BlockNumber), f.Limit, f.Offset}, sc.dest, sc.each(func() error {
-		row := r
-		out = append(out, &row)
-		return nil
-	}))
+	out, err := queryRows(ctx, tx, s.SQL.ReceiptPage, []any{id, int64(f.BlockNumber), f.Limit, f.Offset}, &sc, &r)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -190,10 +179,8 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f LogFilter) ([]*Log
 	var topics [4][]byte
 	sc = scan{}
 	sc.to(&l.LogIndex).fixed(l.Address[:]).to(&topics[0], &topics[1], &topics[2], &topics[3]).bytes(&l.Data)
-	out := []*Log{}
-	args = []any{id, int64(l.BlockNumber), l.TransactionIndex, f.Limit, f.Offset}
-	err = tx.Query(ctx, s.SQL.LogPage, args, sc.dest, sc.each(func() error {
-		row := l
+	sc.then(func() error {
+		l.Topics = nil // a new slice for each row
 		for _, t := range topics {
 			if t == nil {
 				break
@@ -202,11 +189,12 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f LogFilter) ([]*Log
 			if err := fixedBytes(h[:], t); err != nil {
 				return err
 			}
-			row.Topics = append(row.Topics, h)
+			l.Topics = append(l.Topics, h)
 		}
-		out = append(out, &row)
 		return nil
-	}))
+	})
+	args = []any{id, int64(l.BlockNumber), l.TransactionIndex, f.Limit, f.Offset}
+	out, err := queryRows(ctx, tx, s.SQL.LogPage, args, &sc, &l)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -59,8 +59,8 @@ type StoreConn interface {
 	// The destinations are pointers to int, int64, bool, string, []byte
 	// (nil for NULL, and possibly for an empty value), *int64 and *string
 	// (nil for NULL), and ScanAmount's targets. The arguments are int64,
-	// int, string, []byte and [][]byte (an array, where the store's SQL
-	// takes one).
+	// int, string, []byte, nil (NULL) and [][]byte (an array, where the
+	// store's SQL takes one).
 	Query(ctx context.Context, query string, args, dest []any, row func() error) error
 
 	// Exec runs query with args and returns the number of rows it changed.
@@ -183,6 +183,21 @@ func queryRow(ctx context.Context, c StoreConn, query string, args []any, dest .
 		err = nil
 	}
 	return found, err
+}
+
+// queryRows runs query and returns, for each row that sc scans into *row, a
+// copy of *row; never nil.
+func queryRows[T any](ctx context.Context, c StoreConn, query string, args []any, sc *scan, row *T) ([]*T, error) {
+	out := []*T{}
+	err := c.Query(ctx, query, args, sc.dest, sc.each(func() error {
+		r := *row
+		out = append(out, &r)
+		return nil
+	}))
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // scan holds the destinations of a row and the steps that turn what was

@@ -106,14 +106,8 @@ func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int
 		return []*Trace{}, count, nil
 	}
 	var t Trace
-	sc := s.traceScan(&t)
-	out := []*Trace{}
 	q, args = s.SQL.TracePage(p)
-	err = tx.Query(ctx, q, args, sc.dest, sc.each(func() error {
-		row := t
-		out = append(out, &row)
-		return nil
-	}))
+	out, err := queryRows(ctx, tx, q, args, s.traceScan(&t), &t)
 	if err != nil {
 		return nil, 0, err
 	}
