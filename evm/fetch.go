@@ -115,13 +115,6 @@ func Probe(ctx context.Context, c *jsonrpc.Client, traces string) (Plan, error) 
 	return p, err
 }
 
-// NewClient is jsonrpc.NewClient.
-//
-// Deprecated: use jsonrpc.NewClient; the client moved there. This stays only
-// until postgres/ingest_outage_test.go, owned by the store work, calls
-// jsonrpc.NewClient.
-func NewClient(url string) *jsonrpc.Client { return jsonrpc.NewClient(url) }
-
 // Fetcher assembles complete blocks from a node following a Plan. It
 // implements ingest.EVMSource.
 type Fetcher struct {

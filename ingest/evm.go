@@ -28,13 +28,6 @@ type EVMSource interface {
 	BlockHash(ctx context.Context, number uint64) (chainquery.Hash, error)
 }
 
-// EVM is EVMLoop's former name.
-//
-// Deprecated: use EVMLoop, whose name does not shadow package evm. This
-// alias stays only until postgres/ingest_outage_test.go, owned by the store
-// work, says EVMLoop.
-type EVM = EVMLoop
-
 // EVMLoop ingests one EVM chain. The store is the cursor: blocks are written
 // whole, in order, one transaction per batch, so the highest stored block is
 // where a restarted ingester resumes, with no gap and no duplicate.

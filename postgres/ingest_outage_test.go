@@ -14,6 +14,7 @@ import (
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/ingest"
 	"github.com/chainquery/chainquery/internal/devchain"
+	"github.com/chainquery/chainquery/jsonrpc"
 	"github.com/chainquery/chainquery/postgres"
 )
 
@@ -40,7 +41,7 @@ func TestIngestSurvivesServerRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer node.Close()
-	rpc := evm.NewClient(node.URL)
+	rpc := jsonrpc.NewClient(node.URL)
 	traffic, err := devchain.Deploy(ctx, rpc)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func TestIngestSurvivesServerRestart(t *testing.T) {
 	}
 	db := postgres.MustOpen(t, postgres.NewTestDatabase(t, admin), postgres.Options{MaxConns: 4})
 	var logs syncBuffer
-	e := &ingest.EVM{Chain: chainquery.Polygon, Store: db, Source: slowSource{fetcher}, From: new(uint64), To: &head,
+	e := &ingest.EVMLoop{Chain: chainquery.Polygon, Store: db, Source: slowSource{fetcher}, From: new(uint64), To: &head,
 		Logger:      slog.New(slog.NewTextHandler(&logs, nil)),
 		BatchBlocks: 1, Concurrency: 1, StoreRetry: 50 * time.Millisecond}
 	done := make(chan error, 1)
