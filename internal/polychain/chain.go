@@ -36,7 +36,7 @@ const (
 	DefaultTxPerBlock = 100
 	DefaultAccounts   = 200_000
 	DefaultHotShare   = 0.107 // Zipf rank 1; transfers, creations and self-destructs dilute it to ~10% of traces
-	BlockInterval     = 2 // seconds between blocks, as on Polygon PoS
+	BlockInterval     = 2     // seconds between blocks, as on Polygon PoS
 )
 
 // DefaultStartTime is the timestamp of the first block: inside the

@@ -1,0 +1,171 @@
+package bench_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainquery/chainquery/evm"
+	"github.com/chainquery/chainquery/internal/bench"
+	"github.com/chainquery/chainquery/internal/polychain"
+)
+
+// buildChainquery builds the service binary, as the harness runs it.
+func buildChainquery(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "chainquery")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/chainquery")
+	cmd.Dir = "../.."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestSmoke runs the whole harness on a tiny chain: the real ingester
+// through both trace dialects, spot checks of the API against the
+// generator, and a one-second load run of two workloads. It asserts what
+// was produced, never how fast.
+func TestSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	ctx := context.Background()
+	bin := buildChainquery(t)
+	chain, err := polychain.New(polychain.Config{Seed: 3, Blocks: 20, TxPerBlock: 10, Accounts: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := &polychain.Node{Chain: chain}
+	if err := node.Prerender(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: node}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	rpc := "http://" + ln.Addr().String()
+
+	dir := t.TempDir()
+	var servers []*bench.Server
+	var results []*bench.IngestResult
+	for _, traces := range []string{evm.TracesParity, evm.TracesCallTracer} {
+		dsn := "sqlite:" + filepath.Join(dir, traces+".db")
+		res, err := bench.Ingest(ctx, bench.IngestOptions{Chainquery: bin, DSN: dsn, RPC: rpc,
+			From: chain.First(), To: chain.Last(), Traces: traces, Batch: 5, Concurrency: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Blocks != 20 || res.BlocksPS <= 0 || res.RawBlocksPS <= 0 || res.PeakRSS <= 0 {
+			t.Errorf("ingestion result %+v", res)
+		}
+		results = append(results, res)
+		s, err := bench.StartServer(ctx, bin, dsn, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Stop)
+		servers = append(servers, s)
+	}
+	table := bench.IngestTable(results)
+	t.Logf("\n%s", table)
+	if strings.Count(table, "\n") != 4 {
+		t.Errorf("ingestion table:\n%s", table)
+	}
+
+	n := chain.First() + 7
+	b := chain.Block(n)
+	frames := 0
+	for _, tx := range b.Txs {
+		tx.Root.Walk(func(*polychain.Frame, int) { frames++ })
+	}
+	var tracePages []string
+	for i, s := range servers {
+		var block struct {
+			Hash  string `json:"block_hash"`
+			Count int    `json:"transaction_count"`
+		}
+		getJSON(t, s, "GET", fmt.Sprintf("/api/v1/customer/polygon/block?block_number=%d", n), "", &block)
+		if want := "0x" + fmt.Sprintf("%x", b.Hash); block.Hash != want || block.Count != len(b.Txs) {
+			t.Errorf("server %d: block %d: %+v, want hash %s and %d transactions", i, n, block, want, len(b.Txs))
+		}
+		var receipts struct{ Count int }
+		getJSON(t, s, "GET", fmt.Sprintf("/api/v1/customer/polygon/blocks/receipts?block_number=%d", n), "", &receipts)
+		if receipts.Count != len(b.Txs) {
+			t.Errorf("server %d: %d receipts, want %d", i, receipts.Count, len(b.Txs))
+		}
+		var logs struct{ Count int }
+		getJSON(t, s, "GET", fmt.Sprintf("/api/v1/customer/polygon/transactions/0x%x/logs", b.Txs[2].Hash), "", &logs)
+		if logs.Count != len(b.Txs[2].Logs) {
+			t.Errorf("server %d: %d logs, want %d", i, logs.Count, len(b.Txs[2].Logs))
+		}
+		var traces struct{ Count int }
+		body := fmt.Sprintf(`{"from_block":%d,"to_block":%d}`, n, n)
+		page := getJSON(t, s, "POST", "/api/v1/customer/polygon/traces/filter?limit=50", body, &traces)
+		if traces.Count != frames {
+			t.Errorf("server %d: %d traces in block %d, want %d", i, traces.Count, n, frames)
+		}
+		tracePages = append(tracePages, page)
+	}
+	if tracePages[0] != tracePages[1] {
+		t.Errorf("trace_block and the callTracer gave different Filter Traces answers:\n%s\n%s", tracePages[0], tracePages[1])
+	}
+
+	ws, err := bench.Workloads(ctx, servers[0], chain, 4, func(name string) bool {
+		return name == "Get Latest Block" || name == "Filter Traces, 100 blocks, limit 50"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := bench.Load(ctx, servers[0], ws, bench.LoadOptions{Duration: 500 * time.Millisecond, Connections: 4, MaxRequests: 20_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := bench.LoadTable(rows)
+	t.Logf("\n%s", out)
+	if len(rows) != 2 || strings.Count(out, "\n") != 4 {
+		t.Fatalf("load table:\n%s", out)
+	}
+	for _, r := range rows {
+		if r.Server.Requests == 0 || r.Ceiling.Requests == 0 || r.Server.Errors+r.Ceiling.Errors != 0 || r.PeakRSS <= 0 {
+			t.Errorf("%s: %+v", r.Workload, r)
+		}
+	}
+}
+
+// getJSON makes one request and decodes its 200 answer into v; it returns
+// the body.
+func getJSON(t *testing.T, s *bench.Server, method, path, body string, v any) string {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("apikey", s.Key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var raw json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&raw); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}

@@ -1,0 +1,272 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// Server is a running `chainquery serve` with an API key.
+type Server struct {
+	URL  string
+	Key  string
+	Proc *Proc
+}
+
+var listening = regexp.MustCompile(`"url":"(http://127\.0\.0\.1:[0-9]+)"|url=(http://127\.0\.0\.1:[0-9]+)`)
+
+// StartServer creates an API key in dsn and starts `chainquery serve` on it,
+// listening on a free port of 127.0.0.1, pinned to cpus if not empty.
+func StartServer(ctx context.Context, chainquery, dsn, cpus string, extra ...string) (*Server, error) {
+	out, err := Run(ctx, []string{chainquery, "keys", "create", "--db", dsn, "--name", fmt.Sprintf("bench-%d", time.Now().UnixNano()), "--endpoints", "all"})
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	key := strings.TrimSpace(lines[len(lines)-1])
+	args := append([]string{"serve", "--db", dsn, "--listen", "127.0.0.1:0", "--log-format", "json"}, extra...)
+	p, err := Start(Command(cpus, chainquery, args...))
+	if err != nil {
+		return nil, err
+	}
+	m, err := p.WaitFor(ctx, listening, 60*time.Second)
+	if err != nil {
+		p.Stop()
+		return nil, err
+	}
+	return &Server{URL: m, Key: key, Proc: p}, nil
+}
+
+// Stop stops the server.
+func (s *Server) Stop() { s.Proc.Stop() }
+
+// Do makes one request of t against the server and returns the status and
+// body.
+func (s *Server) Do(ctx context.Context, t vegeta.Target) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, t.Method, s.URL+t.URL, bytes.NewReader(t.Body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("apikey", s.Key)
+	if t.Body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
+}
+
+// Workload is one kind of request: its targets are paths relative to the
+// server (method, path and query, body), taken in turn.
+type Workload struct {
+	Name    string
+	Targets []vegeta.Target
+	Count   int64 // the API's count for the first target, or -1
+}
+
+// LoadOptions bound a load run.
+type LoadOptions struct {
+	Duration    time.Duration // per measurement
+	Connections int           // concurrent connections, one worker each
+	MaxRequests uint64        // per measurement
+	Progress    func(string)
+}
+
+// Stats is one measurement.
+type Stats struct {
+	Requests uint64
+	Rate     float64 // successful answers per second
+	P50, P99 time.Duration
+	Errors   uint64
+	Err      string // the first error seen
+}
+
+// LoadRow is one workload: the ceiling and the server, measured one after
+// the other, and the server's peak RSS after it.
+type LoadRow struct {
+	Workload string
+	Count    int64
+	Bytes    int // size of the first target's answer
+	Ceiling  Stats
+	Server   Stats
+	PeakRSS  int64
+}
+
+// Ratio is the server's rate over the ceiling's.
+func (r *LoadRow) Ratio() float64 { return r.Server.Rate / r.Ceiling.Rate }
+
+// Load measures each workload: first the ceiling, a bare net/http server on
+// 127.0.0.1 that checks the apikey header and answers the pre-encoded body
+// the real server gave for the same request, then the real server, with the
+// same load.
+func Load(ctx context.Context, s *Server, workloads []Workload, o LoadOptions) ([]*LoadRow, error) {
+	if o.Connections <= 0 {
+		o.Connections = 32
+	}
+	if o.Duration <= 0 {
+		o.Duration = 8 * time.Second
+	}
+	if o.MaxRequests == 0 {
+		o.MaxRequests = 5_000_000
+	}
+	var rows []*LoadRow
+	for _, w := range workloads {
+		if o.Progress != nil {
+			o.Progress(fmt.Sprintf("load: %s (%d targets)", w.Name, len(w.Targets)))
+		}
+		answers := map[string][]byte{}
+		row := &LoadRow{Workload: w.Name, Count: w.Count}
+		for i, t := range w.Targets {
+			status, body, err := s.Do(ctx, t)
+			if err != nil {
+				return rows, err
+			}
+			if status != http.StatusOK {
+				return rows, fmt.Errorf("%s: %s %s: status %d: %s", w.Name, t.Method, t.URL, status, body)
+			}
+			if i == 0 {
+				row.Bytes = len(body)
+			}
+			answers[targetKey(t.Method, t.URL, t.Body)] = body
+		}
+		ceiling, stop, err := startCeiling(s.Key, answers)
+		if err != nil {
+			return rows, err
+		}
+		row.Ceiling = attack(ctx, ceiling, s.Key, w, o)
+		stop()
+		row.Server = attack(ctx, s.URL, s.Key, w, o)
+		row.PeakRSS = s.Proc.PeakRSS()
+		rows = append(rows, row)
+		if err := ctx.Err(); err != nil {
+			return rows, err
+		}
+	}
+	return rows, nil
+}
+
+func targetKey(method, uri string, body []byte) string {
+	return method + " " + uri + "\x00" + string(body)
+}
+
+// startCeiling serves answers on 127.0.0.1 after the apikey check, as
+// cheaply as net/http allows.
+func startCeiling(key string, answers map[string][]byte) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("apikey") != key {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		var body []byte
+		if r.Body != nil {
+			body, _ = io.ReadAll(io.LimitReader(r.Body, 64<<10))
+		}
+		a, ok := answers[targetKey(r.Method, r.URL.RequestURI(), body)]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(a)
+	})
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// boundedPacer sends as fast as the workers allow, up to max requests.
+type boundedPacer struct{ max uint64 }
+
+func (p boundedPacer) Pace(_ time.Duration, hits uint64) (time.Duration, bool) {
+	return 0, hits >= p.max
+}
+
+func (p boundedPacer) Rate(time.Duration) float64 { return 0 }
+
+// attack runs one measurement of w against base.
+func attack(ctx context.Context, base, key string, w Workload, o LoadOptions) Stats {
+	targets := make([]vegeta.Target, len(w.Targets))
+	for i, t := range w.Targets {
+		t.URL = base + t.URL
+		t.Header = http.Header{"Apikey": {key}}
+		if t.Body != nil {
+			t.Header.Set("Content-Type", "application/json")
+		}
+		targets[i] = t
+	}
+	n := uint64(o.Connections)
+	a := vegeta.NewAttacker(vegeta.Workers(n), vegeta.MaxWorkers(n), vegeta.Connections(o.Connections),
+		vegeta.MaxConnections(o.Connections), vegeta.KeepAlive(true), vegeta.MaxBody(0), vegeta.Timeout(30*time.Second))
+	var m vegeta.Metrics
+	var errs uint64
+	var first string
+	results := a.Attack(vegeta.NewStaticTargeter(targets...), boundedPacer{o.MaxRequests}, o.Duration, w.Name)
+	for {
+		select {
+		case r, ok := <-results:
+			if !ok {
+				m.Close()
+				st := Stats{Requests: m.Requests, P50: m.Latencies.P50, P99: m.Latencies.P99, Errors: errs, Err: first}
+				if secs := m.Duration.Seconds() + m.Wait.Seconds(); secs > 0 {
+					st.Rate = float64(m.Requests-errs) / secs
+				}
+				return st
+			}
+			if r.Error != "" || r.Code != http.StatusOK {
+				errs++
+				if first == "" {
+					first = fmt.Sprintf("%d %s", r.Code, r.Error)
+				}
+			}
+			m.Add(r)
+		case <-ctx.Done():
+			a.Stop()
+			for range results {
+			}
+			m.Close()
+			return Stats{Requests: m.Requests, Errors: errs, Err: ctx.Err().Error()}
+		}
+	}
+}
+
+// LoadTable is the markdown table of a load run.
+func LoadTable(rows []*LoadRow) string {
+	var b strings.Builder
+	b.WriteString("| workload | count | answer | ceiling req/s | server req/s | % of ceiling | server p50 | server p99 | ceiling p50 | ceiling p99 | errors | server peak RSS |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		count := ""
+		if r.Count >= 0 {
+			count = fmt.Sprint(r.Count)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %.0f | %.1f%% | %s | %s | %s | %s | %d | %s |\n",
+			r.Workload, count, kb(r.Bytes), r.Ceiling.Rate, r.Server.Rate, r.Ratio()*100,
+			ms(r.Server.P50), ms(r.Server.P99), ms(r.Ceiling.P50), ms(r.Ceiling.P99), r.Server.Errors+r.Ceiling.Errors, MB(r.PeakRSS))
+	}
+	return b.String()
+}
+
+func kb(n int) string {
+	if n < 1000 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f KB", float64(n)/1000)
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", d.Seconds()*1000) }

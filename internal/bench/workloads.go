@@ -1,0 +1,217 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/internal/polychain"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+const api = "/api/v1/customer/polygon"
+
+// Addresses are the callees the Filter Traces workloads ask for, found from
+// the generator's Zipf ranks.
+type Addresses struct {
+	Hot, Warm, Cold      string // about 10%, 0.1% and 0.001% of the traces
+	HotRank, WarmRank    int
+	ColdRank             int
+	Growth               [3]string // callees with about 1/16, 1/4 and all of the hot one's traces
+	GrowthRanks          [3]int
+	TenFrom, TenTo       []string // 10 hot callees as from_address, 10 others as to_address
+	TracesPerBlockApprox float64
+}
+
+// FindAddresses picks the workload addresses of c by rank.
+func FindAddresses(c *polychain.Chain) Addresses {
+	perBlock := 8.3 * float64(c.Config().TxPerBlock)
+	// rankFor is the rank whose expected share is the given one.
+	rankFor := func(share float64) int {
+		r := int(math.Round(math.Pow(c.ZipfShare(1)/share, 1/c.ZipfExponent())))
+		return max(1, min(r, c.Config().Accounts))
+	}
+	a := Addresses{TracesPerBlockApprox: perBlock, HotRank: 1}
+	a.WarmRank = rankFor(c.ZipfShare(1) / 100)
+	a.ColdRank = rankFor(c.ZipfShare(1) / 10_000)
+	a.Hot, a.Warm, a.Cold = c.Callee(a.HotRank), c.Callee(a.WarmRank), c.Callee(a.ColdRank)
+	for i, k := range []float64{16, 4, 1} {
+		a.GrowthRanks[i] = rankFor(c.ZipfShare(1) / k)
+		a.Growth[i] = c.Callee(a.GrowthRanks[i])
+	}
+	for r := 1; r <= 10; r++ {
+		a.TenFrom = append(a.TenFrom, c.Callee(r))
+		a.TenTo = append(a.TenTo, c.Callee(r+10))
+	}
+	return a
+}
+
+// filterBody is a Filter Traces request body.
+type filterBody struct {
+	FromBlock    *uint64 `json:"from_block,omitempty"`
+	ToBlock      *uint64 `json:"to_block,omitempty"`
+	FromDatetime string  `json:"from_datetime,omitempty"`
+	ToDatetime   string  `json:"to_datetime,omitempty"`
+	FromAddress  any     `json:"from_address,omitempty"`
+	ToAddress    any     `json:"to_address,omitempty"`
+}
+
+func (f filterBody) target(limit, offset int64) vegeta.Target {
+	body, _ := json.Marshal(f)
+	return vegeta.Target{Method: http.MethodPost, URL: fmt.Sprintf("%s/traces/filter?limit=%d&offset=%d", api, limit, offset), Body: body}
+}
+
+func get(format string, args ...any) vegeta.Target {
+	return vegeta.Target{Method: http.MethodGet, URL: fmt.Sprintf(api+format, args...)}
+}
+
+// Workloads returns the API workloads over c's blocks, with names matching
+// only if match is nil or matches. It asks s for the counts the deep offsets
+// need.
+func Workloads(ctx context.Context, s *Server, c *polychain.Chain, targets int, match func(string) bool) ([]Workload, error) {
+	if targets <= 0 {
+		targets = 32
+	}
+	r := rand.New(rand.NewPCG(c.Config().Seed, 42))
+	blocks := func() []uint64 {
+		out := make([]uint64, targets)
+		for i := range out {
+			out[i] = c.First() + r.Uint64N(uint64(c.Config().Blocks))
+		}
+		return out
+	}
+	ranges := func() []uint64 { // starts of 100-block ranges (or the whole chain, if shorter)
+		out := make([]uint64, targets)
+		span := uint64(max(1, c.Config().Blocks-99))
+		for i := range out {
+			out[i] = c.First() + r.Uint64N(span)
+		}
+		return out
+	}
+	a := FindAddresses(c)
+	dt := func(n uint64) string { return time.Unix(c.Time(n), 0).UTC().Format(time.RFC3339) }
+	all := filterBody{FromDatetime: dt(c.First()), ToDatetime: dt(c.Last())}
+
+	var ws []Workload
+	add := func(name string, ts []vegeta.Target) {
+		if match == nil || match(name) {
+			ws = append(ws, Workload{Name: name, Targets: ts, Count: -1})
+		}
+	}
+	each := func(ns []uint64, f func(uint64) vegeta.Target) []vegeta.Target {
+		out := make([]vegeta.Target, len(ns))
+		for i, n := range ns {
+			out[i] = f(n)
+		}
+		return out
+	}
+	txOf := func(n uint64) chainquery.Hash {
+		return chainquery.Hash(c.TxHash(n, r.IntN(c.TxCount(n))))
+	}
+	add("Get Latest Block", []vegeta.Target{get("/blocks/latest")})
+	add("Get Block", each(blocks(), func(n uint64) vegeta.Target { return get("/block?block_number=%d", n) }))
+	add("Get Block, full transactions", each(blocks(), func(n uint64) vegeta.Target {
+		return get("/block?block_number=%d&full_transactions=true", n)
+	}))
+	add("Get Block Receipts, limit 50", each(blocks(), func(n uint64) vegeta.Target {
+		return get("/blocks/receipts?block_number=%d&limit=50", n)
+	}))
+	add("Get Transaction Logs", each(blocks(), func(n uint64) vegeta.Target {
+		return get("/transactions/%s/logs?limit=50", txOf(n).Hex())
+	}))
+	add("Get Transaction Logs, block_number", each(blocks(), func(n uint64) vegeta.Target {
+		return get("/transactions/%s/logs?block_number=%d&limit=50", txOf(n).Hex(), n)
+	}))
+	span := func(n uint64, to any) filterBody {
+		last := min(n+99, c.Last())
+		return filterBody{FromBlock: &n, ToBlock: &last, ToAddress: to}
+	}
+	hundred := func(to any, offset int64) []vegeta.Target {
+		return each(ranges(), func(n uint64) vegeta.Target { return span(n, to).target(50, offset) })
+	}
+	add("Filter Traces, 100 blocks, limit 50", hundred(nil, 0))
+	add(fmt.Sprintf("Filter Traces, 100 blocks, hot to_address (rank %d)", a.HotRank), hundred(a.Hot, 0))
+	add(fmt.Sprintf("Filter Traces, 100 blocks, warm to_address (rank %d)", a.WarmRank), hundred(a.Warm, 0))
+	add(fmt.Sprintf("Filter Traces, 100 blocks, cold to_address (rank %d)", a.ColdRank), hundred(a.Cold, 0))
+	add("Filter Traces, 100 blocks, offset 1000", hundred(nil, 1000))
+	add("Filter Traces, 100 blocks, hot to_address, offset 1000", hundred(a.Hot, 1000))
+
+	// Queries over every block, at offsets up to half of their count.
+	type deep struct {
+		name    string
+		body    filterBody
+		offsets []string // "0", "1000", "half"
+	}
+	hot := all
+	hot.ToAddress = a.Hot
+	ten := all
+	ten.FromAddress, ten.ToAddress = a.TenFrom, a.TenTo
+	deeps := []deep{
+		{"Filter Traces, datetime range over all blocks, hot to_address", hot, []string{"0", "half"}},
+		{"Filter Traces, datetime range over all blocks, 10 from_address AND 10 to_address", ten, []string{"0", "1000", "half"}},
+	}
+	for i, k := range []int{1, 4, 16} {
+		g := all
+		g.ToAddress = a.Growth[i]
+		deeps = append(deeps, deep{fmt.Sprintf("Filter Traces, datetime range over all blocks, to_address of rank %d (growth %dx)", a.GrowthRanks[i], k), g, []string{"0"}})
+	}
+	for _, d := range deeps {
+		var count int64 = -1
+		for _, off := range d.offsets {
+			name := d.name + ", offset " + off
+			if match != nil && !match(name) {
+				continue
+			}
+			if count < 0 {
+				var err error
+				if count, err = countOf(ctx, s, d.body.target(1, 0)); err != nil {
+					return nil, err
+				}
+			}
+			offset := int64(0)
+			switch off {
+			case "1000":
+				offset = 1000
+			case "half":
+				offset = count / 2
+				name = fmt.Sprintf("%s (%d)", d.name+", offset half of count", offset)
+			}
+			ws = append(ws, Workload{Name: name, Targets: []vegeta.Target{d.body.target(50, offset)}, Count: count})
+		}
+	}
+	// The count of the first target of each Filter Traces workload.
+	for i := range ws {
+		w := &ws[i]
+		if w.Count < 0 && w.Targets[0].Method == http.MethodPost {
+			n, err := countOf(ctx, s, w.Targets[0])
+			if err != nil {
+				return nil, err
+			}
+			w.Count = n
+		}
+	}
+	return ws, nil
+}
+
+// countOf asks the server for a list answer's count.
+func countOf(ctx context.Context, s *Server, t vegeta.Target) (int64, error) {
+	status, body, err := s.Do(ctx, t)
+	if err != nil {
+		return 0, err
+	}
+	if status != http.StatusOK {
+		return 0, fmt.Errorf("%s %s: status %d: %s", t.Method, t.URL, status, body)
+	}
+	var v struct {
+		Count int64 `json:"count"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return 0, fmt.Errorf("%s %s: %w", t.Method, t.URL, err)
+	}
+	return v.Count, nil
+}

@@ -1,0 +1,351 @@
+// Command cqbench is the Polygon-shaped benchmark harness (package
+// internal/bench): a synthetic Polygon node, ingestion by the real
+// `chainquery ingest evm` against the raw fetch rate, and a load run of the
+// API workloads against the real `chainquery serve` next to a ceiling. It is
+// a binary of its own so that its load generator (vegeta) never enters the
+// service's. scripts/bench runs it; docs/benchmarks.md has the figures.
+//
+//	cqbench node   [chain flags] [--cache DIR] [--listen 127.0.0.1:0]
+//	cqbench shape  [chain flags] [--sample N]
+//	cqbench ingest [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--pg DSN] [--traces M] [--node-cpus LIST]
+//	cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s] [--connections 32] [--only REGEXP]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/chainquery/chainquery/evm"
+	"github.com/chainquery/chainquery/internal/bench"
+	"github.com/chainquery/chainquery/internal/polychain"
+)
+
+const usage = `Usage:
+  cqbench node   [chain flags] [--cache DIR] [--listen 127.0.0.1:0]
+  cqbench shape  [chain flags] [--sample N]
+  cqbench ingest [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--pg DSN]
+                 [--traces trace_block|debug_trace|both] [--batch N] [--concurrency N] [--node-cpus LIST]
+  cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s]
+                 [--connections 32] [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST]
+
+node serves the chain over JSON-RPC on 127.0.0.1; shape prints what its blocks
+hold; ingest builds the dataset with the real ingester, measured against the
+raw fetch rate of the same calls; load measures every API workload against the
+real server, next to a bare net/http ceiling. Pin with taskset: run
+'taskset -c 1 cqbench ingest --node-cpus 0 ...' to give the node CPU 0 and the
+ingester (and the raw fetch) CPU 1.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, "cqbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return flag.ErrHelp
+	}
+	switch args[0] {
+	case "node":
+		return runNode(ctx, args[1:])
+	case "shape":
+		return runShape(args[1:])
+	case "ingest":
+		return runIngest(ctx, args[1:])
+	case "load":
+		return runLoad(ctx, args[1:])
+	}
+	fmt.Fprint(os.Stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// chainFlags are the generator's settings, shared by every command.
+type chainFlags struct{ cfg polychain.Config }
+
+func (c *chainFlags) register(fs *flag.FlagSet) {
+	fs.Uint64Var(&c.cfg.Seed, "seed", 1, "generator `SEED`")
+	fs.Uint64Var(&c.cfg.Start, "start", polychain.DefaultStart, "number of the first block")
+	fs.IntVar(&c.cfg.Blocks, "blocks", 5000, "number of blocks")
+	fs.IntVar(&c.cfg.TxPerBlock, "txs", polychain.DefaultTxPerBlock, "mean transactions per block")
+	fs.IntVar(&c.cfg.Accounts, "accounts", polychain.DefaultAccounts, "accounts the addresses are drawn from (Zipf)")
+	fs.Float64Var(&c.cfg.HotShare, "hot-share", polychain.DefaultHotShare, "probability that a Zipf draw is the hottest account")
+}
+
+// args renders the flags back, for a child process.
+func (c *chainFlags) args() []string {
+	return []string{"--seed", strconv.FormatUint(c.cfg.Seed, 10), "--start", strconv.FormatUint(c.cfg.Start, 10),
+		"--blocks", strconv.Itoa(c.cfg.Blocks), "--txs", strconv.Itoa(c.cfg.TxPerBlock),
+		"--accounts", strconv.Itoa(c.cfg.Accounts), "--hot-share", strconv.FormatFloat(c.cfg.HotShare, 'g', -1, 64)}
+}
+
+func (c *chainFlags) chain() (*polychain.Chain, error) { return polychain.New(c.cfg) }
+
+func parse(fs *flag.FlagSet, args []string) error {
+	fs.Usage = func() { fmt.Fprint(os.Stderr, usage, "\nFlags:\n"); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	return nil
+}
+
+func say(s string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), s) }
+
+func runNode(ctx context.Context, args []string) error {
+	var cf chainFlags
+	fs := flag.NewFlagSet("cqbench node", flag.ContinueOnError)
+	cf.register(fs)
+	cache := fs.String("cache", "", "cache `DIR` for the rendered answers (empty: memory)")
+	listen := fs.String("listen", "127.0.0.1:0", "`ADDR` to listen on (loopback only)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	c, err := cf.chain()
+	if err != nil {
+		return err
+	}
+	host, _, err := net.SplitHostPort(*listen)
+	if err != nil || !net.ParseIP(host).IsLoopback() {
+		return fmt.Errorf("--listen must be a loopback host:port")
+	}
+	node := &polychain.Node{Chain: c}
+	if *cache != "" {
+		node.Dir = polychain.CacheDir(*cache, c.Config())
+	}
+	start := time.Now()
+	if err := node.Prerender(ctx, 0); err != nil {
+		return err
+	}
+	say(fmt.Sprintf("rendered %d blocks in %s", c.Config().Blocks, time.Since(start).Round(time.Millisecond)))
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: node}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	fmt.Printf("polychain node listening on http://%s (blocks %d-%d)\n", ln.Addr(), c.First(), c.Last())
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func runShape(args []string) error {
+	var cf chainFlags
+	fs := flag.NewFlagSet("cqbench shape", flag.ContinueOnError)
+	cf.register(fs)
+	sample := fs.Int("sample", 50, "blocks to measure, spread over the chain")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	c, err := cf.chain()
+	if err != nil {
+		return err
+	}
+	n := uint64(min(*sample, c.Config().Blocks))
+	fmt.Println(polychain.Measure(c, c.First(), c.First()+n-1))
+	fmt.Printf("Zipf exponent %.4f over %d accounts\n", c.ZipfExponent(), c.Config().Accounts)
+	return nil
+}
+
+// workFlags are the flags of ingest and load.
+type workFlags struct {
+	chainFlags
+	chainquery, dir, db string
+}
+
+func (w *workFlags) register(fs *flag.FlagSet) {
+	w.chainFlags.register(fs)
+	fs.StringVar(&w.chainquery, "chainquery", "", "the chainquery `BIN`ary to measure (go build -o BIN ./cmd/chainquery)")
+	fs.StringVar(&w.dir, "dir", filepath.Join(os.TempDir(), "chainquery-bench"), "work `DIR`: the node's cache and the SQLite datasets")
+	fs.StringVar(&w.db, "db", "", "dataset `DSN` (default sqlite:DIR/polygon-SEED-BLOCKS-TXS.db)")
+}
+
+func (w *workFlags) check() error {
+	if w.chainquery == "" {
+		return errors.New("--chainquery is required")
+	}
+	if w.db == "" {
+		w.db = w.defaultDB("")
+	}
+	return os.MkdirAll(w.dir, 0o755)
+}
+
+func (w *workFlags) defaultDB(suffix string) string {
+	c := w.cfg
+	return "sqlite:" + filepath.Join(w.dir, fmt.Sprintf("polygon-%d-%d-%d%s.db", c.Seed, c.Blocks, c.TxPerBlock, suffix))
+}
+
+// startNode runs `cqbench node` as a child, pinned to cpus if given.
+func (w *workFlags) startNode(ctx context.Context, cpus string) (*bench.Proc, string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, "", err
+	}
+	args := append([]string{"node", "--cache", filepath.Join(w.dir, "cache")}, w.args()...)
+	p, err := bench.Start(bench.Command(cpus, self, args...))
+	if err != nil {
+		return nil, "", err
+	}
+	url, err := p.WaitFor(ctx, regexp.MustCompile(`listening on (http://\S+)`), 2*time.Hour)
+	if err != nil {
+		p.Stop()
+		return nil, "", err
+	}
+	return p, url, nil
+}
+
+func runIngest(ctx context.Context, args []string) error {
+	var w workFlags
+	fs := flag.NewFlagSet("cqbench ingest", flag.ContinueOnError)
+	w.register(fs)
+	pg := fs.String("pg", "", "PostgreSQL `DSN` to ingest into as well (its database must hold no polygon blocks)")
+	traces := fs.String("traces", evm.TracesParity, "trace `METHOD`: trace_block, debug_trace, or both (each into its own SQLite file)")
+	batch := fs.Int("batch", 10, "blocks per fetch, for the ingester and the raw fetch alike")
+	concurrency := fs.Int("concurrency", 4, "fetches in flight, for both")
+	nodeCPUs := fs.String("node-cpus", "", "taskset CPU `LIST` for the node (run cqbench itself under taskset for the ingester's)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := w.check(); err != nil {
+		return err
+	}
+	c, err := w.chain()
+	if err != nil {
+		return err
+	}
+	say(polychain.Measure(c, c.First(), c.First()+uint64(min(20, c.Config().Blocks))-1).String())
+	say("starting the node (rendering every block once, into " + filepath.Join(w.dir, "cache") + ")")
+	node, url, err := w.startNode(ctx, *nodeCPUs)
+	if err != nil {
+		return err
+	}
+	defer node.Stop()
+	say("node at " + url)
+
+	type run struct{ dsn, traces string }
+	var runs []run
+	switch *traces {
+	case evm.TracesParity, evm.TracesCallTracer:
+		runs = append(runs, run{w.db, *traces})
+	case "both":
+		runs = append(runs, run{w.db, evm.TracesParity}, run{w.defaultDB("-calltracer"), evm.TracesCallTracer})
+	default:
+		return fmt.Errorf("--traces: want trace_block, debug_trace or both")
+	}
+	if *pg != "" {
+		runs = append(runs, run{*pg, runs[0].traces})
+	}
+	var results []*bench.IngestResult
+	for _, r := range runs {
+		if err := freshSQLite(r.dsn, w.dir); err != nil {
+			return err
+		}
+		res, err := bench.Ingest(ctx, bench.IngestOptions{Chainquery: w.chainquery, DSN: r.dsn, RPC: url,
+			From: c.First(), To: c.Last(), Traces: r.traces, Batch: *batch, Concurrency: *concurrency, Progress: say})
+		if err != nil {
+			return err
+		}
+		results = append(results, res)
+		if fi, err := os.Stat(strings.TrimPrefix(r.dsn, "sqlite:")); err == nil {
+			say(fmt.Sprintf("%s: %s", r.dsn, bench.MB(fi.Size())))
+		}
+	}
+	fmt.Print(bench.IngestTable(results))
+	return nil
+}
+
+// freshSQLite removes a SQLite dataset of an earlier run, but only inside
+// the work directory; a PostgreSQL database is left as it is.
+func freshSQLite(dsn, dir string) error {
+	path, ok := strings.CutPrefix(dsn, "sqlite:")
+	if !ok {
+		return nil
+	}
+	abs, _ := filepath.Abs(path)
+	absDir, _ := filepath.Abs(dir)
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	if filepath.Dir(abs) != absDir || !strings.HasSuffix(abs, ".db") {
+		return fmt.Errorf("%s exists and is not a dataset of --dir: remove it or choose another --db", path)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+func runLoad(ctx context.Context, args []string) error {
+	var w workFlags
+	fs := flag.NewFlagSet("cqbench load", flag.ContinueOnError)
+	w.register(fs)
+	duration := fs.Duration("duration", 8*time.Second, "length of each measurement (ceiling, then server)")
+	connections := fs.Int("connections", 32, "concurrent connections")
+	maxRequests := fs.Uint64("max-requests", 5_000_000, "most requests per measurement")
+	targets := fs.Int("targets", 32, "distinct requests per workload (blocks, ranges, transactions)")
+	only := fs.String("only", "", "run only the workloads whose name matches `REGEXP`")
+	serverCPUs := fs.String("server-cpus", "", "taskset CPU `LIST` for the server")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := w.check(); err != nil {
+		return err
+	}
+	c, err := w.chain()
+	if err != nil {
+		return err
+	}
+	var match func(string) bool
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return err
+		}
+		match = re.MatchString
+	}
+	say("starting chainquery serve on " + bench.RedactDSN(w.db))
+	s, err := bench.StartServer(ctx, w.chainquery, w.db, *serverCPUs)
+	if err != nil {
+		return err
+	}
+	defer s.Stop()
+	ws, err := bench.Workloads(ctx, s, c, *targets, match)
+	if err != nil {
+		return err
+	}
+	a := bench.FindAddresses(c)
+	say(fmt.Sprintf("hot %s (rank %d), warm %s (rank %d), cold %s (rank %d)", a.Hot, a.HotRank, a.Warm, a.WarmRank, a.Cold, a.ColdRank))
+	rows, err := bench.Load(ctx, s, ws, bench.LoadOptions{Duration: *duration, Connections: *connections, MaxRequests: *maxRequests, Progress: say})
+	fmt.Printf("%d blocks (%d-%d), %s per measurement, %d connections; server peak RSS (VmHWM) after each workload\n\n",
+		c.Config().Blocks, c.First(), c.Last(), *duration, *connections)
+	fmt.Print(bench.LoadTable(rows))
+	return err
+}
