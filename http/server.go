@@ -15,10 +15,6 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// Store is chainquery.Store, the one store interface; the name stays for
-// the callers that spell it cqhttp.Store.
-type Store = chainquery.Store
-
 // Config configures a Server. Only Store is required.
 type Config struct {
 	// Store answers every request: the API reads its read services and

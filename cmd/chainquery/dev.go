@@ -237,7 +237,7 @@ func checkDevDB(ctx context.Context, d dsn) error {
 // sameChain checks, with --keep, that the database indexes this anvil's
 // chain: block 0 differs between anvil chains, since it carries the time of
 // their creation.
-func sameChain(ctx context.Context, store Store, rpc *jsonrpc.Client, state string) error {
+func sameChain(ctx context.Context, store chainquery.Store, rpc *jsonrpc.Client, state string) error {
 	stored, err := store.BlockHash(ctx, chainquery.Polygon, 0)
 	if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
 		return nil

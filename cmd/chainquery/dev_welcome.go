@@ -64,7 +64,7 @@ func firstRound(ctx context.Context, t *devchain.Traffic) (round, error) {
 
 // devKey creates the API key "dev" for every endpoint. A key is shown only
 // when it is made, so one kept from an earlier run (--keep) is replaced.
-func devKey(ctx context.Context, store Store) (string, error) {
+func devKey(ctx context.Context, store chainquery.Store) (string, error) {
 	if err := store.RevokeAPIKey(ctx, "dev"); err != nil && chainquery.ErrorCode(err) != chainquery.ENOTFOUND {
 		return "", fmt.Errorf("revoke the old dev key: %w", err)
 	}
@@ -78,7 +78,7 @@ func devKey(ctx context.Context, store Store) (string, error) {
 
 // waitIndexed waits until the follower has stored block n, so that every
 // printed example answers with data from the moment it is printed.
-func waitIndexed(ctx context.Context, store Store, n uint64) error {
+func waitIndexed(ctx context.Context, store chainquery.Store, n uint64) error {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		latest, err := store.LatestBlock(ctx, chainquery.Polygon)

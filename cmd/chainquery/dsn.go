@@ -11,10 +11,6 @@ import (
 	"github.com/chainquery/chainquery/sqlite"
 )
 
-// Store is chainquery.Store, named here for the commands' signatures. Both
-// store packages implement it (they check so themselves).
-type Store = chainquery.Store
-
 // defaultDSN is where a first run keeps its data: a file in the working
 // directory, so that trying chainquery needs no set-up at all.
 const defaultDSN = "sqlite:chainquery.db"
@@ -99,7 +95,7 @@ type storeOptions struct {
 
 // open opens the store d names and returns it with the function that closes
 // it (its Close).
-func (d dsn) open(ctx context.Context, o storeOptions) (Store, func() error, error) {
+func (d dsn) open(ctx context.Context, o storeOptions) (chainquery.Store, func() error, error) {
 	switch d.scheme {
 	case "sqlite":
 		if o.mustExist {
@@ -123,7 +119,7 @@ func (d dsn) open(ctx context.Context, o storeOptions) (Store, func() error, err
 }
 
 // openStore opens the database and keeps it for Close.
-func (m *Main) openStore(ctx context.Context, d dsn, o storeOptions) (Store, error) {
+func (m *Main) openStore(ctx context.Context, d dsn, o storeOptions) (chainquery.Store, error) {
 	s, closeStore, err := d.open(ctx, o)
 	if err != nil {
 		return nil, err

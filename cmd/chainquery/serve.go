@@ -223,7 +223,7 @@ func listen(addr string) (net.Listener, error) {
 // startAPI serves store on ln until wait returns. It marks Main as
 // listening, so that tests and dev learn the address.
 // dbAttrs name the database in the log, redacted.
-func (m *Main) startAPI(ln net.Listener, store Store, logger *slog.Logger, traceStart map[chainquery.Chain]time.Time, dbAttrs []any) *api {
+func (m *Main) startAPI(ln net.Listener, store chainquery.Store, logger *slog.Logger, traceStart map[chainquery.Chain]time.Time, dbAttrs []any) *api {
 	return m.startAPIWith(ln, http.Config{Store: store, Logger: logger, TraceHistoryStart: traceStart}, dbAttrs)
 }
 

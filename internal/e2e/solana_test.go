@@ -29,11 +29,8 @@ import (
 	"github.com/chainquery/chainquery/sqlite"
 )
 
-// solanaStore is what the test needs of a store.
-type solanaStore interface {
-	cqhttp.Store
-	chainquery.TokenBalanceWriter
-}
+// solanaStore is what the test needs of a store: all of it.
+type solanaStore = chainquery.Store
 
 // TestSolanaMainnetBlocks ingests the two complete mainnet blocks through a
 // local RPC server and asks the real HTTP handler for every token account
