@@ -3,19 +3,14 @@ package ingest_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
-	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/ingest"
+	"github.com/chainquery/chainquery/internal/pgtest"
 	"github.com/chainquery/chainquery/postgres"
 	"github.com/chainquery/chainquery/solana/solanatest"
 )
@@ -36,40 +31,11 @@ var solanaStores = []struct {
 	{"PostgreSQL", openPostgres},
 }
 
-// openPostgres opens a PostgreSQL store on a fresh database of the server
-// named by CHAINQUERY_TEST_POSTGRES; it skips without one, except in CI.
+// openPostgres opens a PostgreSQL store on a fresh database of the primary
+// scripts/pg started (pgtest); without one it skips, or fails in CI.
 func openPostgres(t *testing.T) solanaStore {
-	admin := os.Getenv("CHAINQUERY_TEST_POSTGRES")
-	if admin == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CHAINQUERY_TEST_POSTGRES is not set (CI is set, so a skipped PostgreSQL test is a failure)")
-		}
-		t.Skip("CHAINQUERY_TEST_POSTGRES is not set: run through scripts/pg")
-	}
-	ctx := context.Background()
-	var b [8]byte
-	rand.Read(b[:])
-	name := "cq_test_" + hex.EncodeToString(b[:])
-	conn, err := pgx.Connect(ctx, admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE DATABASE `+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if c, err := pgx.Connect(context.Background(), admin); err == nil {
-			c.Exec(context.Background(), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
-			c.Close(context.Background())
-		}
-	})
-	u, err := url.Parse(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	db, err := postgres.Open(ctx, u.String(), postgres.Options{})
+	_, dsn := pgtest.NewDatabase(t, pgtest.Admin(t))
+	db, err := postgres.Open(context.Background(), dsn, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

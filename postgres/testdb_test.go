@@ -5,12 +5,10 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
 	"testing"
 	"time"
 
+	"github.com/chainquery/chainquery/internal/pgtest"
 	"github.com/chainquery/chainquery/internal/testenv"
 	"github.com/jackc/pgx/v5"
 )
@@ -31,50 +29,18 @@ func RequireEnv(tb testing.TB, name string) string {
 	return testenv.Postgres(tb, name)
 }
 
-// NewTestDatabase creates an empty database with a random name on the
-// server of adminDSN, drops it when the test ends, and returns its DSN.
-// Whatever uses the database must be closed by then: register its cleanup
-// after calling NewTestDatabase.
+// NewTestDatabase creates an empty database on the server of adminDSN,
+// dropped when the test ends, and returns its DSN (pgtest.NewDatabase).
 func NewTestDatabase(tb testing.TB, adminDSN string) string {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var b [8]byte
-	rand.Read(b[:])
-	name := "cq_test_" + hex.EncodeToString(b[:])
-	conn, err := pgx.Connect(ctx, adminDSN)
-	if err != nil {
-		tb.Fatalf("connect to the admin DSN: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE DATABASE `+name); err != nil {
-		tb.Fatalf("create database: %v", err)
-	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, adminDSN)
-		if err != nil {
-			tb.Errorf("drop database %s: %v", name, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`); err != nil {
-			tb.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	return WithDatabase(tb, adminDSN, name)
+	_, dsn := pgtest.NewDatabase(tb, adminDSN)
+	return dsn
 }
 
 // WithDatabase returns dsn with its database replaced by name.
 func WithDatabase(tb testing.TB, dsn, name string) string {
 	tb.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		tb.Fatalf("DSN is not a URL: %v", err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return pgtest.WithDatabase(tb, dsn, name)
 }
 
 // MustOpen opens the store on dsn with opts and closes it when the test

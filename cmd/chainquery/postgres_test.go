@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainquery/chainquery/internal/pgtest"
 	"github.com/chainquery/chainquery/internal/testenv"
 	"github.com/jackc/pgx/v5"
 )
@@ -26,32 +25,7 @@ const pgPassword = "pw-never-printed"
 // uses it must be stopped by then: call it before starting anything.
 func newPGDatabase(t *testing.T, adminDSN string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var b [8]byte
-	rand.Read(b[:])
-	name := "cq_cmd_" + hex.EncodeToString(b[:])
-	conn, err := pgx.Connect(ctx, adminDSN)
-	if err != nil {
-		t.Fatalf("connect to the admin DSN: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE DATABASE `+name); err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, adminDSN)
-		if err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
+	name, _ := pgtest.NewDatabase(t, adminDSN)
 	return name
 }
 

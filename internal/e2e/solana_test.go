@@ -3,8 +3,6 @@ package e2e_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,12 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/chainquery/chainquery"
 	cqhttp "github.com/chainquery/chainquery/http"
 	"github.com/chainquery/chainquery/ingest"
-	"github.com/chainquery/chainquery/internal/testenv"
+	"github.com/chainquery/chainquery/internal/pgtest"
 	"github.com/chainquery/chainquery/postgres"
 	"github.com/chainquery/chainquery/solana"
 	"github.com/chainquery/chainquery/solana/solanatest"
@@ -304,35 +300,10 @@ func getJSON(t *testing.T, u, key string) (int, map[string]any) {
 }
 
 // openSolanaPostgres opens a PostgreSQL store on a fresh database of the
-// server named by CHAINQUERY_TEST_POSTGRES, as the postgres package's test
-// helpers do; without one it skips, or fails in CI (testenv.Postgres).
+// primary scripts/pg started (pgtest); without one it skips, or fails in CI.
 func openSolanaPostgres(t *testing.T) solanaStore {
-	admin := testenv.Postgres(t, testenv.PostgresAdmin)
-	ctx := context.Background()
-	var b [8]byte
-	rand.Read(b[:])
-	name := "cq_test_" + hex.EncodeToString(b[:])
-	conn, err := pgx.Connect(ctx, admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE DATABASE `+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), admin)
-		if err == nil {
-			c.Exec(context.Background(), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
-			c.Close(context.Background())
-		}
-	})
-	u, err := url.Parse(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	db, err := postgres.Open(ctx, u.String(), postgres.Options{})
+	_, dsn := pgtest.NewDatabase(t, pgtest.Admin(t))
+	db, err := postgres.Open(context.Background(), dsn, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
