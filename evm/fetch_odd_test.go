@@ -15,6 +15,7 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/jsonrpc"
+	"github.com/chainquery/chainquery/jsonrpc/jsonrpctest"
 )
 
 // TestFetchOddTransactionLogged serves a block whose one transaction has a
@@ -31,7 +32,7 @@ func TestFetchOddTransactionLogged(t *testing.T) {
 		"cumulativeGasUsed":"0x5208","effectiveGasPrice":"0x1","contractAddress":null,"logs":[]}]`
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		answer(w, body, func(method string) (any, *jsonrpc.RPCError) {
+		jsonrpctest.Answer(w, body, func(method string) (any, *jsonrpc.RPCError) {
 			switch method {
 			case "eth_getBlockByNumber":
 				return json.RawMessage(block), nil
@@ -58,37 +59,4 @@ func TestFetchOddTransactionLogged(t *testing.T) {
 		!strings.Contains(out, "block=16") || !strings.Contains(out, "value") {
 		t.Fatalf("log:\n%s", out)
 	}
-}
-
-// answer writes a JSON-RPC answer to a single call or a batch, the batch's
-// answers in reverse order, as nodes may.
-func answer(w http.ResponseWriter, body []byte, handle func(method string) (any, *jsonrpc.RPCError)) {
-	type req struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	one := func(r req) map[string]any {
-		res, err := handle(r.Method)
-		m := map[string]any{"jsonrpc": "2.0", "id": r.ID}
-		if err != nil {
-			m["error"] = err
-		} else {
-			m["result"] = res
-		}
-		return m
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if strings.HasPrefix(strings.TrimSpace(string(body)), "[") {
-		var rs []req
-		json.Unmarshal(body, &rs)
-		var out []map[string]any
-		for i := len(rs) - 1; i >= 0; i-- {
-			out = append(out, one(rs[i]))
-		}
-		json.NewEncoder(w).Encode(out)
-		return
-	}
-	var r req
-	json.Unmarshal(body, &r)
-	json.NewEncoder(w).Encode(one(r))
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery/jsonrpc"
+	"github.com/chainquery/chainquery/jsonrpc/jsonrpctest"
 )
 
 // faultyNode answers eth_blockNumber calls, misbehaving as fault says on the
@@ -25,7 +26,7 @@ func faultyNode(t *testing.T, fault func(n int, w http.ResponseWriter, body []by
 		if fault(int(n.Add(1)), w, body) {
 			return
 		}
-		answer(w, body, func(method string) (any, *jsonrpc.RPCError) {
+		jsonrpctest.Answer(w, body, func(method string) (any, *jsonrpc.RPCError) {
 			if method == "eth_blockNumber" {
 				return "0x2a", nil
 			}
@@ -36,38 +37,6 @@ func faultyNode(t *testing.T, fault func(n int, w http.ResponseWriter, body []by
 	c := jsonrpc.NewClient(srv.URL)
 	c.MinBackoff, c.MaxBackoff, c.Attempts = time.Millisecond, 5*time.Millisecond, 5
 	return c, &n
-}
-
-// answer writes a JSON-RPC answer to a single call or a batch.
-func answer(w http.ResponseWriter, body []byte, handle func(method string) (any, *jsonrpc.RPCError)) {
-	type req struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	one := func(r req) map[string]any {
-		res, err := handle(r.Method)
-		m := map[string]any{"jsonrpc": "2.0", "id": r.ID}
-		if err != nil {
-			m["error"] = err
-		} else {
-			m["result"] = res
-		}
-		return m
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if strings.HasPrefix(strings.TrimSpace(string(body)), "[") {
-		var rs []req
-		json.Unmarshal(body, &rs)
-		var out []map[string]any
-		for i := len(rs) - 1; i >= 0; i-- { // answer out of order, as nodes may
-			out = append(out, one(rs[i]))
-		}
-		json.NewEncoder(w).Encode(out)
-		return
-	}
-	var r req
-	json.Unmarshal(body, &r)
-	json.NewEncoder(w).Encode(one(r))
 }
 
 func blockNumber(t *testing.T, c *jsonrpc.Client) (string, error) {
