@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +57,78 @@ type ingestEVMCmd struct {
 	follow bool
 	log    logOptions
 	pg     pgOptions
+	prof   profileFlags
+}
+
+// profileFlags are the hidden --cpuprofile and --memprofile of ingest evm:
+// the benchmarks (docs/benchmarks.md) profile the real ingester with them.
+// They are left out of -h, being no part of running a chain.
+type profileFlags struct{ cpu, mem string }
+
+// take removes --cpuprofile FILE and --memprofile FILE (and their
+// --flag=FILE forms) from args, before the flag set sees them.
+func (p *profileFlags) take(args []string) ([]string, error) {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...), nil
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var dst *string
+		switch {
+		case !strings.HasPrefix(a, "-"):
+		case name == "cpuprofile":
+			dst = &p.cpu
+		case name == "memprofile":
+			dst = &p.mem
+		}
+		if dst == nil {
+			out = append(out, a)
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return nil, usagef("chainquery ingest evm -h", "--%s needs a FILE", name)
+			}
+			i++
+			value = args[i]
+		}
+		*dst = value
+	}
+	return out, nil
+}
+
+// start begins the CPU profile, if asked for; the function it returns ends
+// it and writes the allocation profile.
+func (p *profileFlags) start() (stop func() error, err error) {
+	var cpu *os.File
+	if p.cpu != "" {
+		if cpu, err = os.Create(p.cpu); err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(cpu); err != nil {
+			cpu.Close()
+			return nil, err
+		}
+	}
+	return func() error {
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			if err := cpu.Close(); err != nil {
+				return err
+			}
+		}
+		if p.mem == "" {
+			return nil
+		}
+		f, err := os.Create(p.mem)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return pprof.Lookup("allocs").WriteTo(f, 0)
+	}, nil
 }
 
 // optUint64 is a flag whose absence matters: --from 0 and no --from are
@@ -125,6 +199,10 @@ Defaults per chain (docs/config.md explains them):
 
 func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 	c := &ingestEVMCmd{}
+	args, err := c.prof.take(args)
+	if err != nil {
+		return nil, err
+	}
 	var from, to, confirmations *uint64
 	fs := newFlagSet("chainquery ingest evm")
 	db := dsnVar(fs, "db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB)")
@@ -150,7 +228,6 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 	if err := required(fs, "chain", "rpc"); err != nil {
 		return nil, err
 	}
-	var err error
 	if c.db, err = parseDBFlag(help, db.s); err != nil {
 		return nil, err
 	}
@@ -208,6 +285,15 @@ func (c *ingestEVMCmd) run(ctx context.Context, m *Main) error {
 		logw, interval = lineClearer{m.Stderr}, time.Second
 	}
 	logger := c.chain.logger(c.log.logger(logw))
+	stopProfile, err := c.prof.start()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := stopProfile(); err != nil {
+			logger.Error("profile not written", "error", err)
+		}
+	}()
 	store, err := m.openStore(ctx, c.db, storeOptions{pg: c.pg})
 	if err != nil {
 		return err
