@@ -71,12 +71,15 @@ func decodeBlockWithNotes(chain chainquery.Chain, raw json.RawMessage, notes *de
 		return nil, errors.New("evm: block is null (not known to the node yet?)")
 	}
 	var jb jsonBlock
-	if err := json.Unmarshal(raw, &jb); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Value == "string" && strings.HasPrefix(te.Field, "transactions") {
-			return nil, errors.New("evm: block: transactions are hashes only: ask with full transactions (true)")
+	if !fastBlock(raw, &jb) {
+		jb = jsonBlock{}
+		if err := json.Unmarshal(raw, &jb); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Value == "string" && strings.HasPrefix(te.Field, "transactions") {
+				return nil, errors.New("evm: block: transactions are hashes only: ask with full transactions (true)")
+			}
+			return nil, fmt.Errorf("evm: block: %w", err)
 		}
-		return nil, fmt.Errorf("evm: block: %w", err)
 	}
 	b := &chainquery.Block{Chain: chain}
 	var err error

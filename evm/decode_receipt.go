@@ -89,8 +89,11 @@ func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage,
 			continue
 		}
 		jr := new(jsonReceipt)
-		if err := json.Unmarshal(raw, jr); err != nil {
-			return fmt.Errorf("evm: block %d: receipt: %w", d.Block.Number, err)
+		if !fastReceipt(raw, jr) {
+			*jr = jsonReceipt{}
+			if err := json.Unmarshal(raw, jr); err != nil {
+				return fmt.Errorf("evm: block %d: receipt: %w", d.Block.Number, err)
+			}
 		}
 		jrs = append(jrs, jr)
 	}
@@ -100,9 +103,12 @@ func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage,
 // applyBlockReceipts applies an eth_getBlockReceipts answer, decoded in one
 // pass rather than element by element.
 func applyBlockReceipts(d *chainquery.BlockData, raw json.RawMessage, notes *decodeNotes) error {
-	var jrs []*jsonReceipt
-	if err := json.Unmarshal(raw, &jrs); err != nil {
-		return fmt.Errorf("evm: block %d: receipts: %w", d.Block.Number, err)
+	jrs, ok := fastReceipts(raw)
+	if !ok {
+		jrs = nil
+		if err := json.Unmarshal(raw, &jrs); err != nil {
+			return fmt.Errorf("evm: block %d: receipts: %w", d.Block.Number, err)
+		}
 	}
 	return applyJSONReceipts(d, slices.DeleteFunc(jrs, func(jr *jsonReceipt) bool { return jr == nil }), notes)
 }

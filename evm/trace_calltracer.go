@@ -56,6 +56,32 @@ func decodeCallTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, not
 	if d == nil || d.Block == nil {
 		return fmt.Errorf("evm: DecodeCallTraces: no block")
 	}
+	x := newTraceTxIndex(d)
+	var out []*chainquery.Trace
+	add := func(i int, frame *callFrame, txHash json.RawMessage) error {
+		hash, hasHash, err := fieldHash(txHash)
+		if err != nil {
+			return fmt.Errorf("evm: block %d: callTracer element %d: txHash: %w", d.Block.Number, i, err)
+		}
+		hash, idx, err := x.resolve(hash, hasHash, i)
+		if err != nil {
+			return fmt.Errorf("evm: block %d: callTracer: %w", d.Block.Number, err)
+		}
+		f := &frameFlattener{block: d.Block, hash: hash, index: idx, notes: notes, out: out}
+		f.flatten(frame, []int{}, nil)
+		out = f.out
+		return nil
+	}
+	if frames, txHashes, ok := fastCallTraces(raw); ok {
+		for i, frame := range frames {
+			if err := add(i, frame, txHashes[i]); err != nil {
+				return err
+			}
+		}
+		d.Traces = out
+		return nil
+	}
+
 	var elems []json.RawMessage
 	if err := json.Unmarshal(raw, &elems); err != nil {
 		return fmt.Errorf("evm: block %d: callTracer: want an array: %w", d.Block.Number, err)
@@ -63,8 +89,6 @@ func decodeCallTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, not
 	if elems == nil {
 		return fmt.Errorf("evm: block %d: callTracer answered null", d.Block.Number)
 	}
-	x := newTraceTxIndex(d)
-	var out []*chainquery.Trace
 	for i, el := range elems {
 		var ce callElement
 		if err := json.Unmarshal(el, &ce); err != nil {
@@ -82,17 +106,9 @@ func decodeCallTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, not
 		case frame == nil:
 			return fmt.Errorf("evm: block %d: callTracer element %d is not a frame: %.80s", d.Block.Number, i, el)
 		}
-		hash, hasHash, err := fieldHash(ce.TxHash)
-		if err != nil {
-			return fmt.Errorf("evm: block %d: callTracer element %d: txHash: %w", d.Block.Number, i, err)
+		if err := add(i, frame, ce.TxHash); err != nil {
+			return err
 		}
-		hash, idx, err := x.resolve(hash, hasHash, i)
-		if err != nil {
-			return fmt.Errorf("evm: block %d: callTracer: %w", d.Block.Number, err)
-		}
-		f := &frameFlattener{block: d.Block, hash: hash, index: idx, notes: notes}
-		f.flatten(frame, []int{}, nil)
-		out = append(out, f.out...)
 	}
 	d.Traces = out
 	return nil

@@ -11,19 +11,8 @@ import (
 // parityTrace is one element of a trace_block result (Parity/OpenEthereum
 // format, as Erigon, Nethermind, Reth and anvil answer it).
 type parityTrace struct {
-	Type   string `json:"type"`
-	Action *struct {
-		CallType      string          `json:"callType"`
-		From          json.RawMessage `json:"from"`
-		To            json.RawMessage `json:"to"`
-		Value         json.RawMessage `json:"value"`
-		Gas           json.RawMessage `json:"gas"`
-		Input         json.RawMessage `json:"input"`
-		Init          json.RawMessage `json:"init"`          // create
-		Address       json.RawMessage `json:"address"`       // suicide: the destroyed contract
-		RefundAddress json.RawMessage `json:"refundAddress"` // suicide: the beneficiary
-		Balance       json.RawMessage `json:"balance"`       // suicide: the balance sent
-	} `json:"action"` // nil on the per-transaction wrappers of flatCallTracer
+	Type   string        `json:"type"`
+	Action *parityAction `json:"action"` // nil on the per-transaction wrappers of flatCallTracer
 	// Result is a parityResult on a trace (null for errored frames and
 	// suicides), and the array of traces on a flatCallTracer wrapper.
 	Result              json.RawMessage `json:"result"`
@@ -35,6 +24,26 @@ type parityTrace struct {
 	TransactionPosition json.RawMessage `json:"transactionPosition"`
 	BlockNumber         json.RawMessage `json:"blockNumber"`
 	BlockHash           json.RawMessage `json:"blockHash"`
+
+	// Set by the fast path (decode_fast.go) when it decoded Result too:
+	// result when it is an object, inner when it is an array.
+	result   *parityResult
+	inner    []parityTrace
+	hasInner bool
+}
+
+// parityAction is the action of a trace.
+type parityAction struct {
+	CallType      string          `json:"callType"`
+	From          json.RawMessage `json:"from"`
+	To            json.RawMessage `json:"to"`
+	Value         json.RawMessage `json:"value"`
+	Gas           json.RawMessage `json:"gas"`
+	Input         json.RawMessage `json:"input"`
+	Init          json.RawMessage `json:"init"`          // create
+	Address       json.RawMessage `json:"address"`       // suicide: the destroyed contract
+	RefundAddress json.RawMessage `json:"refundAddress"` // suicide: the beneficiary
+	Balance       json.RawMessage `json:"balance"`       // suicide: the balance sent
 }
 
 // parityResult is the result of a trace.
@@ -70,9 +79,12 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 	}
 	// Each element is parsed once, into parityTrace: decoding a large
 	// block's traces is most of the ingester's work on a local node.
-	var elems []parityTrace
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return fmt.Errorf("evm: block %d: trace_block: want an array: %w", d.Block.Number, err)
+	elems, ok := fastParity(raw)
+	if !ok {
+		elems = nil
+		if err := json.Unmarshal(raw, &elems); err != nil {
+			return fmt.Errorf("evm: block %d: trace_block: want an array: %w", d.Block.Number, err)
+		}
 	}
 	if elems == nil {
 		return fmt.Errorf("evm: block %d: trace_block answered null", d.Block.Number)
@@ -93,9 +105,11 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 					out = append(out, t)
 				}
 			case len(el.Result) > 0 && el.Result[0] == '[':
-				var inner []parityTrace
-				if err := json.Unmarshal(el.Result, &inner); err != nil {
-					return fmt.Errorf("element %d: %w", i, err)
+				inner := el.inner
+				if !el.hasInner {
+					if err := json.Unmarshal(el.Result, &inner); err != nil {
+						return fmt.Errorf("element %d: %w", i, err)
+					}
 				}
 				if err := add(inner); err != nil {
 					return fmt.Errorf("element %d: %w", i, err)
@@ -118,8 +132,8 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 // parityToTrace converts one Parity trace; it returns nil for traces the
 // API does not serve (rewards and other traces without a transaction).
 func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes) (*chainquery.Trace, error) {
-	var result *parityResult
-	if present(pt.Result) {
+	result := pt.result
+	if result == nil && present(pt.Result) {
 		result = new(parityResult)
 		if err := json.Unmarshal(pt.Result, result); err != nil {
 			return nil, fmt.Errorf("result: %w", err)

@@ -1,0 +1,242 @@
+package evm
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/internal/polychain"
+	"github.com/chainquery/chainquery/internal/testenv"
+)
+
+// The fast paths (decode_fast.go) must give exactly what encoding/json
+// gives: these tests decode the same answers with fastPaths on and off and
+// compare the rows, or the errors' text.
+
+// decodeAll decodes a block, its receipts (an eth_getBlockReceipts answer,
+// or one receipt) and its traces (kind 2: trace_block, 3: callTracer), as
+// the fetcher does, and describes the outcome: the rows, or the first
+// error.
+func decodeAll(chain chainquery.Chain, block, receipts, traces []byte, kind int, fast bool) string {
+	defer func(was bool) { fastPaths = was }(fastPaths)
+	fastPaths = fast
+	var notes decodeNotes
+	d, err := decodeBlockWithNotes(chain, block, &notes)
+	if err != nil {
+		return "block: " + err.Error()
+	}
+	out := func(stage string, err error) string {
+		return fmt.Sprintf("%s: %v\nnotes: %q\n%s", stage, err, notes, dumpBlock(d))
+	}
+	if receipts != nil {
+		if len(receipts) > 0 && receipts[0] == '[' {
+			err = applyBlockReceipts(d, receipts, &notes)
+		} else {
+			err = applyReceiptsWithNotes(d, []json.RawMessage{receipts}, &notes)
+		}
+		if err != nil {
+			return out("receipts", err)
+		}
+	}
+	switch kind {
+	case 2:
+		err = decodeParityTracesWithNotes(d, traces, &notes)
+	case 3:
+		err = decodeCallTracesWithNotes(d, traces, &notes)
+	}
+	return out("traces", err)
+}
+
+// dumpBlock renders every row of d, pointers followed.
+func dumpBlock(d *chainquery.BlockData) string {
+	var b strings.Builder
+	dump := func(v any) {
+		j, err := json.Marshal(v)
+		if err != nil {
+			j = []byte(err.Error())
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	dump(d.Block)
+	for _, t := range d.Transactions {
+		dump(t)
+		fmt.Fprintf(&b, "input nil: %v\n", t.Input == nil)
+	}
+	for _, l := range d.Logs {
+		dump(l)
+		fmt.Fprintf(&b, "data nil: %v\n", l.Data == nil)
+	}
+	for _, t := range d.Traces {
+		dump(t)
+	}
+	return b.String()
+}
+
+// TestFastPathsPolychain checks that the fast paths take every answer of
+// the Polygon-shaped chain (else the ingester would quietly run at the old
+// speed) and give the rows encoding/json gives.
+func TestFastPathsPolychain(t *testing.T) {
+	c, err := polychain.New(polychain.Config{Seed: 3, Blocks: 4, TxPerBlock: 30, Accounts: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := c.First(); n <= c.Last(); n++ {
+		b := c.Block(n)
+		block := polychain.Render(b, polychain.KindBlockFull)
+		receipts := polychain.Render(b, polychain.KindReceipts)
+		parity := polychain.Render(b, polychain.KindParity)
+		calls := polychain.Render(b, polychain.KindCallTracer)
+		var jb jsonBlock
+		if !fastBlock(block, &jb) {
+			t.Errorf("block %d: the fast path gave up", n)
+		}
+		if _, ok := fastReceipts(receipts); !ok {
+			t.Errorf("block %d receipts: the fast path gave up", n)
+		}
+		if _, ok := fastParity(parity); !ok {
+			t.Errorf("block %d trace_block: the fast path gave up", n)
+		}
+		if _, _, ok := fastCallTraces(calls); !ok {
+			t.Errorf("block %d callTracer: the fast path gave up", n)
+		}
+		for kind, traces := range map[int][]byte{2: parity, 3: calls} {
+			fast := decodeAll(chainquery.Polygon, block, receipts, traces, kind, true)
+			slow := decodeAll(chainquery.Polygon, block, receipts, traces, kind, false)
+			if fast != slow {
+				t.Fatalf("block %d kind %d: fast and encoding/json differ:\n%s", n, kind, firstDiff(fast, slow))
+			}
+			if !strings.HasPrefix(fast, "traces: <nil>") {
+				t.Fatalf("block %d kind %d: %.300s", n, kind, fast)
+			}
+		}
+	}
+}
+
+// TestFastPathsFixtures compares both paths on every real node answer of
+// ../shared/testdata/evm, each given to every decoder (most are errors:
+// the errors must be the same too).
+func TestFastPathsFixtures(t *testing.T) {
+	dir := testenv.SharedTestdata(t, "evm")
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures in %s (%v)", dir, err)
+	}
+	type fixture struct {
+		chain chainquery.Chain
+		data  []byte
+	}
+	var blocks, answers []fixture
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx := fixture{chainquery.Chain(filepath.Base(filepath.Dir(p))), fixtureResult(data)}
+		answers = append(answers, fx)
+		if strings.Contains(filepath.Base(p), "_full__") || strings.Contains(filepath.Base(p), "eth_getBlockByHash") {
+			blocks = append(blocks, fx)
+		}
+	}
+	if len(blocks) == 0 {
+		t.Fatal("no block fixtures")
+	}
+	compared := 0
+	same := func(chain chainquery.Chain, block, receipts, traces []byte, kind int) {
+		t.Helper()
+		fast := decodeAll(chain, block, receipts, traces, kind, true)
+		if slow := decodeAll(chain, block, receipts, traces, kind, false); fast != slow {
+			t.Fatalf("fast and encoding/json differ:\n%s", firstDiff(fast, slow))
+		}
+		compared++
+	}
+	for _, block := range blocks {
+		same(block.chain, block.data, nil, nil, 0)
+		// Every answer of the block's chain as its receipts and as its
+		// traces of both kinds: the block's own complete it, the others
+		// are errors, whose text must be the same too.
+		for _, a := range answers {
+			if a.chain != block.chain {
+				continue
+			}
+			same(block.chain, block.data, a.data, nil, 0)
+			same(block.chain, block.data, nil, a.data, 2)
+			same(block.chain, block.data, nil, a.data, 3)
+		}
+	}
+	t.Logf("%d combinations compared", compared)
+}
+
+// fixtureResult is the result of a fixture file in any of its shapes.
+func fixtureResult(data []byte) []byte {
+	var env map[string]json.RawMessage
+	if json.Unmarshal(data, &env) != nil {
+		return data
+	}
+	if r, ok := env["result"]; ok {
+		return r
+	}
+	return data
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\nfast: %.400s\nslow: %.400s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("fast %d lines, slow %d lines", len(al), len(bl))
+}
+
+// FuzzFastDecoders decodes arbitrary answers with the fast paths on and off:
+// rows and errors must be the same. Run it after changing decode_fast.go or
+// jsonscan.go: go test ./evm -run '^$' -fuzz FuzzFastDecoders.
+func FuzzFastDecoders(f *testing.F) {
+	c, err := polychain.New(polychain.Config{Seed: 5, Blocks: 1, TxPerBlock: 3, Accounts: 50})
+	if err != nil {
+		f.Fatal(err)
+	}
+	b := c.Block(c.First())
+	block := polychain.Render(b, polychain.KindBlockFull)
+	f.Add(byte(0), string(block))
+	f.Add(byte(1), string(polychain.Render(b, polychain.KindReceipts)))
+	f.Add(byte(2), string(polychain.Render(b, polychain.KindParity)))
+	f.Add(byte(3), string(polychain.Render(b, polychain.KindCallTracer)))
+	for _, seed := range []struct {
+		kind byte
+		raw  string
+	}{
+		{0, `{"number":"0x10","hash":"0x` + strings.Repeat("a", 64) + `","parentHash":"0x` + strings.Repeat("b", 64) + `","timestamp":"0x1","transactions":["0x01"]}`},
+		{0, `{"Number":"0x10","HASH":"0x` + strings.Repeat("a", 64) + `","parentHash":"0x` + strings.Repeat("b", 64) + `","timestamp":"0x1","hash":"0x00","transactions":[]}`},
+		{1, `[null,{"transactionHash":"0x01","logs":[{"topics":[null,"x"],"address":5}]}]`},
+		{1, `{"transactionHash":"\u0030x01","logs":null,"status":"0x1"}`},
+		{2, `[{"type":"call","action":{"callType":"call"},"result":[{"type":"x"}],"traceAddress":[0,1e2],"subtraces":1.0}]`},
+		{2, `[{"txHash":"0x01","result":[{"action":{},"type":"suicide","transactionPosition":0}]},{"txHash":"0x02","error":"boom"}]`},
+		{3, `[{"type":"CALL","calls":[{"type":"STATICCALL","calls":null}],"error":null,"result":{"type":"CREATE"}},{"txHash":"0x01","result":{"type":"CREATE","error":"x"},"error":7}]`},
+		{3, `[{"type":null,"txHash":"0x01","result":{"calls":[{"type":"\u0043ALL","error":"\ud800"}]}}]`},
+	} {
+		f.Add(seed.kind, seed.raw)
+	}
+	f.Fuzz(func(t *testing.T, kind byte, raw string) {
+		var fast, slow string
+		switch kind % 4 {
+		case 0:
+			fast = decodeAll(chainquery.Polygon, []byte(raw), nil, nil, 0, true)
+			slow = decodeAll(chainquery.Polygon, []byte(raw), nil, nil, 0, false)
+		case 1:
+			fast = decodeAll(chainquery.Polygon, block, []byte(raw), nil, 0, true)
+			slow = decodeAll(chainquery.Polygon, block, []byte(raw), nil, 0, false)
+		default:
+			fast = decodeAll(chainquery.Polygon, block, nil, []byte(raw), int(kind%4), true)
+			slow = decodeAll(chainquery.Polygon, block, nil, []byte(raw), int(kind%4), false)
+		}
+		if fast != slow {
+			t.Fatalf("fast and encoding/json differ:\n%s", firstDiff(fast, slow))
+		}
+	})
+}

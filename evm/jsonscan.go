@@ -1,0 +1,457 @@
+package evm
+
+import (
+	"encoding/json"
+)
+
+// scanner reads a node's answer for the decoders' fast paths
+// (decode_fast.go): one pass over the bytes, checking the JSON syntax as
+// strictly as encoding/json does, and handing out field values as slices of
+// the answer rather than copies.
+//
+// It never judges an answer. Whatever it is unsure of (a syntax error, a
+// key with an escape or a non-ASCII byte, a field given twice, a value of a
+// type the field cannot take, a null where encoding/json would keep an old
+// value) makes it give up: bad is set, every later call does nothing, and
+// the caller decodes the answer again with encoding/json, which gives the
+// result or the error the decoders always gave. The fast path only has to
+// be right when it succeeds; FuzzFastDecoders checks that it is.
+type scanner struct {
+	data  []byte
+	i     int
+	bad   bool
+	depth int
+	kbuf  [24]byte // the lowered key of the member being read
+}
+
+// maxDepth is encoding/json's nesting limit: deeper answers are its errors.
+const maxDepth = 10000
+
+// fail gives up on the answer.
+func (s *scanner) fail() {
+	s.bad = true
+	s.i = len(s.data)
+}
+
+// ws skips white space.
+func (s *scanner) ws() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next byte after white space, 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i < len(s.data) {
+		return s.data[s.i]
+	}
+	return 0
+}
+
+// open reads the opening bracket c of an object or array.
+func (s *scanner) open(c byte) bool {
+	if s.peek() != c {
+		s.fail()
+		return false
+	}
+	s.i++
+	s.depth++
+	if s.depth > maxDepth {
+		s.fail()
+		return false
+	}
+	return true
+}
+
+// more reports whether the object or array being read (closed by c) has
+// another member, reading the comma before it or the closing bracket after
+// the last. first is true until the first member.
+func (s *scanner) more(c byte, first *bool) bool {
+	if s.bad {
+		return false
+	}
+	next := s.peek()
+	if *first {
+		*first = false
+		if next == c {
+			s.i++
+			s.depth--
+			return false
+		}
+		return true
+	}
+	switch next {
+	case ',':
+		s.i++
+		return true
+	case c:
+		s.i++
+		s.depth--
+		return false
+	}
+	s.fail()
+	return false
+}
+
+// key reads a member's key and the colon after it, and returns the key in
+// lower case (encoding/json matches field names without regard to case).
+// A key too long to name any field comes back empty; a key with an escape
+// or a non-ASCII byte, which encoding/json would unescape or fold by
+// Unicode rules, makes the scanner give up.
+func (s *scanner) key() []byte {
+	if s.peek() != '"' {
+		s.fail()
+		return nil
+	}
+	start := s.i + 1
+	if s.skipString() || s.bad {
+		s.fail()
+		return nil
+	}
+	k := s.data[start : s.i-1]
+	if s.peek() != ':' {
+		s.fail()
+		return nil
+	}
+	s.i++
+	if len(k) > len(s.kbuf) {
+		for _, c := range k {
+			if c >= 0x80 {
+				s.fail()
+			}
+		}
+		return nil
+	}
+	out := s.kbuf[:len(k)]
+	for i, c := range k {
+		switch {
+		case c >= 0x80:
+			s.fail()
+			return nil
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// once marks field bit of an object as read, giving up if it was read
+// before: encoding/json's rules for a field given twice are not worth
+// copying for answers no node sends.
+func (s *scanner) once(seen *uint32, bit uint) {
+	if *seen&(1<<bit) != 0 {
+		s.fail()
+	}
+	*seen |= 1 << bit
+}
+
+// value reads any value and returns its bytes.
+func (s *scanner) value() []byte {
+	if s.bad {
+		return nil
+	}
+	s.ws()
+	start := s.i
+	if s.i >= len(s.data) {
+		s.fail()
+		return nil
+	}
+	switch s.data[s.i] {
+	case '"':
+		s.skipString()
+	case '{':
+		s.open('{')
+		for first := true; s.more('}', &first); {
+			s.key()
+			s.value()
+		}
+	case '[':
+		s.open('[')
+		for first := true; s.more(']', &first); {
+			s.value()
+		}
+	case 't':
+		s.literal("true")
+	case 'f':
+		s.literal("false")
+	case 'n':
+		s.literal("null")
+	default:
+		s.number()
+	}
+	if s.bad {
+		return nil
+	}
+	return s.data[start:s.i]
+}
+
+// null reads a null if one comes next.
+func (s *scanner) null() bool {
+	if s.peek() == 'n' {
+		s.literal("null")
+		return !s.bad
+	}
+	return false
+}
+
+func (s *scanner) literal(lit string) {
+	if len(s.data)-s.i < len(lit) || string(s.data[s.i:s.i+len(lit)]) != lit {
+		s.fail()
+		return
+	}
+	s.i += len(lit)
+}
+
+// number reads a number as JSON spells it.
+func (s *scanner) number() {
+	d, i := s.data, s.i
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && '1' <= d[i] && d[i] <= '9':
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	default:
+		s.fail()
+		return
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.fail()
+			return
+		}
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.fail()
+			return
+		}
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	}
+	s.i = i
+}
+
+// plainByte marks the bytes a string holds as they are: not the quote, the
+// backslash, or a control character.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// skipString reads the string at the cursor and reports whether it holds
+// an escape.
+func (s *scanner) skipString() (escaped bool) {
+	d, i := s.data, s.i+1
+	for {
+		for i < len(d) && plainByte[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			s.fail()
+			return false
+		}
+		switch d[i] {
+		case '"':
+			s.i = i + 1
+			return escaped
+		case '\\':
+			escaped = true
+			if i+1 >= len(d) {
+				s.fail()
+				return false
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(d) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) || !isHex(d[i+5]) {
+					s.fail()
+					return false
+				}
+				i += 6
+			default:
+				s.fail()
+				return false
+			}
+		default: // a control character
+			s.fail()
+			return false
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// end checks that nothing but white space follows the answer's value.
+func (s *scanner) end() {
+	if s.peek() != 0 || s.i != len(s.data) {
+		s.fail()
+	}
+}
+
+// raw reads field bit of an object into a json.RawMessage field.
+func (s *scanner) raw(dst *json.RawMessage, seen *uint32, bit uint) {
+	s.once(seen, bit)
+	*dst = s.value()
+}
+
+// str reads field bit into a string field: null leaves it as it is, as
+// encoding/json does, and a string with escapes or bytes beyond ASCII is
+// decoded by encoding/json (which replaces invalid UTF-8).
+func (s *scanner) str(dst *string, seen *uint32, bit uint) {
+	s.once(seen, bit)
+	if s.null() {
+		return
+	}
+	if s.peek() != '"' {
+		s.fail() // encoding/json: a type error
+		return
+	}
+	start := s.i
+	escaped := s.skipString()
+	if s.bad {
+		return
+	}
+	v := s.data[start+1 : s.i-1]
+	if !escaped && ascii(v) {
+		*dst = internString(v)
+		return
+	}
+	if err := json.Unmarshal(s.data[start:s.i], dst); err != nil {
+		s.fail()
+	}
+}
+
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// internString returns b as a string, without a copy for the words that
+// trace and frame types are made of.
+func internString(b []byte) string {
+	switch string(b) {
+	case "":
+		return ""
+	case "call":
+		return "call"
+	case "create":
+		return "create"
+	case "suicide":
+		return "suicide"
+	case "reward":
+		return "reward"
+	case "staticcall":
+		return "staticcall"
+	case "delegatecall":
+		return "delegatecall"
+	case "CALL":
+		return "CALL"
+	case "STATICCALL":
+		return "STATICCALL"
+	case "DELEGATECALL":
+		return "DELEGATECALL"
+	case "CREATE":
+		return "CREATE"
+	case "CREATE2":
+		return "CREATE2"
+	case "SELFDESTRUCT":
+		return "SELFDESTRUCT"
+	case "Reverted":
+		return "Reverted"
+	case "execution reverted":
+		return "execution reverted"
+	}
+	return string(b)
+}
+
+// int reads field bit into an int field the way encoding/json does for
+// plain integers; anything else (a fraction, an exponent, a string, an
+// overflow, null) makes the scanner give up.
+func (s *scanner) int(dst *int, seen *uint32, bit uint) {
+	s.once(seen, bit)
+	*dst = s.intValue()
+}
+
+func (s *scanner) intValue() int {
+	if s.bad {
+		return 0
+	}
+	s.ws()
+	start := s.i
+	s.number()
+	if s.bad {
+		return 0
+	}
+	b := s.data[start:s.i]
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) > 18 {
+		s.fail()
+		return 0
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			s.fail() // a fraction or an exponent: encoding/json's type error
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
+}
+
+// ints reads field bit into an []int field: null is nil, [] is empty.
+func (s *scanner) ints(dst *[]int, seen *uint32, bit uint) {
+	s.once(seen, bit)
+	if s.null() {
+		*dst = nil
+		return
+	}
+	if !s.open('[') {
+		return
+	}
+	out := []int{}
+	for first := true; s.more(']', &first); {
+		if s.peek() == 'n' {
+			s.fail() // encoding/json keeps the element's old value
+			return
+		}
+		out = append(out, s.intValue())
+	}
+	*dst = out
+}
