@@ -81,6 +81,9 @@ func openFaultServer(t *testing.T, fs *faultStore) *Server {
 	return MustOpenServer(t, func(c *cqhttp.Config) {
 		fs.DB = c.Store.(*sqlite.DB)
 		c.Store = fs
+		// The key lookups change from subtest to subtest: ask the store
+		// every time rather than trust the key cache.
+		c.KeyCacheTTL = -1
 	})
 }
 

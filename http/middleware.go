@@ -149,11 +149,16 @@ func (s *Server) authenticate(r *http.Request, endpoint chainquery.Endpoint) (*c
 		return nil, chainquery.Errorf(chainquery.EUNAUTHORIZED, detailUnauthorized)
 	}
 	hash := chainquery.HashAPIKey(presented)
-	key, err := s.store.FindAPIKeyByHash(r.Context(), hash)
-	if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
-		return nil, chainquery.Errorf(chainquery.EUNAUTHORIZED, detailUnauthorized)
-	} else if err != nil {
-		return nil, fmt.Errorf("find api key: %w", err)
+	key, ok := s.keys.get(hash)
+	if !ok {
+		var err error
+		key, err = s.store.FindAPIKeyByHash(r.Context(), hash)
+		if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
+			return nil, chainquery.Errorf(chainquery.EUNAUTHORIZED, detailUnauthorized)
+		} else if err != nil {
+			return nil, fmt.Errorf("find api key: %w", err)
+		}
+		s.keys.put(hash, key)
 	}
 	// The store looked the key up by its hash; comparing again in constant
 	// time guards against a store whose lookup is not exact.

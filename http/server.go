@@ -5,6 +5,7 @@
 package http
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -45,6 +46,12 @@ type Config struct {
 	// RateLimit paces it; 0 means max(1, ceil(RateLimit)).
 	RateBurst int
 
+	// KeyCacheTTL is how long an API key found in the store is trusted
+	// before it is looked up again, so that revoking a key takes effect
+	// within it. 0 means DefaultKeyCacheTTL; a negative value looks the key
+	// up on every request.
+	KeyCacheTTL time.Duration
+
 	// Metrics serves Prometheus metrics at GET /metrics, without an API key
 	// and never rate limited; restrict it at the network level. The metrics
 	// are recorded either way, on the registry that Server.Registry returns.
@@ -73,6 +80,7 @@ const (
 // Server is the HTTP API. It is safe for concurrent use.
 type Server struct {
 	store        chainquery.Store
+	keys         *keyCache
 	logger       *slog.Logger
 	now          func() time.Time
 	historyStart map[chainquery.Chain]time.Time
@@ -91,6 +99,7 @@ type Server struct {
 func NewServer(cfg Config) *Server {
 	s := &Server{
 		store:        cfg.Store,
+		keys:         newKeyCache(cmp.Or(cfg.KeyCacheTTL, DefaultKeyCacheTTL)),
 		logger:       cfg.Logger,
 		now:          cfg.Now,
 		historyStart: make(map[chainquery.Chain]time.Time),

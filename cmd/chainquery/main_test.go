@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	cqhttp "github.com/chainquery/chainquery/http"
 )
 
 // TestMain_EndToEnd drives the program the way an operator does: create
@@ -93,6 +95,8 @@ func TestMain_EndToEnd(t *testing.T) {
 		if !strings.Contains(out, "alice") {
 			t.Errorf("keys revoke printed %q", out)
 		}
+		// serve trusts a key it found for cqhttp.DefaultKeyCacheTTL.
+		time.Sleep(cqhttp.DefaultKeyCacheTTL)
 		wantStatus(t, get(t, latest, alice), http.StatusUnauthorized)
 		execute(t, nil, "keys", "revoke", "--db", db, "--name", "alice").
 			wantFailure(t, 1, `chainquery: no API key named "alice"`)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	cqhttp "github.com/chainquery/chainquery/http"
 	"github.com/chainquery/chainquery/internal/pgtest"
 	"github.com/chainquery/chainquery/internal/testenv"
 	"github.com/jackc/pgx/v5"
@@ -70,6 +71,7 @@ func TestPostgres_KeysServe(t *testing.T) {
 	wantStatus(t, get(t, api.base()+"/api/v1/customer/ethereum/blocks/latest", "cq_wrong"), http.StatusUnauthorized)
 
 	mustExecute(t, nil, "keys", "revoke", "--db", db, "--name", "alice")
+	time.Sleep(cqhttp.DefaultKeyCacheTTL) // serve trusts a key it found for that long
 	wantStatus(t, get(t, api.base()+"/api/v1/customer/ethereum/blocks/latest", key), http.StatusUnauthorized)
 	api.stop(t)
 
