@@ -20,9 +20,10 @@ var updatePlans = flag.Bool("update", false, "rewrite docs/storage-plans-postgre
 
 // TestQueryPlans checks that every read the API makes is an index search
 // bounded by what it returns: no sequential scan of a table, no sort of more
-// than a page's candidates. It also writes the plans to
-// docs/storage-plans-postgres.md with -update, so that the documentation
-// shows what the test checked.
+// than a page's candidates, and no join but nested loops of index lookups
+// (a join filter or a hash or merge join reads rows it then discards). It
+// also writes the plans to docs/storage-plans-postgres.md with -update, so
+// that the documentation shows what the test checked.
 //
 // The planner sees a loaded, ANALYZEd database (plansData) with its default
 // settings, sequential scans allowed: on a nearly empty database it rightly
@@ -30,7 +31,8 @@ var updatePlans = flag.Bool("update", false, "rewrite docs/storage-plans-postgre
 // production. Each statement is checked twice: with its generic plan, the
 // one the read pool runs (plan_cache_mode = force_generic_plan, see Open),
 // and with the custom plan PostgreSQL would choose for these values, which
-// is what runs if an operator overrides that setting.
+// is what runs if an operator overrides that setting. TestReadsWithoutStatistics
+// checks the same reads on tables that autovacuum has not analyzed yet.
 func TestQueryPlans(t *testing.T) {
 	db := MustOpen(t, NewTestDatabase(t, RequireEnv(t, EnvAdminDSN)), Options{})
 	ctx := context.Background()
@@ -51,9 +53,13 @@ func TestQueryPlans(t *testing.T) {
 	doc.WriteString("# Query plans (PostgreSQL)\n\nWritten by `scripts/pg run go test ./postgres -run TestQueryPlans -update` " +
 		"on a database loaded with " + planDataSummary + " and ANALYZEd, with the planner's default settings " +
 		"(sequential scans allowed, not `enable_seqscan = off`). The test fails if a plan scans a table " +
-		"sequentially or sorts more than the candidates of one page. Each statement is shown with its generic " +
+		"sequentially, sorts more than the candidates of one page, or joins other than by nested loops of " +
+		"lookups by key (a join filter, a hash or merge join). Each statement is shown with its generic " +
 		"plan, the one the read pool runs (`plan_cache_mode = force_generic_plan`), and with the custom plan " +
-		"PostgreSQL would choose for the values shown, which runs if that setting is overridden.\n")
+		"PostgreSQL would choose for the values shown, which runs if that setting is overridden. " +
+		"The joins are written so that their order does not depend on statistics, and " +
+		"`TestReadsWithoutStatistics` checks the rows each read's generic plan reads on tables never analyzed " +
+		"(docs/storage.md, \"Plans without statistics\").\n")
 	for _, q := range plans {
 		fmt.Fprintf(&doc, "\n## %s\n", q.Name)
 		// Only the merge of per-address walks may sort: one sort of at most
@@ -71,6 +77,9 @@ func TestQueryPlans(t *testing.T) {
 			if n := len(sortNode.FindAllString(text, -1)); n > sorts {
 				t.Errorf("%s (%s plan): %d sorts, want at most %d:\n%s", q.Name, mode, n, sorts, text)
 			}
+			if m := filteredJoin.FindString(text); m != "" {
+				t.Errorf("%s (%s plan): %s, want nested loops of index lookups:\n%s", q.Name, mode, m, text)
+			}
 			fmt.Fprintf(&doc, "\n%s plan:\n\n```\n%s\n```\n", mode, text)
 		}
 	}
@@ -84,6 +93,10 @@ func TestQueryPlans(t *testing.T) {
 // seqScan matches a sequential scan of a table of the schema or of one of
 // its partitions.
 var seqScan = regexp.MustCompile(`Seq Scan on (blocks|transactions|logs|traces|orphaned_blocks|token_balances|tokens|api_keys)\w*`)
+
+// filteredJoin matches a join that reads rows it then discards, or reads
+// one side whole: a join filter, a hash join, a merge join.
+var filteredJoin = regexp.MustCompile(`Join Filter|Hash Join|Merge Join`)
 
 // sortNode matches a sort step of a plan (Sort, Incremental Sort).
 var sortNode = regexp.MustCompile(`(?m)^\s*(->\s+)?(Incremental )?Sort$`)

@@ -29,7 +29,11 @@ var queries = chainquery.StoreSQL{
 		effective_gas_price, max_fee_per_gas, max_priority_fee_per_gas, gas_used, cumulative_gas_used, nonce,
 		input, type, contract_address, status, log_count
 		FROM transactions WHERE chain = $1 AND block_number = $2 ORDER BY tx_index`,
-	LatestBlock: `SELECT max(number) FROM blocks WHERE chain = $1`,
+	// The highest block as a backward walk of the primary key, which gives
+	// number order: max(number) left the planner free to aggregate over
+	// every block of the chain in blocks_timestamp when the table had no
+	// statistics.
+	LatestBlock: `SELECT (SELECT number FROM blocks WHERE chain = $1 ORDER BY number DESC LIMIT 1)`,
 	BlockHash:   `SELECT hash FROM blocks WHERE chain = $1 AND number = $2`,
 	Rewind: []string{
 		`INSERT INTO orphaned_blocks (chain, number, version)
@@ -61,13 +65,15 @@ var queries = chainquery.StoreSQL{
 
 // A hash names one transaction; should a chain ever repeat one, the latest
 // block wins unless the caller names the block. The two forms are two
-// statements, so that neither plan has to allow for the other.
+// statements, so that neither plan has to allow for the other. The latest
+// one is found first, then its block by primary key in a LATERAL subquery
+// (as in tracePageSQL): as a join, a planner without statistics walked the
+// chain's blocks from the top to reach the transaction's.
 const (
 	qLogTransaction = `SELECT x.block_number, x.tx_index, x.from_addr, x.to_addr, x.log_count, b.timestamp
-		FROM transactions x
-		JOIN blocks b ON b.chain = x.chain AND b.number = x.block_number
-		WHERE x.chain = $1 AND x.hash = $2
-		ORDER BY x.block_number DESC LIMIT 1`
+		FROM (SELECT block_number, tx_index, from_addr, to_addr, log_count FROM transactions
+			WHERE chain = $1 AND hash = $2 ORDER BY block_number DESC LIMIT 1) x
+		CROSS JOIN LATERAL (SELECT timestamp FROM blocks WHERE chain = $1 AND number = x.block_number LIMIT 1) b`
 	qLogTransactionInBlock = `SELECT x.block_number, x.tx_index, x.from_addr, x.to_addr, x.log_count, b.timestamp
 		FROM transactions x
 		JOIN blocks b ON b.chain = x.chain AND b.number = x.block_number

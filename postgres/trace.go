@@ -37,15 +37,25 @@ func alsoSQL(p *chainquery.TracePlan, a *args) string {
 	return ` AND to_addr = ANY(` + a.add(p.Also) + `)`
 }
 
-// traceCountSQL returns the count statement and its arguments.
+// traceCountSQL returns the count statement and its arguments. With
+// addresses it adds up one count per address walked (NewTracePlan walks an
+// address once), each an equality on the walks' index column, as the
+// walks are: with every address in one = ANY($n), a planner without
+// statistics rated that index below the primary key's walk of the whole
+// block range (it prices an array of unknown length as ten index
+// searches), and counted by reading every trace of the range.
 func traceCountSQL(p *chainquery.TracePlan) (string, []any) {
 	a := args{p.Chain, p.Lo, p.Hi}
 	if len(p.Walk) == 0 {
 		return `SELECT coalesce(sum(trace_count), 0) FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3`, a
 	}
-	s := `SELECT count(*) FROM traces WHERE chain = $1 AND ` + walkColumn(p) + ` = ANY(` + a.add(p.Walk) + `)` +
-		alsoSQL(p, &a) + ` AND block_number BETWEEN $2 AND $3`
-	return s, a
+	also := alsoSQL(p, &a)
+	var parts []string
+	for _, addr := range p.Walk {
+		parts = append(parts, `SELECT count(*) FROM traces WHERE chain = $1 AND `+walkColumn(p)+` = `+a.add(addr)+
+			also+` AND block_number BETWEEN $2 AND $3`)
+	}
+	return `SELECT sum(n)::bigint FROM (` + strings.Join(parts, " UNION ALL ") + `) walks (n)`, a
 }
 
 // traceKeysSQL selects the primary keys of the page. With addresses, each
@@ -71,20 +81,31 @@ func traceKeysSQL(p *chainquery.TracePlan) (string, []any) {
 	return s, a
 }
 
-// tracePageSQL joins the page's keys (at most 50) to their rows. The block
-// range is repeated on the traces join so that partitions outside it are
+// tracePageSQL fetches the rows of the page's keys (at most 50): each key
+// looks up its trace, its transaction and its block by primary key, in
+// LATERAL subqueries that LIMIT 1 keeps PostgreSQL from flattening into a
+// join. The lookups are then nested loops driven by the keys whatever the
+// statistics: as a join, the planner was free to choose its order, and on
+// tables not yet analyzed (every estimate one row) it drove the join from
+// the blocks and transactions instead, rescanning the block range's traces
+// once per key (docs/storage.md, "Plans without statistics"). The block
+// range is repeated on the traces lookup so that partitions outside it are
 // pruned once, when the statement starts (a generic plan's "Subplans
 // Removed"), rather than probed for every key.
 func tracePageSQL(p *chainquery.TracePlan) (string, []any) {
 	keys, args := traceKeysSQL(p)
 	return `WITH page (block_number, tx_index, trace_pos) AS (` + keys + `)
-		SELECT t.block_number, b.timestamp, b.version, x.hash, t.tx_index, t.trace_address, x.from_addr, x.to_addr,
+		SELECT p.block_number, b.timestamp, b.version, x.hash, p.tx_index, t.trace_address, x.from_addr, x.to_addr,
 			x.status, t.type, t.call_type, t.from_addr, t.to_addr, t.gas, t.gas_used, t.value, t.subtraces,
 			t.input, t.output, t.error
 		FROM page p
-		JOIN traces t ON t.chain = $1 AND t.block_number BETWEEN $2 AND $3
-			AND t.block_number = p.block_number AND t.tx_index = p.tx_index AND t.trace_pos = p.trace_pos
-		JOIN transactions x ON x.chain = t.chain AND x.block_number = t.block_number AND x.tx_index = t.tx_index
-		JOIN blocks b ON b.chain = t.chain AND b.number = t.block_number
+		CROSS JOIN LATERAL (SELECT trace_address, type, call_type, from_addr, to_addr, gas, gas_used, value, subtraces,
+				input, output, error
+			FROM traces WHERE chain = $1 AND block_number BETWEEN $2 AND $3
+				AND block_number = p.block_number AND tx_index = p.tx_index AND trace_pos = p.trace_pos LIMIT 1) t
+		CROSS JOIN LATERAL (SELECT hash, from_addr, to_addr, status FROM transactions
+			WHERE chain = $1 AND block_number = p.block_number AND tx_index = p.tx_index LIMIT 1) x
+		CROSS JOIN LATERAL (SELECT timestamp, version FROM blocks
+			WHERE chain = $1 AND number = p.block_number LIMIT 1) b
 		ORDER BY p.block_number, p.tx_index, p.trace_pos`, args
 }
