@@ -192,7 +192,7 @@ func (r fieldReader) hash(field string, raw json.RawMessage) chainquery.Hash {
 
 // requireUint decodes a quantity that a record cannot do without.
 func requireUint(field string, raw json.RawMessage) (uint64, error) {
-	s, ok, err := jsonText(raw)
+	s, ok, err := jsonBytes(raw)
 	if err != nil {
 		return 0, err
 	}

@@ -2,7 +2,6 @@ package evm
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,64 +25,141 @@ var errHexSyntax = errors.New("not a hex value")
 // literal of a number. present is false for an absent field and for null,
 // which nodes use interchangeably.
 func jsonText(raw json.RawMessage) (s string, present bool, err error) {
+	b, present, err := jsonBytes(raw)
+	return string(b), present, err
+}
+
+// jsonBytes is jsonText without a copy: the text is a slice of raw unless
+// the string holds escapes.
+func jsonBytes(raw json.RawMessage) (b []byte, present bool, err error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", false, nil
+		return nil, false, nil
 	}
 	// Hex strings never carry escapes: skip the decoder, which is most of
 	// the cost of reading a large block.
 	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw[1:n-1], '\\') < 0 {
-		return strings.TrimSpace(string(raw[1 : n-1])), true, nil
+		return bytes.TrimSpace(raw[1 : n-1]), true, nil
 	}
 	if raw[0] == '"' {
+		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", false, err
+			return nil, false, err
 		}
-		return strings.TrimSpace(s), true, nil
+		return []byte(strings.TrimSpace(s)), true, nil
 	}
 	if raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9' {
-		return string(raw), true, nil
+		return raw, true, nil
 	}
-	return "", false, fmt.Errorf("want a string or a number, got %.20s", raw)
+	return nil, false, fmt.Errorf("want a string or a number, got %.20s", raw)
 }
 
+// text is what the parsers read: a string, or the bytes of an answer.
+type text interface{ ~string | ~[]byte }
+
 // hasHexPrefix reports whether s starts with 0x or 0X.
-func hasHexPrefix(s string) bool {
+func hasHexPrefix[T text](s T) bool {
 	return len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
+}
+
+// hexVal is the value of each hex digit, 0xff for other bytes.
+var hexVal = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+		t[c-'a'+'A'] = byte(c - 'a' + 10)
+	}
+	return t
+}()
+
+// hexUint64 parses at most 16 hex digits; ok is false for any other byte.
+func hexUint64[T text](digits T) (v uint64, ok bool) {
+	for i := 0; i < len(digits); i++ {
+		d := hexVal[digits[i]]
+		if d == 0xff {
+			return 0, false
+		}
+		v = v<<4 | uint64(d)
+	}
+	return v, true
+}
+
+// decUint64 parses at most 19 decimal digits; ok is false for any other
+// byte and for no digits.
+func decUint64[T text](digits T) (v uint64, ok bool) {
+	if len(digits) == 0 || len(digits) > 19 {
+		return 0, false
+	}
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
+}
+
+// trimZeros drops leading '0' digits.
+func trimZeros[T text](digits T) T {
+	i := 0
+	for i < len(digits) && digits[i] == '0' {
+		i++
+	}
+	return digits[i:]
 }
 
 // parseUint64 parses a quantity: 0x-prefixed hex (any number of leading
 // zeros; a bare "0x" is zero) or, without the prefix, decimal digits as
-// Parity traces and old JS tracers write them.
-func parseUint64(s string) (uint64, error) {
+// Parity traces and old JS tracers write them. Values the quick paths do
+// not take go through strconv, whose errors these are.
+func parseUint64[T text](s T) (uint64, error) {
 	if hasHexPrefix(s) {
 		digits := s[2:]
-		if digits == "" {
+		if len(digits) == 0 {
 			return 0, nil
 		}
-		if len(strings.TrimLeft(digits, "0")) > 16 {
+		if len(trimZeros(digits)) > 16 {
 			return 0, fmt.Errorf("quantity %.24s overflows 64 bits", s)
 		}
-		return strconv.ParseUint(digits, 16, 64)
+		if v, ok := hexUint64(trimZeros(digits)); ok {
+			return v, nil
+		}
+		return strconv.ParseUint(string(digits), 16, 64)
 	}
-	return strconv.ParseUint(s, 10, 64)
+	if v, ok := decUint64(s); ok {
+		return v, nil
+	}
+	return strconv.ParseUint(string(s), 10, 64)
 }
 
 // parseBig parses a quantity of any size with the rules of parseUint64.
 // Negative values are refused: no EVM amount is negative.
-func parseBig(s string) (*big.Int, error) {
-	v := new(big.Int)
+func parseBig[T text](s T) (*big.Int, error) {
 	digits, base := s, 10
 	if hasHexPrefix(s) {
 		digits, base = s[2:], 16
-		if digits == "" {
-			return v, nil
+		if len(digits) == 0 {
+			return new(big.Int), nil
 		}
+		if sig := trimZeros(digits); len(sig) <= 16 {
+			if v, ok := hexUint64(sig); ok {
+				return new(big.Int).SetUint64(v), nil
+			}
+		}
+	} else if v, ok := decUint64(s); ok {
+		return new(big.Int).SetUint64(v), nil
 	}
-	if digits == "" || digits[0] == '-' || digits[0] == '+' {
+	if len(digits) == 0 || digits[0] == '-' || digits[0] == '+' {
 		return nil, fmt.Errorf("bad quantity %.24q", s)
 	}
-	if _, ok := v.SetString(digits, base); !ok {
+	v, ok := new(big.Int).SetString(string(digits), base)
+	if !ok {
 		return nil, fmt.Errorf("bad quantity %.24q", s)
 	}
 	return v, nil
@@ -92,35 +168,50 @@ func parseBig(s string) (*big.Int, error) {
 // parseBytes parses 0x-prefixed hex data. An odd number of digits gets a
 // leading zero nibble rather than an error, because a record that is
 // slightly off must still be stored (one Avalanche fixture has such an
-// input); the prefix is optional for the same reason.
-func parseBytes(s string) ([]byte, error) {
+// input); the prefix is optional for the same reason. "" and "0x" are an
+// empty, non-nil slice.
+func parseBytes[T text](s T) ([]byte, error) {
 	if hasHexPrefix(s) {
 		s = s[2:]
 	}
+	out := make([]byte, (len(s)+1)/2)
+	i, j := 0, 0
 	if len(s)%2 == 1 {
-		s = "0" + s
+		d := hexVal[s[0]]
+		if d == 0xff {
+			return nil, errHexSyntax
+		}
+		out[0] = d
+		i, j = 1, 1
 	}
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		return nil, errHexSyntax
+	for ; i < len(s); i, j = i+2, j+1 {
+		hi, lo := hexVal[s[i]], hexVal[s[i+1]]
+		if hi == 0xff || lo == 0xff {
+			return nil, errHexSyntax
+		}
+		out[j] = hi<<4 | lo
 	}
-	return b, nil
+	return out, nil
 }
 
 // parseFixed parses hex data that must be exactly len(dst) bytes long.
-func parseFixed(s string, dst []byte) error {
+func parseFixed[T text](s T, dst []byte) error {
 	if !hasHexPrefix(s) || len(s) != 2+2*len(dst) {
 		return fmt.Errorf("want 0x and %d hex digits, got %.70q", 2*len(dst), s)
 	}
-	if _, err := hex.Decode(dst, []byte(s[2:])); err != nil {
-		return fmt.Errorf("bad hex in %.70q", s)
+	for j, i := 0, 2; j < len(dst); i, j = i+2, j+1 {
+		hi, lo := hexVal[s[i]], hexVal[s[i+1]]
+		if hi == 0xff || lo == 0xff {
+			return fmt.Errorf("bad hex in %.70q", s)
+		}
+		dst[j] = hi<<4 | lo
 	}
 	return nil
 }
 
 // fieldUint decodes an optional quantity field; absent or null is 0.
 func fieldUint(raw json.RawMessage) (uint64, error) {
-	s, ok, err := jsonText(raw)
+	s, ok, err := jsonBytes(raw)
 	if err != nil || !ok {
 		return 0, err
 	}
@@ -129,7 +220,7 @@ func fieldUint(raw json.RawMessage) (uint64, error) {
 
 // fieldBig decodes an optional quantity field; absent or null is nil.
 func fieldBig(raw json.RawMessage) (*big.Int, error) {
-	s, ok, err := jsonText(raw)
+	s, ok, err := jsonBytes(raw)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -139,7 +230,7 @@ func fieldBig(raw json.RawMessage) (*big.Int, error) {
 // fieldBytes decodes an optional data field; absent or null is nil, "0x" is
 // an empty, non-nil slice.
 func fieldBytes(raw json.RawMessage) ([]byte, error) {
-	s, ok, err := jsonText(raw)
+	s, ok, err := jsonBytes(raw)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -152,8 +243,8 @@ func fieldBytes(raw json.RawMessage) ([]byte, error) {
 // fieldAddress decodes an optional address field; absent, null, "" and "0x"
 // are nil (nodes write all four for "no address").
 func fieldAddress(raw json.RawMessage) (*chainquery.Address, error) {
-	s, ok, err := jsonText(raw)
-	if err != nil || !ok || s == "" || s == "0x" {
+	s, ok, err := jsonBytes(raw)
+	if err != nil || !ok || len(s) == 0 || string(s) == "0x" {
 		return nil, err
 	}
 	var a chainquery.Address
@@ -166,7 +257,7 @@ func fieldAddress(raw json.RawMessage) (*chainquery.Address, error) {
 // fieldHash decodes an optional 32-byte hash field; present is false when
 // the field is absent or null.
 func fieldHash(raw json.RawMessage) (h chainquery.Hash, present bool, err error) {
-	s, ok, err := jsonText(raw)
+	s, ok, err := jsonBytes(raw)
 	if err != nil || !ok {
 		return h, false, err
 	}
