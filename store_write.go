@@ -105,32 +105,58 @@ func (s *SQLStore) writeBlocks(ctx context.Context, chain Chain, rewindFrom *uin
 			return err
 		}
 	}
-	tables, err := blockRows(id, planVersions(blocks, prior), s.AmountArg)
-	if err != nil {
-		return err
-	}
-	if err := b.Insert(ctx, tables); err != nil {
+	if err := insertBlockRows(ctx, b, id, planVersions(blocks, prior), s.AmountArg); err != nil {
 		return err
 	}
 	return b.Commit(ctx)
 }
 
-// blockRows returns BlockTables filled with the rows of blocks, whose
-// versions are set, writing amounts with amount.
-func blockRows(chain int64, blocks []*BlockData, amount func(*big.Int) any) ([]StoreTable, error) {
+// chunkRows is about how many rows insertBlockRows prepares before it
+// hands them to the store: the rows of a whole write group (up to a hundred
+// blocks of a thousand rows each) held at once were a large part of the
+// ingester's memory, and buffers this size are reused from chunk to chunk.
+const chunkRows = 8192
+
+// insertBlockRows inserts the rows of blocks, whose versions are set, in
+// chunks of whole blocks of about chunkRows rows, writing amounts with
+// amount.
+func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*BlockData, amount func(*big.Int) any) error {
 	tables := BlockTables()
-	for _, d := range blocks {
-		if err := addBlockRows(tables, chain, d, amount); err != nil {
-			return nil, fmt.Errorf("block %d: %w", d.Block.Number, err)
+	for len(blocks) > 0 {
+		n, rows := 0, [4]int{}
+		for n < len(blocks) && (n == 0 || rows[0]+rows[1]+rows[2]+rows[3] < chunkRows) {
+			d := blocks[n]
+			rows[0]++
+			rows[1] += len(d.Transactions)
+			rows[2] += len(d.Logs)
+			rows[3] += len(d.Traces)
+			n++
 		}
+		for i := range tables {
+			if need := rows[i] * len(tables[i].Columns); cap(tables[i].Values) < need {
+				tables[i].Values = make([]any, 0, need)
+			}
+			tables[i].Values = tables[i].Values[:0]
+		}
+		for _, d := range blocks[:n] {
+			if err := addBlockRows(tables, chain, d, amount); err != nil {
+				return fmt.Errorf("block %d: %w", d.Block.Number, err)
+			}
+		}
+		if err := b.Insert(ctx, tables); err != nil {
+			return err
+		}
+		blocks = blocks[n:]
 	}
-	return tables, nil
+	return nil
 }
 
 func addBlockRows(tables []StoreTable, chain int64, d *BlockData, amount func(*big.Int) any) error {
 	blocks, txs, logs := &tables[0], &tables[1], &tables[2]
 	b := d.Block
 	n := int64(b.Number)
+	// The values every row of the block repeats, boxed once.
+	var chainV, nV any = chain, n
 	logCounts := make(map[int]int, len(d.Transactions))
 	for _, l := range d.Logs {
 		logCounts[l.TransactionIndex]++
@@ -142,11 +168,11 @@ func addBlockRows(tables []StoreTable, chain int64, d *BlockData, amount func(*b
 	if b.HasExtraData {
 		extra = notNil(b.ExtraData)
 	}
-	blocks.Values = append(blocks.Values, chain, n, b.Hash[:], b.ParentHash[:], b.Timestamp, b.Version, bloom,
+	blocks.Values = append(blocks.Values, chainV, nV, b.Hash[:], b.ParentHash[:], b.Timestamp, b.Version, bloom,
 		b.TransactionsRoot[:], b.StateRoot[:], b.ReceiptsRoot[:], b.Miner[:], extra, int64(b.Size),
 		int64(b.GasLimit), int64(b.GasUsed), b.TransactionCount, nullAmount(b.BaseFeePerGas, amount), len(d.Traces))
 	for _, t := range d.Transactions {
-		txs.Values = append(txs.Values, chain, n, t.Index, t.Hash[:], t.From[:], addressOrNull(t.To),
+		txs.Values = append(txs.Values, chainV, nV, t.Index, t.Hash[:], t.From[:], addressOrNull(t.To),
 			amount(orZero(t.Value)), int64(t.GasLimit), nullAmount(t.GasPrice, amount), nullAmount(t.EffectiveGasPrice, amount),
 			nullAmount(t.MaxFeePerGas, amount), nullAmount(t.MaxPriorityFeePerGas, amount), int64(t.GasUsed), int64(t.CumulativeGasUsed),
 			int64(t.Nonce), notNil(t.Input), t.Type, addressOrNull(t.ContractAddress), t.Status, logCounts[t.Index])
@@ -159,22 +185,29 @@ func addBlockRows(tables []StoreTable, chain int64, d *BlockData, amount func(*b
 		for i := range l.Topics {
 			topics[i] = l.Topics[i][:]
 		}
-		logs.Values = append(logs.Values, chain, n, l.TransactionIndex, l.LogIndex, l.Address[:],
+		logs.Values = append(logs.Values, chainV, nV, l.TransactionIndex, l.LogIndex, l.Address[:],
 			topics[0], topics[1], topics[2], topics[3], notNil(l.Data))
 	}
-	return addTraceRows(&tables[3], chain, n, d.Traces, amount)
+	return addTraceRows(&tables[3], chainV, nV, d.Traces, amount)
 }
 
-// addTraceRows adds traces in API order: by transaction, then depth-first
-// pre-order, each with its rank in that order as trace_pos.
-func addTraceRows(traces *StoreTable, chain, n int64, rows []*Trace, amount func(*big.Int) any) error {
-	sorted := slices.Clone(rows)
-	slices.SortStableFunc(sorted, func(a, b *Trace) int {
-		if a.TransactionIndex != b.TransactionIndex {
-			return a.TransactionIndex - b.TransactionIndex
-		}
-		return CompareTraceAddress(a.TraceAddress, b.TraceAddress)
-	})
+// traceOrder is API order: by transaction, then depth-first pre-order.
+func traceOrder(a, b *Trace) int {
+	if a.TransactionIndex != b.TransactionIndex {
+		return a.TransactionIndex - b.TransactionIndex
+	}
+	return CompareTraceAddress(a.TraceAddress, b.TraceAddress)
+}
+
+// addTraceRows adds traces in API order, each with its rank in that order
+// within its transaction as trace_pos. chain and n are the chain id and
+// block number, boxed.
+func addTraceRows(traces *StoreTable, chain, n any, rows []*Trace, amount func(*big.Int) any) error {
+	sorted := rows
+	if !slices.IsSortedFunc(rows, traceOrder) { // nodes answer in this order
+		sorted = slices.Clone(rows)
+		slices.SortStableFunc(sorted, traceOrder)
+	}
 	pos, lastTx := 0, -1
 	for _, t := range sorted {
 		if t.TransactionIndex != lastTx {
