@@ -5,6 +5,7 @@
 package evm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -128,7 +129,17 @@ type Fetcher struct {
 	// that lag do), is asked for again up to Attempts times, Wait apart.
 	Attempts int
 	Wait     time.Duration
+
+	// TxsPerCall is the most transactions whose receipts and traces are
+	// asked for in one request (a block's are never split); 0 means
+	// DefaultTxsPerCall. It bounds the answers held in memory at once.
+	TxsPerCall int
 }
+
+// DefaultTxsPerCall keeps one request's answer to about 3 MB on
+// Polygon-sized blocks (100 transactions, 1.1 MB of receipts and traces),
+// while blocks of a few transactions still go ten to a request or more.
+const DefaultTxsPerCall = 256
 
 // NewFetcher returns a fetcher with default patience: about five minutes for
 // a block to become complete.
@@ -279,14 +290,16 @@ func (f *Fetcher) fetch(ctx context.Context, numbers []uint64) (map[uint64]*chai
 		}
 	}
 
-	// Receipts and traces of every decoded block, in one batch.
+	// Receipts and traces of the decoded blocks, in requests of at most
+	// txsPerCall transactions, each decoded before the next is sent: a
+	// request's answer is one buffer, and ten Polygon blocks' receipts and
+	// traces in one were 12 MB held until the last block was decoded.
 	type part struct {
 		n        uint64
 		receipts []*jsonrpc.Request
 		traces   *jsonrpc.Request
 	}
-	var parts []part
-	var reqs []*jsonrpc.Request
+	parts := make([]part, 0, len(order))
 	for _, n := range order {
 		d := blocks[n]
 		p := part{n: n}
@@ -298,28 +311,46 @@ func (f *Fetcher) fetch(ctx context.Context, numbers []uint64) (map[uint64]*chai
 					p.receipts = append(p.receipts, &jsonrpc.Request{Method: "eth_getTransactionReceipt", Params: []any{tx.Hash.Hex()}})
 				}
 			}
-			reqs = append(reqs, p.receipts...)
 			switch f.Plan.Traces {
 			case TracesParity:
 				p.traces = &jsonrpc.Request{Method: "trace_block", Params: []any{hexNumber(n)}}
 			case TracesCallTracer:
 				p.traces = &jsonrpc.Request{Method: "debug_traceBlockByHash", Params: []any{d.Block.Hash.Hex(), map[string]any{"tracer": "callTracer"}}}
 			}
+		}
+		parts = append(parts, p)
+	}
+	limit := f.TxsPerCall
+	if limit <= 0 {
+		limit = DefaultTxsPerCall
+	}
+	for len(parts) > 0 {
+		k, txs := 0, 0
+		for k < len(parts) && (k == 0 || txs+len(blocks[parts[k].n].Transactions) <= limit) {
+			txs += len(blocks[parts[k].n].Transactions)
+			k++
+		}
+		var reqs []*jsonrpc.Request
+		for _, p := range parts[:k] {
+			reqs = append(reqs, p.receipts...)
 			if p.traces != nil {
 				reqs = append(reqs, p.traces)
 			}
 		}
-		parts = append(parts, p)
-	}
-	if err := f.Client.BatchCall(ctx, reqs); err != nil {
-		return nil, allFailed(numbers, err)
-	}
-	for _, p := range parts {
-		d := blocks[p.n]
-		if err := f.complete(d, p.receipts, p.traces); err != nil {
-			delete(blocks, p.n)
-			failed[p.n] = err
+		if err := f.Client.BatchCall(ctx, reqs); err != nil {
+			return nil, allFailed(numbers, err)
 		}
+		for _, p := range parts[:k] {
+			d := blocks[p.n]
+			if err := f.complete(d, p.receipts, p.traces); err != nil {
+				delete(blocks, p.n)
+				failed[p.n] = err
+			}
+		}
+		for i := range parts[:k] {
+			parts[i] = part{} // the answer's buffer goes with its last reference
+		}
+		parts = parts[k:]
 	}
 	return blocks, failed
 }
@@ -394,8 +425,8 @@ func allFailed(numbers []uint64, err error) map[uint64]error {
 }
 
 func isNull(raw json.RawMessage) bool {
-	s := strings.TrimSpace(string(raw))
-	return s == "" || s == "null" || s == "[]" || s == "{}"
+	s := bytes.TrimSpace(raw)
+	return len(s) == 0 || string(s) == "null" || string(s) == "[]" || string(s) == "{}"
 }
 
 // snippet is the start of a node's answer, for an error message.
