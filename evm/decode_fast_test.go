@@ -240,3 +240,19 @@ func FuzzFastDecoders(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlainRun holds plainRun's word-at-a-time scan to a byte-by-byte one.
+func FuzzPlainRun(f *testing.F) {
+	for _, s := range []string{"", "0123456789abcdef0123", "0123456789abcdef\"", "abc\\def", "abcdefgh\x1fxyz", "\x7f\x80\xff\x20\x21\x5b\x5d", "aaaaaaaaaaaaaaa\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := 0
+		for want < len(s) && plainByte[s[want]] {
+			want++
+		}
+		if got := plainRun([]byte(s)); got != want {
+			t.Fatalf("plainRun(%q) = %d, want %d", s, got, want)
+		}
+	})
+}

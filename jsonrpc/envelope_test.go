@@ -63,3 +63,37 @@ func norm(raw json.RawMessage) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// skipStringBytewise is skipString as it was, byte by byte: FuzzSkipString
+// holds the IndexByte version to it.
+func skipStringBytewise(data []byte, i int) (int, bool) {
+	i++
+	for i < len(data) {
+		switch data[i] {
+		case '\\':
+			i += 2
+			continue
+		case '"':
+			return i + 1, true
+		}
+		i++
+	}
+	return i, false
+}
+
+func FuzzSkipString(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\"b"`, `"a\\"`, `"a\\\"b"x`, `"\`, `"abc`, `"\\\\"`, `"x\"`, `""`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) == 0 || s[0] != '"' {
+			return
+		}
+		want, ok := skipStringBytewise([]byte(s), 0)
+		p := envelopeParser{data: []byte(s)}
+		err := p.skipString()
+		if ok != (err == nil) || ok && p.i != want {
+			t.Fatalf("%q: at %d, err %v; bytewise at %d, ok %v", s, p.i, err, want, ok)
+		}
+	})
+}
