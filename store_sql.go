@@ -88,6 +88,16 @@ type StoreSQL struct {
 	// page (traceColumns) and its arguments.
 	TraceCount, TracePage func(p *TracePlan) (string, []any)
 
+	// TraceBucketSum returns the statement adding up trace_counts over the
+	// plan's whole buckets, for its direction and addresses (one row, one
+	// integer), and its arguments; TraceBuckets the statement of the same
+	// sums bucket by bucket (bucket, n), in bucket order. See trace_count.go.
+	TraceBucketSum, TraceBuckets func(p *TracePlan) (string, []any)
+
+	// BlockTraceCounts: chain, first, last → number, trace_count of the
+	// blocks between them, in number order.
+	BlockTraceCounts string
+
 	// LogTransaction returns the statement looking up a transaction by
 	// hash, in the given block when block is not nil, else the latest one,
 	// and its arguments. Columns: block_number, tx_index, from_addr,

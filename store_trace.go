@@ -3,6 +3,7 @@ package chainquery
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -33,12 +34,19 @@ type TracePlan struct {
 	// (from_address and to_address together); traces_from carries to_addr,
 	// so the walks stay in the index.
 	Also [][]byte
+
+	// FirstBucket and LastBucket are the first and the last bucket of
+	// trace_counts (trace_count.go) that lie wholly in the range; there is
+	// none when FirstBucket > LastBucket.
+	FirstBucket, LastBucket int64
 }
 
 // NewTracePlan returns the plan of f on the chain keyed chain over the blocks
 // lo to hi. An address given twice is walked once.
 func NewTracePlan(chain int64, lo, hi uint64, f TraceFilter) *TracePlan {
+	hi = min(hi, math.MaxInt64) // heights are stored as int64
 	p := &TracePlan{Chain: chain, Lo: int64(lo), Hi: int64(hi), Page: f.Page}
+	p.setBuckets()
 	from, to := uniqueAddresses(f.FromAddresses), uniqueAddresses(f.ToAddresses)
 	if len(from) > 0 {
 		p.FromIndex, p.Walk, p.Also = true, addressBytes(from), addressBytes(to)
@@ -77,7 +85,9 @@ var (
 // FindTraces returns one page of the traces matching f in API order and the
 // number of matches over all pages (TraceService). The datetime range
 // becomes a block range with two seeks on the blocks' timestamps
-// (TraceFilter.BlockRange); then TracePlan says how the traces are found.
+// (TraceFilter.BlockRange); then TracePlan says how the traces are found,
+// and trace_counts gives the count and where the offset starts
+// (trace_count.go).
 func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int, error) {
 	tx, id, err := s.chainTx(ctx, f.Chain)
 	if err != nil {
@@ -97,16 +107,18 @@ func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int
 		return []*Trace{}, 0, err
 	}
 	p := NewTracePlan(id, lo, hi, f)
-	var count int
-	q, args := s.SQL.TraceCount(p)
-	if _, err := queryRow(ctx, tx, q, args, &count); err != nil {
+	count, before, err := s.countTraces(ctx, tx, p)
+	if err != nil {
 		return nil, 0, err
 	}
 	if f.Offset >= count {
 		return []*Trace{}, count, nil
 	}
+	if err := s.skipOffset(ctx, tx, p, before); err != nil {
+		return nil, 0, err
+	}
 	var t Trace
-	q, args = s.SQL.TracePage(p)
+	q, args := s.SQL.TracePage(p)
 	out, err := queryRows(ctx, tx, q, args, s.traceScan(&t), &t)
 	if err != nil {
 		return nil, 0, err

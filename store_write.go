@@ -28,6 +28,12 @@ type BlockBatch interface {
 
 	// Insert inserts the rows of tables, which are BlockTables filled.
 	Insert(ctx context.Context, tables []StoreTable) error
+
+	// AddTraceCounts adds each row's N to its row of trace_counts, making
+	// the rows missing (trace_count.go). DeleteHeights and StoreSQL.Rewind
+	// take the counts of the traces they delete off trace_counts
+	// themselves.
+	AddTraceCounts(ctx context.Context, rows []TraceCountRow) error
 }
 
 // StoreTable is a table that a block batch fills, with its rows. Values
@@ -119,9 +125,13 @@ const chunkRows = 8192
 
 // insertBlockRows inserts the rows of blocks, whose versions are set, in
 // chunks of whole blocks of about chunkRows rows, writing amounts with
-// amount.
+// amount, then adds their traces to trace_counts.
 func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*BlockData, amount func(*big.Int) any) error {
 	tables := BlockTables()
+	counts := traceCounter{}
+	for _, d := range blocks {
+		counts.add(d.Block.Number, d.Traces)
+	}
 	for len(blocks) > 0 {
 		n, rows := 0, [4]int{}
 		for n < len(blocks) && (n == 0 || rows[0]+rows[1]+rows[2]+rows[3] < chunkRows) {
@@ -148,7 +158,10 @@ func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*B
 		}
 		blocks = blocks[n:]
 	}
-	return nil
+	if len(counts) == 0 {
+		return nil
+	}
+	return b.AddTraceCounts(ctx, counts.rows())
 }
 
 func addBlockRows(tables []StoreTable, chain int64, d *BlockData, amount func(*big.Int) any) error {

@@ -12,6 +12,10 @@ var queries = chainquery.StoreSQL{
 	LastBlockAtOrBefore: `SELECT number FROM blocks WHERE chain = $1 AND timestamp <= $2 ORDER BY timestamp DESC, number DESC LIMIT 1`,
 	TraceCount:          traceCountSQL,
 	TracePage:           tracePageSQL,
+	TraceBucketSum:      traceBucketSumSQL,
+	TraceBuckets:        traceBucketsSQL,
+	BlockTraceCounts: `SELECT number, trace_count FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3
+		ORDER BY number`,
 
 	LogTransaction: logTransactionSQL,
 	LogPage: `SELECT log_index, address, topic0, topic1, topic2, topic3, data
@@ -39,6 +43,7 @@ var queries = chainquery.StoreSQL{
 		`INSERT INTO orphaned_blocks (chain, number, version)
 			SELECT chain, number, version FROM blocks WHERE chain = $1 AND number >= $2
 			ON CONFLICT (chain, number) DO UPDATE SET version = excluded.version`,
+		uncountTracesSQL(">= $2"),
 		`DELETE FROM traces WHERE chain = $1 AND block_number >= $2`,
 		`DELETE FROM logs WHERE chain = $1 AND block_number >= $2`,
 		`DELETE FROM transactions WHERE chain = $1 AND block_number >= $2`,

@@ -58,6 +58,38 @@ func traceCountSQL(p *chainquery.TracePlan) (string, []any) {
 	return `SELECT sum(n)::bigint FROM (` + strings.Join(parts, " UNION ALL ") + `) walks (n)`, a
 }
 
+// traceBucketSumSQL adds up trace_counts over the plan's whole buckets,
+// one sum per address as the count's walks are (traceCountSQL says why).
+func traceBucketSumSQL(p *chainquery.TracePlan) (string, []any) {
+	a := args{p.Chain, p.Dir(), p.FirstBucket, p.LastBucket}
+	if len(p.Walk) == 0 {
+		return `SELECT coalesce(sum(n), 0)::bigint FROM trace_counts
+			WHERE chain = $1 AND dir = $2 AND address = '\x'::bytea AND bucket BETWEEN $3 AND $4`, a
+	}
+	var parts []string
+	for _, addr := range p.Walk {
+		parts = append(parts, `SELECT sum(n) FROM trace_counts WHERE chain = $1 AND dir = $2 AND address = `+a.add(addr)+
+			` AND bucket BETWEEN $3 AND $4`)
+	}
+	return `SELECT coalesce(sum(n), 0)::bigint FROM (` + strings.Join(parts, " UNION ALL ") + `) buckets (n)`, a
+}
+
+// traceBucketsSQL gives the plan's whole buckets one by one.
+func traceBucketsSQL(p *chainquery.TracePlan) (string, []any) {
+	a := args{p.Chain, p.Dir(), p.FirstBucket, p.LastBucket}
+	switch len(p.Walk) {
+	case 0:
+		return `SELECT bucket, n FROM trace_counts
+			WHERE chain = $1 AND dir = $2 AND address = '\x'::bytea AND bucket BETWEEN $3 AND $4 ORDER BY bucket`, a
+	case 1:
+		return `SELECT bucket, n FROM trace_counts
+			WHERE chain = $1 AND dir = $2 AND address = ` + a.add(p.Walk[0]) + ` AND bucket BETWEEN $3 AND $4 ORDER BY bucket`, a
+	}
+	return `SELECT bucket, sum(n)::bigint FROM trace_counts
+		WHERE chain = $1 AND dir = $2 AND address = ANY(` + a.add(p.Walk) + `) AND bucket BETWEEN $3 AND $4
+		GROUP BY bucket ORDER BY bucket`, a
+}
+
 // traceKeysSQL selects the primary keys of the page. With addresses, each
 // address contributes its first offset+limit matches in API order, read
 // from its index; the union of those holds the page.

@@ -58,6 +58,7 @@ func (b *blockBatch) PriorVersions(ctx context.Context, heights []uint64) (map[u
 // DeleteHeights runs one statement per table over all heights.
 func (b *blockBatch) DeleteHeights(ctx context.Context, heights []uint64) error {
 	for _, q := range []string{
+		uncountTracesSQL("= ANY($2)"),
 		`DELETE FROM traces WHERE chain = $1 AND block_number = ANY($2)`,
 		`DELETE FROM logs WHERE chain = $1 AND block_number = ANY($2)`,
 		`DELETE FROM transactions WHERE chain = $1 AND block_number = ANY($2)`,
@@ -81,6 +82,32 @@ func (b *blockBatch) Insert(ctx context.Context, tables []chainquery.StoreTable)
 		}
 	}
 	return nil
+}
+
+// AddTraceCounts upserts the rows in one statement over arrays.
+func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []chainquery.TraceCountRow) error {
+	dirs, addrs, buckets, ns := make([]int16, len(rows)), make([][]byte, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
+	for i, r := range rows {
+		dirs[i], addrs[i], buckets[i], ns[i] = int16(r.Dir), r.Address, r.Bucket, r.N
+	}
+	_, err := b.Exec(ctx, `INSERT INTO trace_counts (chain, dir, address, bucket, n)
+		SELECT $1, d, a, k, n FROM unnest($2::smallint[], $3::bytea[], $4::bigint[], $5::bigint[]) AS u (d, a, k, n)
+		ON CONFLICT (chain, dir, address, bucket) DO UPDATE SET n = trace_counts.n + excluded.n`,
+		b.chain, dirs, addrs, buckets, ns)
+	return err
+}
+
+// uncountTracesSQL takes the traces of the blocks whose number matches cond
+// (on $2; $1 is the chain) off trace_counts, before they are deleted.
+func uncountTracesSQL(cond string) string {
+	return `INSERT INTO trace_counts (chain, dir, address, bucket, n)
+		SELECT $1::integer, 0, from_addr, block_number / 100, -count(*) FROM traces
+			WHERE chain = $1 AND block_number ` + cond + ` GROUP BY from_addr, block_number / 100
+		UNION ALL SELECT $1::integer, 1, to_addr, block_number / 100, -count(*) FROM traces
+			WHERE chain = $1 AND block_number ` + cond + ` AND to_addr IS NOT NULL GROUP BY to_addr, block_number / 100
+		UNION ALL SELECT $1::integer, 2, '\x'::bytea, number / 100, -sum(trace_count) FROM blocks
+			WHERE chain = $1 AND number ` + cond + ` AND trace_count > 0 GROUP BY number / 100
+		ON CONFLICT (chain, dir, address, bucket) DO UPDATE SET n = trace_counts.n + excluded.n`
 }
 
 // int64s returns heights as the bigints they are stored as.

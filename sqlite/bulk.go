@@ -23,17 +23,25 @@ type bulkTable struct {
 	stmts []string // the INSERT of sizes[i] rows
 }
 
-// bulkTables are the tables of a block batch (chainquery.BlockTables), by
-// name.
+// traceCounts is the table of chainquery.BlockBatch.AddTraceCounts: its
+// INSERTs add to the rows that exist.
+var traceCounts = chainquery.StoreTable{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n"}}
+
+// bulkTables are the tables of a block batch (chainquery.BlockTables, and
+// traceCounts), by name.
 var bulkTables = func() map[string]bulkTable {
 	m := map[string]bulkTable{}
-	for _, t := range chainquery.BlockTables() {
+	for _, t := range append(chainquery.BlockTables(), traceCounts) {
 		head := "INSERT INTO " + t.Name + " (" + strings.Join(t.Columns, ", ") + ") VALUES "
 		tuple := "(" + placeholders(len(t.Columns)) + ")"
+		tail := ""
+		if t.Name == traceCounts.Name {
+			tail = " ON CONFLICT (chain, dir, address, bucket) DO UPDATE SET n = n + excluded.n"
+		}
 		var b bulkTable
 		for n := bulkRows; n >= 1; n /= 2 {
 			b.sizes = append(b.sizes, n)
-			b.stmts = append(b.stmts, head+strings.TrimSuffix(strings.Repeat(tuple+", ", n), ", "))
+			b.stmts = append(b.stmts, head+strings.TrimSuffix(strings.Repeat(tuple+", ", n), ", ")+tail)
 		}
 		m[t.Name] = b
 	}

@@ -11,6 +11,10 @@ var queries = chainquery.StoreSQL{
 	LastBlockAtOrBefore: `SELECT number FROM blocks WHERE chain = ? AND timestamp <= ? ORDER BY timestamp DESC, number DESC LIMIT 1`,
 	TraceCount:          traceCountSQL,
 	TracePage:           tracePageSQL,
+	TraceBucketSum:      traceBucketSumSQL,
+	TraceBuckets:        traceBucketsSQL,
+	BlockTraceCounts: `SELECT number, trace_count FROM blocks WHERE chain = ? AND number BETWEEN ? AND ?
+		ORDER BY number`,
 
 	LogTransaction: logTransactionSQL,
 	LogPage: `SELECT log_index, address, topic0, topic1, topic2, topic3, data
@@ -33,6 +37,7 @@ var queries = chainquery.StoreSQL{
 	Rewind: []string{
 		`INSERT OR REPLACE INTO orphaned_blocks (chain, number, version)
 			SELECT chain, number, version FROM blocks WHERE chain = ? AND number >= ?`,
+		uncountTracesSQL(">= ?2"),
 		`DELETE FROM traces WHERE chain = ? AND block_number >= ?`,
 		`DELETE FROM logs WHERE chain = ? AND block_number >= ?`,
 		`DELETE FROM transactions WHERE chain = ? AND block_number >= ?`,

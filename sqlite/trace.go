@@ -22,6 +22,34 @@ func traceCountSQL(p *chainquery.TracePlan) (string, []any) {
 		` IN (` + placeholders(len(p.Walk)) + `)` + alsoSQL(p) + ` AND block_number BETWEEN ? AND ?`, append(args, p.Lo, p.Hi)
 }
 
+// traceBucketSumSQL adds up trace_counts over the plan's whole buckets.
+func traceBucketSumSQL(p *chainquery.TracePlan) (string, []any) {
+	where, args := bucketWhere(p)
+	return `SELECT coalesce(sum(n), 0) FROM trace_counts WHERE ` + where, args
+}
+
+// traceBucketsSQL gives the plan's whole buckets one by one.
+func traceBucketsSQL(p *chainquery.TracePlan) (string, []any) {
+	where, args := bucketWhere(p)
+	if len(p.Walk) <= 1 {
+		// One address: the primary key's order already is bucket order.
+		return `SELECT bucket, n FROM trace_counts WHERE ` + where + ` ORDER BY bucket`, args
+	}
+	return `SELECT bucket, sum(n) FROM trace_counts WHERE ` + where + ` GROUP BY bucket ORDER BY bucket`, args
+}
+
+// bucketWhere selects the rows of trace_counts of the plan's direction,
+// addresses and whole buckets.
+func bucketWhere(p *chainquery.TracePlan) (string, []any) {
+	if len(p.Walk) == 0 {
+		return `chain = ? AND dir = ? AND address = x'' AND bucket BETWEEN ? AND ?`,
+			[]any{p.Chain, p.Dir(), p.FirstBucket, p.LastBucket}
+	}
+	args := appendBlobs([]any{p.Chain, p.Dir()}, p.Walk)
+	return `chain = ? AND dir = ? AND address IN (` + placeholders(len(p.Walk)) + `) AND bucket BETWEEN ? AND ?`,
+		append(args, p.FirstBucket, p.LastBucket)
+}
+
 // tracePageSQL joins the page's keys to their rows.
 func tracePageSQL(p *chainquery.TracePlan) (string, []any) {
 	keys, args := traceKeysSQL(p)

@@ -81,6 +81,31 @@ func (b *blockBatch) Insert(ctx context.Context, tables []chainquery.StoreTable)
 	return nil
 }
 
+// AddTraceCounts upserts the rows in bulk (bulk.go).
+func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []chainquery.TraceCountRow) error {
+	t := chainquery.StoreTable{Name: traceCounts.Name, Columns: traceCounts.Columns, Values: make([]any, 0, 5*len(rows))}
+	for _, r := range rows {
+		t.Values = append(t.Values, b.chain, r.Dir, r.Address, r.Bucket, r.N)
+	}
+	return wrap(b.db.insert(ctx, b.sqlTx, &t))
+}
+
+// uncountTracesSQL takes the traces of the blocks whose number matches cond
+// (on ?2; ?1 is the chain) off trace_counts, before they are deleted. The
+// WHERE true keeps SQLite from reading ON CONFLICT as a join's ON.
+func uncountTracesSQL(cond string) string {
+	return `INSERT INTO trace_counts (chain, dir, address, bucket, n)
+		SELECT * FROM (
+			SELECT ?1, 0, from_addr, block_number / 100, -count(*) FROM traces
+				WHERE chain = ?1 AND block_number ` + cond + ` GROUP BY from_addr, block_number / 100
+			UNION ALL SELECT ?1, 1, to_addr, block_number / 100, -count(*) FROM traces
+				WHERE chain = ?1 AND block_number ` + cond + ` AND to_addr IS NOT NULL GROUP BY to_addr, block_number / 100
+			UNION ALL SELECT ?1, 2, x'', number / 100, -sum(trace_count) FROM blocks
+				WHERE chain = ?1 AND number ` + cond + ` AND trace_count > 0 GROUP BY number / 100)
+		WHERE true
+		ON CONFLICT (chain, dir, address, bucket) DO UPDATE SET n = n + excluded.n`
+}
+
 // Write statements of blocks, prepared once at Open.
 const (
 	qBlockVersion = `SELECT max(version) FROM (
@@ -93,6 +118,7 @@ const (
 // qDeleteHeight removes every row of one block, children first, and its
 // orphan record.
 var qDeleteHeight = []string{
+	uncountTracesSQL("= ?2"),
 	`DELETE FROM traces WHERE chain = ? AND block_number = ?`,
 	`DELETE FROM logs WHERE chain = ? AND block_number = ?`,
 	`DELETE FROM transactions WHERE chain = ? AND block_number = ?`,

@@ -10,7 +10,8 @@ type PlanQuery struct {
 	Args []any
 
 	// Walks is how many index walks a Filter Traces page merges (one per
-	// address walked), which bounds the sorts its plan may hold.
+	// address walked), which bounds the sorts its plan may hold; the same
+	// for the walks of trace_counts that add up several addresses.
 	Walks int
 }
 
@@ -32,7 +33,9 @@ type PlanArgs struct {
 // PlanQueries returns every read the API and the ingesters make with the
 // statements of sql: the Filter Traces count and page of a block range
 // (lo to hi, page) without addresses, with two senders (x, y), two
-// recipients, and a sender and a recipient; then each other read, with a.
+// recipients, and a sender and a recipient, and the statements on
+// trace_counts of those that count by buckets; then each other read, with
+// a. The range should hold a whole bucket (chainquery.TraceCountBlocks).
 func PlanQueries(sql chainquery.StoreSQL, lo, hi uint64, page chainquery.Page, x, y chainquery.Address, a PlanArgs) []PlanQuery {
 	var out []PlanQuery
 	for _, c := range []struct {
@@ -50,6 +53,15 @@ func PlanQueries(sql chainquery.StoreSQL, lo, hi uint64, page chainquery.Page, x
 		out = append(out,
 			PlanQuery{Name: "Filter Traces count, " + c.name, SQL: count, Args: countArgs},
 			PlanQuery{Name: "Filter Traces page, " + c.name, SQL: pageSQL, Args: pageArgs, Walks: len(p.Walk)})
+		if p.Bucketed() {
+			sum, sumArgs := sql.TraceBucketSum(p)
+			buckets, bucketArgs := sql.TraceBuckets(p)
+			out = append(out,
+				PlanQuery{Name: "Filter Traces count of whole buckets, " + c.name, SQL: sum, Args: sumArgs},
+				// Several addresses' buckets are added up bucket by bucket: a
+				// sort of their rows in the range.
+				PlanQuery{Name: "Filter Traces offset by buckets, " + c.name, SQL: buckets, Args: bucketArgs, Walks: len(p.Walk)})
+		}
 	}
 	var hash chainquery.Hash
 	copy(hash[:], a.TxHash)
@@ -57,6 +69,7 @@ func PlanQueries(sql chainquery.StoreSQL, lo, hi uint64, page chainquery.Page, x
 	logTx, logTxArgs := sql.LogTransaction(a.Chain, hash, nil)
 	logTxIn, logTxInArgs := sql.LogTransaction(a.Chain, hash, &block)
 	return append(out,
+		PlanQuery{Name: "Filter Traces offset by blocks", SQL: sql.BlockTraceCounts, Args: []any{a.Chain, int64(lo), int64(hi)}},
 		PlanQuery{Name: "datetime range start", SQL: sql.FirstBlockAtOrAfter, Args: []any{a.Chain, a.Time}},
 		PlanQuery{Name: "datetime range end", SQL: sql.LastBlockAtOrBefore, Args: []any{a.Chain, a.Time}},
 		PlanQuery{Name: "Get Transaction Logs: the transaction", SQL: logTx, Args: logTxArgs},

@@ -1,0 +1,233 @@
+package chainquery
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+)
+
+// Trace counts per address and block bucket (the trace_counts table of the
+// SQL stores). Filter Traces must answer the exact number of matches, and
+// an offset must start the page there: counting index entries, or walking
+// them to the offset, costs as much as there are matches, which for a busy
+// contract over a month is about a hundred million. trace_counts holds, per
+// chain, direction (sender, recipient, or every trace), address and bucket
+// of TraceCountBlocks heights, the number of traces; it is kept in the
+// write transaction that writes or removes the traces (insertBlockRows,
+// and each store's statements that delete traces), so it is exact in every
+// snapshot a reader sees. A count is then the sum of the whole buckets in
+// the range plus the index entries of the two partial buckets at its ends,
+// and an offset skips whole buckets (and, without addresses, whole blocks
+// by their trace_count) before the page walks the rest.
+
+// TraceCountBlocks is how many block heights one bucket of trace_counts
+// covers: bucket = block number / TraceCountBlocks. A hundred keeps the edge
+// walks short (a contract that is the recipient of a tenth of a Polygon
+// block's ~900 traces has ~9,000 entries per bucket) while a month of
+// Polygon (1.3 million blocks) is 13,000 buckets to add up. The migrations
+// that create trace_counts fill it with the same value: it cannot change
+// once a database holds rows.
+const TraceCountBlocks = 100
+
+// The directions of trace_counts. CountAll's rows have an empty address
+// and count every trace of the bucket (the unfiltered Filter Traces).
+const (
+	CountFrom = 0 // traces by from_addr
+	CountTo   = 1 // traces by to_addr (a trace without one is not counted)
+	CountAll  = 2 // every trace
+)
+
+// TraceCountRow is one change to a row of trace_counts: N traces more (or
+// fewer, when negative) for Address in direction Dir in Bucket.
+type TraceCountRow struct {
+	Dir     int
+	Address []byte // empty for CountAll
+	Bucket  int64
+	N       int64
+}
+
+// traceCountKey identifies a row of trace_counts within one chain.
+type traceCountKey struct {
+	dir    int
+	addr   Address
+	bucket int64
+}
+
+// traceCounter adds up the trace_counts changes of the traces a write
+// transaction inserts, so that each row is written once per transaction.
+type traceCounter map[traceCountKey]int64
+
+func (c traceCounter) add(block uint64, traces []*Trace) {
+	if len(traces) == 0 {
+		return
+	}
+	bucket := int64(block / TraceCountBlocks)
+	c[traceCountKey{CountAll, Address{}, bucket}] += int64(len(traces))
+	for _, t := range traces {
+		c[traceCountKey{CountFrom, t.From, bucket}]++
+		if t.To != nil {
+			c[traceCountKey{CountTo, *t.To, bucket}]++
+		}
+	}
+}
+
+// rows returns the changes in key order (direction, address, bucket): the
+// order of trace_counts' primary key, so that the writes go through the
+// index in one pass.
+func (c traceCounter) rows() []TraceCountRow {
+	out := make([]TraceCountRow, 0, len(c))
+	for k, n := range c {
+		r := TraceCountRow{Dir: k.dir, Address: []byte{}, Bucket: k.bucket, N: n}
+		if k.dir != CountAll {
+			r.Address = bytes.Clone(k.addr[:])
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b TraceCountRow) int {
+		return cmp.Or(cmp.Compare(a.Dir, b.Dir), bytes.Compare(a.Address, b.Address), cmp.Compare(a.Bucket, b.Bucket))
+	})
+	return out
+}
+
+// Bucketed reports whether the plan's count and offset use trace_counts:
+// its range holds at least one whole bucket, and it is not a from+to filter
+// (trace_counts counts one address at a time; such a count still walks the
+// senders' index, see docs/storage.md).
+func (p *TracePlan) Bucketed() bool {
+	return len(p.Also) == 0 && p.FirstBucket <= p.LastBucket
+}
+
+// Dir is the direction of trace_counts that the plan's walks count.
+func (p *TracePlan) Dir() int {
+	switch {
+	case len(p.Walk) == 0:
+		return CountAll
+	case p.FromIndex:
+		return CountFrom
+	}
+	return CountTo
+}
+
+// setBuckets sets the whole buckets of the plan's range.
+func (p *TracePlan) setBuckets() {
+	const b = TraceCountBlocks
+	p.FirstBucket = (p.Lo + b - 1) / b
+	p.LastBucket = (p.Hi+1)/b - 1
+}
+
+// over returns a copy of the plan restricted to blocks lo to hi.
+func (p *TracePlan) over(lo, hi int64) *TracePlan {
+	q := *p
+	q.Lo, q.Hi = lo, hi
+	q.setBuckets()
+	return &q
+}
+
+// countTraces returns the number of the plan's traces and, for a bucketed
+// plan, how many of them lie before its first whole bucket.
+func (s *SQLStore) countTraces(ctx context.Context, tx StoreTx, p *TracePlan) (count, before int, err error) {
+	walk := func(q *TracePlan) (int, error) {
+		if q.Lo > q.Hi {
+			return 0, nil
+		}
+		var n int
+		query, args := s.SQL.TraceCount(q)
+		_, err := queryRow(ctx, tx, query, args, &n)
+		return n, err
+	}
+	if !p.Bucketed() {
+		count, err = walk(p)
+		return count, 0, err
+	}
+	const b = TraceCountBlocks
+	if before, err = walk(p.over(p.Lo, p.FirstBucket*b-1)); err != nil {
+		return 0, 0, err
+	}
+	after, err := walk(p.over((p.LastBucket+1)*b, p.Hi))
+	if err != nil {
+		return 0, 0, err
+	}
+	var whole int
+	query, args := s.SQL.TraceBucketSum(p)
+	if _, err := queryRow(ctx, tx, query, args, &whole); err != nil {
+		return 0, 0, err
+	}
+	return before + whole + after, before, nil
+}
+
+// errFound ends a walk over buckets or blocks once the offset is reached.
+var errFound = errors.New("offset reached")
+
+// skipOffset moves the plan's start forward past the matches its offset
+// skips, as far as whole buckets and (without addresses) whole blocks
+// allow, and lowers the offset to match: the page then walks at most a
+// bucket's matches of its addresses, or a block's traces, before its rows.
+// before is what countTraces returned.
+func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan, before int) error {
+	const b = TraceCountBlocks
+	all := len(p.Walk) == 0
+	if p.Page.Offset == 0 || len(p.Also) > 0 {
+		return nil
+	}
+	// skipBlocks skips whole blocks from lo to hi by their trace counts.
+	skipBlocks := func(lo, hi int64) (bool, error) {
+		var n int64
+		var traces int
+		err := tx.Query(ctx, s.SQL.BlockTraceCounts, []any{p.Chain, lo, hi}, []any{&n, &traces}, func() error {
+			if p.Page.Offset < traces {
+				p.Lo = n
+				return errFound
+			}
+			p.Page.Offset -= traces
+			return nil
+		})
+		if errors.Is(err, errFound) {
+			return true, nil
+		}
+		return false, err
+	}
+	if !p.Bucketed() {
+		if all {
+			_, err := skipBlocks(p.Lo, p.Hi)
+			return err
+		}
+		return nil
+	}
+	if p.Page.Offset < before {
+		if all {
+			_, err := skipBlocks(p.Lo, p.FirstBucket*b-1)
+			return err
+		}
+		return nil
+	}
+	p.Page.Offset -= before
+	var bucket, n int64
+	query, args := s.SQL.TraceBuckets(p)
+	err := tx.Query(ctx, query, args, []any{&bucket, &n}, func() error {
+		if int64(p.Page.Offset) < n {
+			return errFound
+		}
+		p.Page.Offset -= int(n)
+		return nil
+	})
+	if errors.Is(err, errFound) {
+		p.Lo = bucket * b
+		if all {
+			_, err := skipBlocks(p.Lo, p.Lo+b-1)
+			return err
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// Past the last whole bucket: the page lies in the partial one after.
+	p.Lo = (p.LastBucket + 1) * b
+	if all {
+		_, err := skipBlocks(p.Lo, p.Hi)
+		return err
+	}
+	return nil
+}
