@@ -8,16 +8,30 @@ import (
 )
 
 // conn runs the shared store code's statements (chainquery.StoreConn) on a
-// pool or a transaction of database/sql.
+// pool or a transaction of database/sql. Its queries run the statements of
+// stmts, the read pool's, when prepared there (nil: none, on the write
+// side).
 type conn struct {
 	q interface {
 		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	}
+	stmts *statements
+	tx    *sql.Tx // the transaction of q, if it is one
 }
 
 func (c conn) Query(ctx context.Context, query string, args, dest []any, row func() error) error {
-	rows, err := c.q.QueryContext(ctx, query, args...)
+	var rows *sql.Rows
+	var err error
+	if st := c.stmts.lookup(query); st == nil {
+		rows, err = c.q.QueryContext(ctx, query, args...)
+	} else {
+		if c.tx != nil {
+			// Closed with the transaction.
+			st = c.tx.StmtContext(ctx, st)
+		}
+		rows, err = st.QueryContext(ctx, args...)
+	}
 	if err != nil {
 		return wrap(err)
 	}
@@ -52,7 +66,7 @@ type txConn struct {
 // an immediate one that holds the write lock from the start.
 func beginTx(ctx context.Context, pool *sql.DB) (txConn, error) {
 	tx, err := pool.BeginTx(ctx, nil)
-	return txConn{conn{tx}, tx}, wrap(err)
+	return txConn{conn{q: tx, tx: tx}, tx}, wrap(err)
 }
 
 // beginner returns beginTx on pool for the shared store code.
@@ -64,6 +78,17 @@ func beginner(pool *sql.DB) func(context.Context) (chainquery.StoreTx, error) {
 		}
 		return tx, nil
 	}
+}
+
+// readTx begins a read transaction whose queries run the read pool's
+// prepared statements (chainquery.SQLStore.ReadTx).
+func (db *DB) readTx(ctx context.Context) (chainquery.StoreTx, error) {
+	tx, err := beginTx(ctx, db.read)
+	if err != nil {
+		return nil, err
+	}
+	tx.stmts = db.reads
+	return tx, nil
 }
 
 // Commit commits; the context plays no part (database/sql takes the one of

@@ -6,13 +6,13 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
 	"net/url"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/chainquery/chainquery"
 	sqlite3 "modernc.org/sqlite"
@@ -33,10 +33,10 @@ type DB struct {
 	read  *sql.DB // readers: a pool, never writes
 	write *sql.DB // the single writer: SQLite admits one at a time anyway
 
-	// Statements of the write side, prepared once on the single write
+	// Statements of the write side, prepared at Open on the single write
 	// connection: parsing them for every batch cost more than the inserts.
-	mu    sync.Mutex
-	stmts map[string]*sql.Stmt
+	// Statements of the reads, prepared on the read pool on first use.
+	writes, reads *statements
 }
 
 // shared is embedded under this name so that it stays unexported.
@@ -46,7 +46,11 @@ var _ chainquery.Store = (*DB)(nil)
 
 // Open opens or creates the database file at path and brings its schema up to
 // date.
-func Open(path string) (*DB, error) {
+func Open(path string) (*DB, error) { return open(path, nil) }
+
+// open is Open with the read pool's connector wrapped by wrapRead, if not
+// nil: tests count what reaches the driver.
+func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("sqlite: empty database path")
 	}
@@ -74,17 +78,24 @@ func Open(path string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	if db.read, err = sql.Open("sqlite", dsn(path, append(pragmas, "query_only(1)"), "deferred")); err != nil {
+	connector, err := sqlite3.NewConnector(dsn(path, append(pragmas, "query_only(1)"), "deferred"))
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
+	if wrapRead != nil {
+		connector = wrapRead(connector)
+	}
+	db.read = sql.OpenDB(connector)
 	n := 2 * runtime.GOMAXPROCS(0)
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)
+	db.reads = newStatements(db.read, maxReadStatements)
 	// Readers and the writer share one file, so reads never lag: the
 	// primary's reads are the API's.
-	db.shared = &shared{SQL: queries, Read: conn{db.read}, Primary: conn{db.read}, Write: conn{db.write},
-		ReadTx: beginner(db.read), BeginBlocks: db.beginBlocks, AmountArg: bigArg, ScanAmount: scanAmount}
+	read := conn{q: db.read, stmts: db.reads}
+	db.shared = &shared{SQL: queries, Read: read, Primary: read, Write: conn{q: db.write},
+		ReadTx: db.readTx, BeginBlocks: db.beginBlocks, AmountArg: bigArg, ScanAmount: scanAmount}
 	return db, nil
 }
 
@@ -101,10 +112,8 @@ func dsn(path string, pragmas []string, txlock string) string {
 // statements are prepared at Open (see writeStatements): preparing here,
 // while tx holds the only write connection, would wait for it forever.
 func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, error) {
-	db.mu.Lock()
-	s, ok := db.stmts[q]
-	db.mu.Unlock()
-	if !ok {
+	s := db.writes.lookup(q)
+	if s == nil {
 		return nil, fmt.Errorf("sqlite: statement not prepared at open: %.60s", q)
 	}
 	return tx.StmtContext(ctx, s), nil
@@ -112,13 +121,9 @@ func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, erro
 
 // prepareWrites prepares every write statement on the write connection.
 func (db *DB) prepareWrites(ctx context.Context) error {
-	db.stmts = map[string]*sql.Stmt{}
-	for _, q := range writeStatements() {
-		s, err := db.write.PrepareContext(ctx, q)
-		if err != nil {
-			return fmt.Errorf("sqlite: prepare %.60s: %w", q, err)
-		}
-		db.stmts[q] = s
+	db.writes = newStatements(db.write, 0)
+	if err := db.writes.prepareAll(ctx, writeStatements()); err != nil {
+		return fmt.Errorf("sqlite: %w", err)
 	}
 	return nil
 }
@@ -126,14 +131,16 @@ func (db *DB) prepareWrites(ctx context.Context) error {
 // Close closes the database.
 func (db *DB) Close() error {
 	var errs []error
-	db.mu.Lock()
-	for _, s := range db.stmts {
-		errs = append(errs, s.Close())
+	for _, s := range []*statements{db.reads, db.writes} {
+		if s != nil {
+			errs = append(errs, s.close())
+		}
 	}
-	db.stmts = nil
-	db.mu.Unlock()
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
+	}
+	if db.reads != nil {
+		db.reads.wait()
 	}
 	if db.write != nil {
 		errs = append(errs, db.write.Close())
