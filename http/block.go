@@ -1,122 +1,122 @@
 package http
 
 import (
-	"math/big"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/chainquery/chainquery"
 )
 
-// blockJSON is a Block as the interface shows it, fields in its order.
-// logs_bloom and extra_data are left out when the chain does not supply
-// them; transactions is null unless full transactions were asked for.
-type blockJSON struct {
-	BlockNumber      uint64             `json:"block_number"`
-	Timestamp        int64              `json:"timestamp"`
-	Datetime         string             `json:"datetime"`
-	BlockHash        string             `json:"block_hash"`
-	BlockParentHash  string             `json:"block_parent_hash"`
-	Version          int                `json:"version"`
-	LogsBloom        *string            `json:"logs_bloom,omitempty"`
-	TransactionsRoot string             `json:"transactions_root"`
-	StateRoot        string             `json:"state_root"`
-	ReceiptsRoot     string             `json:"receipts_root"`
-	Miner            string             `json:"miner"`
-	ExtraData        *string            `json:"extra_data,omitempty"`
-	Size             uint64             `json:"size"`
-	GasLimit         uint64             `json:"gas_limit"`
-	GasUsed          uint64             `json:"gas_used"`
-	TransactionCount int                `json:"transaction_count"`
-	BaseFeePerGas    *big.Int           `json:"base_fee_per_gas"`
-	Transactions     []*transactionJSON `json:"transactions"`
+// blockAnswer is the Get Block response: the fields of a Block in the order
+// of the interface. logs_bloom and extra_data are left out when the chain
+// does not supply them; transactions is null unless full transactions were
+// asked for, and [] for a block without any.
+type blockAnswer struct {
+	b    *chainquery.Block
+	full bool
 }
 
-// transactionJSON is a transaction of a block with full_transactions=true,
-// fields in the order of decisions.md §5.
-type transactionJSON struct {
-	BlockNumber          uint64   `json:"block_number"`
-	Timestamp            int64    `json:"timestamp"`
-	Datetime             string   `json:"datetime"`
-	TransactionHash      string   `json:"transaction_hash"`
-	TransactionIndex     int      `json:"transaction_index"`
-	FromAddress          string   `json:"from_address"`
-	ToAddress            *string  `json:"to_address"`
-	Value                string   `json:"value"`
-	GasLimit             uint64   `json:"gas_limit"`
-	GasPrice             *big.Int `json:"gas_price"`
-	EffectiveGasPrice    *big.Int `json:"effective_gas_price"`
-	MaxFeePerGas         *big.Int `json:"max_fee_per_gas"`
-	MaxPriorityFeePerGas *big.Int `json:"max_priority_fee_per_gas"`
-	GasUsed              uint64   `json:"gas_used"`
-	CumulativeGasUsed    uint64   `json:"cumulative_gas_used"`
-	Nonce                uint64   `json:"nonce"`
-	Input                string   `json:"input"`
-	TransactionType      int      `json:"transaction_type"`
-	ContractAddress      *string  `json:"contract_address"`
-	Status               bool     `json:"status"`
-}
-
-func newBlockJSON(b *chainquery.Block, full bool) blockJSON {
-	out := blockJSON{
-		BlockNumber:      b.Number,
-		Timestamp:        b.Timestamp,
-		Datetime:         chainquery.FormatDatetime(b.Timestamp),
-		BlockHash:        b.Hash.Hex(),
-		BlockParentHash:  b.ParentHash.Hex(),
-		Version:          b.Version,
-		TransactionsRoot: b.TransactionsRoot.Hex(),
-		StateRoot:        b.StateRoot.Hex(),
-		ReceiptsRoot:     b.ReceiptsRoot.Hex(),
-		Miner:            b.Miner.Hex(),
-		Size:             b.Size,
-		GasLimit:         b.GasLimit,
-		GasUsed:          b.GasUsed,
-		TransactionCount: b.TransactionCount,
-		BaseFeePerGas:    b.BaseFeePerGas,
-	}
+func (a *blockAnswer) appendJSON(dst []byte) []byte {
+	b := a.b
+	dst = append(dst, `{"block_number":`...)
+	dst = strconv.AppendUint(dst, b.Number, 10)
+	dst = append(dst, `,"timestamp":`...)
+	dst = strconv.AppendInt(dst, b.Timestamp, 10)
+	dst = append(dst, `,"datetime":`...)
+	dst = appendDatetime(dst, b.Timestamp)
+	dst = append(dst, `,"block_hash":`...)
+	dst = appendQuotedHex(dst, b.Hash[:])
+	dst = append(dst, `,"block_parent_hash":`...)
+	dst = appendQuotedHex(dst, b.ParentHash[:])
+	dst = append(dst, `,"version":`...)
+	dst = appendInt(dst, b.Version)
 	if len(b.LogsBloom) > 0 {
-		s := chainquery.Hex(b.LogsBloom)
-		out.LogsBloom = &s
+		dst = append(dst, `,"logs_bloom":`...)
+		dst = appendQuotedHex(dst, b.LogsBloom)
 	}
+	dst = append(dst, `,"transactions_root":`...)
+	dst = appendQuotedHex(dst, b.TransactionsRoot[:])
+	dst = append(dst, `,"state_root":`...)
+	dst = appendQuotedHex(dst, b.StateRoot[:])
+	dst = append(dst, `,"receipts_root":`...)
+	dst = appendQuotedHex(dst, b.ReceiptsRoot[:])
+	dst = append(dst, `,"miner":`...)
+	dst = appendQuotedHex(dst, b.Miner[:])
 	if b.HasExtraData {
-		s := chainquery.Hex(b.ExtraData)
-		out.ExtraData = &s
+		dst = append(dst, `,"extra_data":`...)
+		dst = appendQuotedHex(dst, b.ExtraData)
 	}
-	if full {
-		// Non-nil even when empty: a block without transactions asked for
-		// in full answers [], not null.
-		out.Transactions = make([]*transactionJSON, len(b.Transactions))
+	dst = append(dst, `,"size":`...)
+	dst = strconv.AppendUint(dst, b.Size, 10)
+	dst = append(dst, `,"gas_limit":`...)
+	dst = strconv.AppendUint(dst, b.GasLimit, 10)
+	dst = append(dst, `,"gas_used":`...)
+	dst = strconv.AppendUint(dst, b.GasUsed, 10)
+	dst = append(dst, `,"transaction_count":`...)
+	dst = appendInt(dst, b.TransactionCount)
+	dst = append(dst, `,"base_fee_per_gas":`...)
+	dst = appendBigOrNull(dst, b.BaseFeePerGas)
+	dst = append(dst, `,"transactions":`...)
+	if !a.full {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, '[')
 		for i, t := range b.Transactions {
-			out.Transactions[i] = newTransactionJSON(t)
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendTransaction(dst, t)
 		}
+		dst = append(dst, ']')
 	}
-	return out
+	return append(dst, '}')
 }
 
-func newTransactionJSON(t *chainquery.Transaction) *transactionJSON {
-	return &transactionJSON{
-		BlockNumber:          t.BlockNumber,
-		Timestamp:            t.Timestamp,
-		Datetime:             chainquery.FormatDatetime(t.Timestamp),
-		TransactionHash:      t.Hash.Hex(),
-		TransactionIndex:     t.Index,
-		FromAddress:          t.From.Hex(),
-		ToAddress:            addressPtr(t.To),
-		Value:                chainquery.BigString(t.Value),
-		GasLimit:             t.GasLimit,
-		GasPrice:             t.GasPrice,
-		EffectiveGasPrice:    t.EffectiveGasPrice,
-		MaxFeePerGas:         t.MaxFeePerGas,
-		MaxPriorityFeePerGas: t.MaxPriorityFeePerGas,
-		GasUsed:              t.GasUsed,
-		CumulativeGasUsed:    t.CumulativeGasUsed,
-		Nonce:                t.Nonce,
-		Input:                chainquery.Hex(t.Input),
-		TransactionType:      t.Type,
-		ContractAddress:      addressPtr(t.ContractAddress),
-		Status:               t.Status,
-	}
+// appendTransaction appends a transaction of a block with
+// full_transactions=true, fields in the order of decisions.md §5.
+func appendTransaction(dst []byte, t *chainquery.Transaction) []byte {
+	dst = append(dst, `{"block_number":`...)
+	dst = strconv.AppendUint(dst, t.BlockNumber, 10)
+	dst = append(dst, `,"timestamp":`...)
+	dst = strconv.AppendInt(dst, t.Timestamp, 10)
+	dst = append(dst, `,"datetime":`...)
+	dst = appendDatetime(dst, t.Timestamp)
+	dst = append(dst, `,"transaction_hash":`...)
+	dst = appendQuotedHex(dst, t.Hash[:])
+	dst = append(dst, `,"transaction_index":`...)
+	dst = appendInt(dst, t.Index)
+	dst = append(dst, `,"from_address":`...)
+	dst = appendQuotedHex(dst, t.From[:])
+	dst = append(dst, `,"to_address":`...)
+	dst = appendAddressOrNull(dst, t.To)
+	dst = append(dst, `,"value":`...)
+	dst = appendBigString(dst, t.Value)
+	dst = append(dst, `,"gas_limit":`...)
+	dst = strconv.AppendUint(dst, t.GasLimit, 10)
+	dst = append(dst, `,"gas_price":`...)
+	dst = appendBigOrNull(dst, t.GasPrice)
+	dst = append(dst, `,"effective_gas_price":`...)
+	dst = appendBigOrNull(dst, t.EffectiveGasPrice)
+	dst = append(dst, `,"max_fee_per_gas":`...)
+	dst = appendBigOrNull(dst, t.MaxFeePerGas)
+	dst = append(dst, `,"max_priority_fee_per_gas":`...)
+	dst = appendBigOrNull(dst, t.MaxPriorityFeePerGas)
+	dst = append(dst, `,"gas_used":`...)
+	dst = strconv.AppendUint(dst, t.GasUsed, 10)
+	dst = append(dst, `,"cumulative_gas_used":`...)
+	dst = strconv.AppendUint(dst, t.CumulativeGasUsed, 10)
+	dst = append(dst, `,"nonce":`...)
+	dst = strconv.AppendUint(dst, t.Nonce, 10)
+	dst = append(dst, `,"input":`...)
+	dst = appendQuotedHex(dst, t.Input)
+	dst = append(dst, `,"transaction_type":`...)
+	dst = appendInt(dst, t.Type)
+	dst = append(dst, `,"contract_address":`...)
+	dst = appendAddressOrNull(dst, t.ContractAddress)
+	dst = append(dst, `,"status":`...)
+	dst = appendBool(dst, t.Status)
+	return append(dst, '}')
 }
 
 // requiredBlockNumber parses the block_number query parameter of Get Block
@@ -149,7 +149,7 @@ func (s *Server) handleBlock(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newBlockJSON(b, full))
+	writeJSON(w, http.StatusOK, &blockAnswer{b: b, full: full})
 	return nil
 }
 

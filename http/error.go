@@ -61,14 +61,31 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // writeJSON writes v as the JSON body of a response with the given status.
+// A jsonAppender writes itself into a pooled buffer; anything else goes
+// through json.Marshal.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	if a, ok := v.(jsonAppender); ok {
+		bp := bufferPool.Get().(*[]byte)
+		b := append(a.appendJSON((*bp)[:0]), '\n')
+		writeBody(w, status, b)
+		if cap(b) <= maxPooledBuffer { // Write does not keep b
+			*bp = b[:0]
+			bufferPool.Put(bp)
+		}
+		return
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		// Every response type marshals; this is a programming error that
 		// must still reach the client as JSON.
 		status, b = http.StatusInternalServerError, []byte(`{"detail":"`+internalDetail+`"}`)
 	}
-	b = append(b, '\n')
+	writeBody(w, status, append(b, '\n'))
+}
+
+// writeBody writes b, a JSON document and its trailing newline, as the body
+// of a response with the given status.
+func writeBody(w http.ResponseWriter, status int, b []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))

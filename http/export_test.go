@@ -1,5 +1,7 @@
 package http
 
+import "github.com/chainquery/chainquery"
+
 // ErrorStatus exposes the one mapping of error codes to status codes to the
 // tests of package http_test.
 var ErrorStatus = errorStatus
@@ -14,3 +16,24 @@ func RouteTable() [][2]string {
 	}
 	return out
 }
+
+// AppendBlockJSON, AppendTraceListJSON, AppendLogListJSON,
+// AppendReceiptListJSON and AppendJSONString expose the hand encoders to the
+// tests that hold them to encoding/json.
+func AppendBlockJSON(dst []byte, b *chainquery.Block, full bool) []byte {
+	return (&blockAnswer{b: b, full: full}).appendJSON(dst)
+}
+
+func AppendTraceListJSON(dst []byte, offset, limit, count int, traces []*chainquery.Trace) []byte {
+	return (&traceList{offset: offset, limit: limit, count: count, traces: traces}).appendJSON(dst)
+}
+
+func AppendLogListJSON(dst []byte, hash chainquery.Hash, offset, limit, count int, logs []*chainquery.Log) []byte {
+	return (&logList{hash: hash, offset: offset, limit: limit, count: count, logs: logs}).appendJSON(dst)
+}
+
+func AppendReceiptListJSON(dst []byte, number uint64, offset, limit, count int, receipts []*chainquery.Receipt) []byte {
+	return (&receiptList{number: number, offset: offset, limit: limit, count: count, receipts: receipts}).appendJSON(dst)
+}
+
+func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }

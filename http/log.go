@@ -2,62 +2,81 @@ package http
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/chainquery/chainquery"
 )
 
-// logList is the Get Transaction Logs response.
+// logList is the Get Transaction Logs response: the transaction's hash,
+// offset, limit, the page (never null) and count.
 type logList struct {
-	TransactionHash string    `json:"transaction_hash"`
-	Offset          int       `json:"offset"`
-	Limit           int       `json:"limit"`
-	Result          []logJSON `json:"result"`
-	Count           int       `json:"count"`
+	hash                 chainquery.Hash
+	offset, limit, count int
+	logs                 []*chainquery.Log
 }
 
-// logJSON is a Log as the interface shows it, fields in its order. Topics
-// is never null, and topic1..topic4 are null past the last topic.
-type logJSON struct {
-	BlockNumber      uint64   `json:"block_number"`
-	Timestamp        int64    `json:"timestamp"`
-	Datetime         string   `json:"datetime"`
-	TransactionHash  string   `json:"transaction_hash"`
-	TransactionIndex int      `json:"transaction_index"`
-	TransactionFrom  string   `json:"transaction_from"`
-	TransactionTo    *string  `json:"transaction_to"`
-	LogIndex         int      `json:"log_index"`
-	Address          string   `json:"address"`
-	Data             string   `json:"data"`
-	Topics           []string `json:"topics"`
-	Topic1           *string  `json:"topic1"`
-	Topic2           *string  `json:"topic2"`
-	Topic3           *string  `json:"topic3"`
-	Topic4           *string  `json:"topic4"`
+func (l *logList) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"transaction_hash":`...)
+	dst = appendQuotedHex(dst, l.hash[:])
+	dst = append(dst, `,"offset":`...)
+	dst = appendInt(dst, l.offset)
+	dst = append(dst, `,"limit":`...)
+	dst = appendInt(dst, l.limit)
+	dst = append(dst, `,"result":[`...)
+	for i, lg := range l.logs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendLog(dst, lg)
+	}
+	dst = append(dst, `],"count":`...)
+	dst = appendInt(dst, l.count)
+	return append(dst, '}')
 }
 
-func newLogJSON(l *chainquery.Log) logJSON {
-	out := logJSON{
-		BlockNumber:      l.BlockNumber,
-		Timestamp:        l.Timestamp,
-		Datetime:         chainquery.FormatDatetime(l.Timestamp),
-		TransactionHash:  l.TransactionHash.Hex(),
-		TransactionIndex: l.TransactionIndex,
-		TransactionFrom:  l.TransactionFrom.Hex(),
-		TransactionTo:    addressPtr(l.TransactionTo),
-		LogIndex:         l.LogIndex,
-		Address:          l.Address.Hex(),
-		Data:             chainquery.Hex(l.Data),
-		Topics:           make([]string, len(l.Topics)),
+// logTopicFields are the names of topic1..topic4 with their separators.
+var logTopicFields = [4]string{`,"topic1":`, `,"topic2":`, `,"topic3":`, `,"topic4":`}
+
+// appendLog appends a Log as the interface shows it, fields in its order.
+// Topics is never null, and topic1..topic4 are null past the last topic.
+func appendLog(dst []byte, l *chainquery.Log) []byte {
+	dst = append(dst, `{"block_number":`...)
+	dst = strconv.AppendUint(dst, l.BlockNumber, 10)
+	dst = append(dst, `,"timestamp":`...)
+	dst = strconv.AppendInt(dst, l.Timestamp, 10)
+	dst = append(dst, `,"datetime":`...)
+	dst = appendDatetime(dst, l.Timestamp)
+	dst = append(dst, `,"transaction_hash":`...)
+	dst = appendQuotedHex(dst, l.TransactionHash[:])
+	dst = append(dst, `,"transaction_index":`...)
+	dst = appendInt(dst, l.TransactionIndex)
+	dst = append(dst, `,"transaction_from":`...)
+	dst = appendQuotedHex(dst, l.TransactionFrom[:])
+	dst = append(dst, `,"transaction_to":`...)
+	dst = appendAddressOrNull(dst, l.TransactionTo)
+	dst = append(dst, `,"log_index":`...)
+	dst = appendInt(dst, l.LogIndex)
+	dst = append(dst, `,"address":`...)
+	dst = appendQuotedHex(dst, l.Address[:])
+	dst = append(dst, `,"data":`...)
+	dst = appendQuotedHex(dst, l.Data)
+	dst = append(dst, `,"topics":[`...)
+	for i := range l.Topics {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendQuotedHex(dst, l.Topics[i][:])
 	}
-	for i, t := range l.Topics {
-		out.Topics[i] = t.Hex()
-	}
-	for i, dst := range []**string{&out.Topic1, &out.Topic2, &out.Topic3, &out.Topic4} {
-		if i < len(out.Topics) {
-			*dst = &out.Topics[i]
+	dst = append(dst, ']')
+	for i, name := range logTopicFields {
+		dst = append(dst, name...)
+		if i < len(l.Topics) {
+			dst = appendQuotedHex(dst, l.Topics[i][:])
+		} else {
+			dst = append(dst, "null"...)
 		}
 	}
-	return out
+	return append(dst, '}')
 }
 
 // handleTransactionLogs serves GET
@@ -87,16 +106,6 @@ func (s *Server) handleTransactionLogs(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	out := logList{
-		TransactionHash: hash.Hex(),
-		Offset:          f.Offset,
-		Limit:           f.Limit,
-		Result:          make([]logJSON, len(logs)),
-		Count:           count,
-	}
-	for i, l := range logs {
-		out.Result[i] = newLogJSON(l)
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, &logList{hash: hash, offset: f.Offset, limit: f.Limit, count: count, logs: logs})
 	return nil
 }

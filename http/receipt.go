@@ -1,51 +1,65 @@
 package http
 
 import (
-	"math/big"
 	"net/http"
+	"strconv"
 
 	"github.com/chainquery/chainquery"
 )
 
-// receiptList is the Get Block Receipts response.
+// receiptList is the Get Block Receipts response: the block's number,
+// offset, limit, the page (never null) and count.
 type receiptList struct {
-	BlockNumber uint64        `json:"block_number"`
-	Offset      int           `json:"offset"`
-	Limit       int           `json:"limit"`
-	Result      []receiptJSON `json:"result"`
-	Count       int           `json:"count"`
+	number               uint64
+	offset, limit, count int
+	receipts             []*chainquery.Receipt
 }
 
-// receiptJSON is a Receipt as the interface shows it, fields in its order.
-// effective_gas_price is a JSON integer: *big.Int marshals as a number, so
-// prices above 2^53 stay exact in the text (clients that parse numbers as
-// doubles lose precision, but the interface says integer).
-type receiptJSON struct {
-	BlockNumber       uint64   `json:"block_number"`
-	Timestamp         int64    `json:"timestamp"`
-	Datetime          string   `json:"datetime"`
-	TransactionHash   string   `json:"transaction_hash"`
-	TransactionIndex  int      `json:"transaction_index"`
-	CumulativeGasUsed uint64   `json:"cumulative_gas_used"`
-	GasUsed           uint64   `json:"gas_used"`
-	ContractAddress   *string  `json:"contract_address"`
-	Status            bool     `json:"status"`
-	EffectiveGasPrice *big.Int `json:"effective_gas_price"`
-}
-
-func newReceiptJSON(r *chainquery.Receipt) receiptJSON {
-	return receiptJSON{
-		BlockNumber:       r.BlockNumber,
-		Timestamp:         r.Timestamp,
-		Datetime:          chainquery.FormatDatetime(r.Timestamp),
-		TransactionHash:   r.TransactionHash.Hex(),
-		TransactionIndex:  r.TransactionIndex,
-		CumulativeGasUsed: r.CumulativeGasUsed,
-		GasUsed:           r.GasUsed,
-		ContractAddress:   addressPtr(r.ContractAddress),
-		Status:            r.Status,
-		EffectiveGasPrice: r.EffectiveGasPrice,
+func (l *receiptList) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"block_number":`...)
+	dst = strconv.AppendUint(dst, l.number, 10)
+	dst = append(dst, `,"offset":`...)
+	dst = appendInt(dst, l.offset)
+	dst = append(dst, `,"limit":`...)
+	dst = appendInt(dst, l.limit)
+	dst = append(dst, `,"result":[`...)
+	for i, r := range l.receipts {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendReceipt(dst, r)
 	}
+	dst = append(dst, `],"count":`...)
+	dst = appendInt(dst, l.count)
+	return append(dst, '}')
+}
+
+// appendReceipt appends a Receipt as the interface shows it, fields in its
+// order. effective_gas_price is a JSON integer, as (*big.Int).MarshalJSON
+// writes it, so prices above 2^53 stay exact in the text (clients that
+// parse numbers as doubles lose precision, but the interface says integer).
+func appendReceipt(dst []byte, r *chainquery.Receipt) []byte {
+	dst = append(dst, `{"block_number":`...)
+	dst = strconv.AppendUint(dst, r.BlockNumber, 10)
+	dst = append(dst, `,"timestamp":`...)
+	dst = strconv.AppendInt(dst, r.Timestamp, 10)
+	dst = append(dst, `,"datetime":`...)
+	dst = appendDatetime(dst, r.Timestamp)
+	dst = append(dst, `,"transaction_hash":`...)
+	dst = appendQuotedHex(dst, r.TransactionHash[:])
+	dst = append(dst, `,"transaction_index":`...)
+	dst = appendInt(dst, r.TransactionIndex)
+	dst = append(dst, `,"cumulative_gas_used":`...)
+	dst = strconv.AppendUint(dst, r.CumulativeGasUsed, 10)
+	dst = append(dst, `,"gas_used":`...)
+	dst = strconv.AppendUint(dst, r.GasUsed, 10)
+	dst = append(dst, `,"contract_address":`...)
+	dst = appendAddressOrNull(dst, r.ContractAddress)
+	dst = append(dst, `,"status":`...)
+	dst = appendBool(dst, r.Status)
+	dst = append(dst, `,"effective_gas_price":`...)
+	dst = appendBigOrNull(dst, r.EffectiveGasPrice)
+	return append(dst, '}')
 }
 
 // handleBlockReceipts serves GET /api/v1/customer/{chain}/blocks/receipts.
@@ -67,16 +81,6 @@ func (s *Server) handleBlockReceipts(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	out := receiptList{
-		BlockNumber: number,
-		Offset:      f.Offset,
-		Limit:       f.Limit,
-		Result:      make([]receiptJSON, len(receipts)),
-		Count:       count,
-	}
-	for i, rc := range receipts {
-		out.Result[i] = newReceiptJSON(rc)
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, &receiptList{number: number, offset: f.Offset, limit: f.Limit, count: count, receipts: receipts})
 	return nil
 }

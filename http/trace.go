@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,79 +22,89 @@ const MaxBodyBytes = 64 << 10
 // the interface lists them; error texts list them for a misspelled field.
 var traceFilterFields = []string{"from_block", "to_block", "from_datetime", "to_datetime", "from_address", "to_address"}
 
-// traceList is the Filter Traces response.
+// traceList is the Filter Traces response: offset, limit, the page (never
+// null) and count.
 type traceList struct {
-	Offset int         `json:"offset"`
-	Limit  int         `json:"limit"`
-	Result []traceJSON `json:"result"`
-	Count  int         `json:"count"`
+	offset, limit, count int
+	traces               []*chainquery.Trace
 }
 
-// traceJSON is a Trace as the interface shows it, fields in its order.
-type traceJSON struct {
-	BlockNumber       uint64  `json:"block_number"`
-	Timestamp         int64   `json:"timestamp"`
-	Datetime          string  `json:"datetime"`
-	TransactionHash   string  `json:"transaction_hash"`
-	TransactionIndex  int     `json:"transaction_index"`
-	TraceAddress      string  `json:"trace_address"`
-	TransactionFrom   string  `json:"transaction_from"`
-	TransactionTo     *string `json:"transaction_to"`
-	TransactionStatus bool    `json:"transaction_status"`
-	CallType          string  `json:"call_type"`
-	FromAddress       string  `json:"from_address"`
-	ToAddress         *string `json:"to_address"`
-	Gas               uint64  `json:"gas"`
-	GasUsed           uint64  `json:"gas_used"`
-	GasRefund         uint64  `json:"gas_refund"`
-	Value             string  `json:"value"`
-	Subtraces         int     `json:"subtraces"`
-	Type              string  `json:"type"`
-	Input             string  `json:"input"`
-	Output            string  `json:"output"`
-	Error             *string `json:"error"`
-	FunctionSignature string  `json:"function_signature"`
-	Version           int     `json:"version"`
+func (l *traceList) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"offset":`...)
+	dst = appendInt(dst, l.offset)
+	dst = append(dst, `,"limit":`...)
+	dst = appendInt(dst, l.limit)
+	dst = append(dst, `,"result":[`...)
+	for i, t := range l.traces {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendTrace(dst, t)
+	}
+	dst = append(dst, `],"count":`...)
+	dst = appendInt(dst, l.count)
+	return append(dst, '}')
 }
 
-func newTraceJSON(t *chainquery.Trace) traceJSON {
-	out := traceJSON{
-		BlockNumber:       t.BlockNumber,
-		Timestamp:         t.Timestamp,
-		Datetime:          chainquery.FormatDatetime(t.Timestamp),
-		TransactionHash:   t.TransactionHash.Hex(),
-		TransactionIndex:  t.TransactionIndex,
-		TraceAddress:      chainquery.FormatTraceAddress(t.TraceAddress),
-		TransactionFrom:   t.TransactionFrom.Hex(),
-		TransactionTo:     addressPtr(t.TransactionTo),
-		TransactionStatus: t.TransactionStatus,
-		CallType:          t.CallType,
-		FromAddress:       t.From.Hex(),
-		ToAddress:         addressPtr(t.To),
-		Gas:               t.Gas,
-		GasUsed:           t.GasUsed,
-		GasRefund:         t.GasRefund(),
-		Value:             chainquery.BigString(t.Value),
-		Subtraces:         t.Subtraces,
-		Type:              t.Type,
-		Input:             chainquery.Hex(t.Input),
-		Output:            chainquery.Hex(t.Output),
-		FunctionSignature: chainquery.Hex(chainquery.FunctionSignature(t.Input)),
-		Version:           t.Version,
+// appendTrace appends a Trace as the interface shows it, fields in its
+// order; error is null when the call succeeded.
+func appendTrace(dst []byte, t *chainquery.Trace) []byte {
+	dst = append(dst, `{"block_number":`...)
+	dst = strconv.AppendUint(dst, t.BlockNumber, 10)
+	dst = append(dst, `,"timestamp":`...)
+	dst = strconv.AppendInt(dst, t.Timestamp, 10)
+	dst = append(dst, `,"datetime":`...)
+	dst = appendDatetime(dst, t.Timestamp)
+	dst = append(dst, `,"transaction_hash":`...)
+	dst = appendQuotedHex(dst, t.TransactionHash[:])
+	dst = append(dst, `,"transaction_index":`...)
+	dst = appendInt(dst, t.TransactionIndex)
+	dst = append(dst, `,"trace_address":"`...)
+	for i, n := range t.TraceAddress { // chainquery.FormatTraceAddress: digits, '-' and '.'
+		if i > 0 {
+			dst = append(dst, '.')
+		}
+		dst = appendInt(dst, n)
 	}
-	if t.Error != "" {
-		out.Error = &t.Error
+	dst = append(dst, `","transaction_from":`...)
+	dst = appendQuotedHex(dst, t.TransactionFrom[:])
+	dst = append(dst, `,"transaction_to":`...)
+	dst = appendAddressOrNull(dst, t.TransactionTo)
+	dst = append(dst, `,"transaction_status":`...)
+	dst = appendBool(dst, t.TransactionStatus)
+	dst = append(dst, `,"call_type":`...)
+	dst = appendString(dst, t.CallType)
+	dst = append(dst, `,"from_address":`...)
+	dst = appendQuotedHex(dst, t.From[:])
+	dst = append(dst, `,"to_address":`...)
+	dst = appendAddressOrNull(dst, t.To)
+	dst = append(dst, `,"gas":`...)
+	dst = strconv.AppendUint(dst, t.Gas, 10)
+	dst = append(dst, `,"gas_used":`...)
+	dst = strconv.AppendUint(dst, t.GasUsed, 10)
+	dst = append(dst, `,"gas_refund":`...)
+	dst = strconv.AppendUint(dst, t.GasRefund(), 10)
+	dst = append(dst, `,"value":`...)
+	dst = appendBigString(dst, t.Value)
+	dst = append(dst, `,"subtraces":`...)
+	dst = appendInt(dst, t.Subtraces)
+	dst = append(dst, `,"type":`...)
+	dst = appendString(dst, t.Type)
+	dst = append(dst, `,"input":`...)
+	dst = appendQuotedHex(dst, t.Input)
+	dst = append(dst, `,"output":`...)
+	dst = appendQuotedHex(dst, t.Output)
+	dst = append(dst, `,"error":`...)
+	if t.Error == "" {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendString(dst, t.Error)
 	}
-	return out
-}
-
-// addressPtr returns the hex of a, or nil (JSON null) when a is nil.
-func addressPtr(a *chainquery.Address) *string {
-	if a == nil {
-		return nil
-	}
-	s := a.Hex()
-	return &s
+	dst = append(dst, `,"function_signature":`...)
+	dst = appendQuotedHex(dst, chainquery.FunctionSignature(t.Input))
+	dst = append(dst, `,"version":`...)
+	dst = appendInt(dst, t.Version)
+	return append(dst, '}')
 }
 
 // handleFilterTraces serves POST /api/v1/customer/{chain}/traces/filter.
@@ -119,11 +130,7 @@ func (s *Server) handleFilterTraces(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	out := traceList{Offset: page.Offset, Limit: page.Limit, Result: make([]traceJSON, len(traces)), Count: count}
-	for i, t := range traces {
-		out.Result[i] = newTraceJSON(t)
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, &traceList{offset: page.Offset, limit: page.Limit, count: count, traces: traces})
 	return nil
 }
 

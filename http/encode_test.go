@@ -1,0 +1,677 @@
+package http_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"math/big"
+	"testing"
+
+	"github.com/chainquery/chainquery"
+	cqhttp "github.com/chainquery/chainquery/http"
+)
+
+// The ref* types are the reflective form of the large answers, exactly as
+// the server encoded them with json.Marshal before the hand encoders
+// replaced them: the reference the encoders' bytes are held to.
+
+type refBlock struct {
+	BlockNumber      uint64            `json:"block_number"`
+	Timestamp        int64             `json:"timestamp"`
+	Datetime         string            `json:"datetime"`
+	BlockHash        string            `json:"block_hash"`
+	BlockParentHash  string            `json:"block_parent_hash"`
+	Version          int               `json:"version"`
+	LogsBloom        *string           `json:"logs_bloom,omitempty"`
+	TransactionsRoot string            `json:"transactions_root"`
+	StateRoot        string            `json:"state_root"`
+	ReceiptsRoot     string            `json:"receipts_root"`
+	Miner            string            `json:"miner"`
+	ExtraData        *string           `json:"extra_data,omitempty"`
+	Size             uint64            `json:"size"`
+	GasLimit         uint64            `json:"gas_limit"`
+	GasUsed          uint64            `json:"gas_used"`
+	TransactionCount int               `json:"transaction_count"`
+	BaseFeePerGas    *big.Int          `json:"base_fee_per_gas"`
+	Transactions     []*refTransaction `json:"transactions"`
+}
+
+type refTransaction struct {
+	BlockNumber          uint64   `json:"block_number"`
+	Timestamp            int64    `json:"timestamp"`
+	Datetime             string   `json:"datetime"`
+	TransactionHash      string   `json:"transaction_hash"`
+	TransactionIndex     int      `json:"transaction_index"`
+	FromAddress          string   `json:"from_address"`
+	ToAddress            *string  `json:"to_address"`
+	Value                string   `json:"value"`
+	GasLimit             uint64   `json:"gas_limit"`
+	GasPrice             *big.Int `json:"gas_price"`
+	EffectiveGasPrice    *big.Int `json:"effective_gas_price"`
+	MaxFeePerGas         *big.Int `json:"max_fee_per_gas"`
+	MaxPriorityFeePerGas *big.Int `json:"max_priority_fee_per_gas"`
+	GasUsed              uint64   `json:"gas_used"`
+	CumulativeGasUsed    uint64   `json:"cumulative_gas_used"`
+	Nonce                uint64   `json:"nonce"`
+	Input                string   `json:"input"`
+	TransactionType      int      `json:"transaction_type"`
+	ContractAddress      *string  `json:"contract_address"`
+	Status               bool     `json:"status"`
+}
+
+func newRefBlock(b *chainquery.Block, full bool) refBlock {
+	out := refBlock{
+		BlockNumber:      b.Number,
+		Timestamp:        b.Timestamp,
+		Datetime:         chainquery.FormatDatetime(b.Timestamp),
+		BlockHash:        b.Hash.Hex(),
+		BlockParentHash:  b.ParentHash.Hex(),
+		Version:          b.Version,
+		TransactionsRoot: b.TransactionsRoot.Hex(),
+		StateRoot:        b.StateRoot.Hex(),
+		ReceiptsRoot:     b.ReceiptsRoot.Hex(),
+		Miner:            b.Miner.Hex(),
+		Size:             b.Size,
+		GasLimit:         b.GasLimit,
+		GasUsed:          b.GasUsed,
+		TransactionCount: b.TransactionCount,
+		BaseFeePerGas:    b.BaseFeePerGas,
+	}
+	if len(b.LogsBloom) > 0 {
+		s := chainquery.Hex(b.LogsBloom)
+		out.LogsBloom = &s
+	}
+	if b.HasExtraData {
+		s := chainquery.Hex(b.ExtraData)
+		out.ExtraData = &s
+	}
+	if full {
+		out.Transactions = make([]*refTransaction, len(b.Transactions))
+		for i, t := range b.Transactions {
+			out.Transactions[i] = &refTransaction{
+				BlockNumber:          t.BlockNumber,
+				Timestamp:            t.Timestamp,
+				Datetime:             chainquery.FormatDatetime(t.Timestamp),
+				TransactionHash:      t.Hash.Hex(),
+				TransactionIndex:     t.Index,
+				FromAddress:          t.From.Hex(),
+				ToAddress:            refAddress(t.To),
+				Value:                chainquery.BigString(t.Value),
+				GasLimit:             t.GasLimit,
+				GasPrice:             t.GasPrice,
+				EffectiveGasPrice:    t.EffectiveGasPrice,
+				MaxFeePerGas:         t.MaxFeePerGas,
+				MaxPriorityFeePerGas: t.MaxPriorityFeePerGas,
+				GasUsed:              t.GasUsed,
+				CumulativeGasUsed:    t.CumulativeGasUsed,
+				Nonce:                t.Nonce,
+				Input:                chainquery.Hex(t.Input),
+				TransactionType:      t.Type,
+				ContractAddress:      refAddress(t.ContractAddress),
+				Status:               t.Status,
+			}
+		}
+	}
+	return out
+}
+
+type refTraceList struct {
+	Offset int        `json:"offset"`
+	Limit  int        `json:"limit"`
+	Result []refTrace `json:"result"`
+	Count  int        `json:"count"`
+}
+
+type refTrace struct {
+	BlockNumber       uint64  `json:"block_number"`
+	Timestamp         int64   `json:"timestamp"`
+	Datetime          string  `json:"datetime"`
+	TransactionHash   string  `json:"transaction_hash"`
+	TransactionIndex  int     `json:"transaction_index"`
+	TraceAddress      string  `json:"trace_address"`
+	TransactionFrom   string  `json:"transaction_from"`
+	TransactionTo     *string `json:"transaction_to"`
+	TransactionStatus bool    `json:"transaction_status"`
+	CallType          string  `json:"call_type"`
+	FromAddress       string  `json:"from_address"`
+	ToAddress         *string `json:"to_address"`
+	Gas               uint64  `json:"gas"`
+	GasUsed           uint64  `json:"gas_used"`
+	GasRefund         uint64  `json:"gas_refund"`
+	Value             string  `json:"value"`
+	Subtraces         int     `json:"subtraces"`
+	Type              string  `json:"type"`
+	Input             string  `json:"input"`
+	Output            string  `json:"output"`
+	Error             *string `json:"error"`
+	FunctionSignature string  `json:"function_signature"`
+	Version           int     `json:"version"`
+}
+
+func newRefTraceList(offset, limit, count int, traces []*chainquery.Trace) refTraceList {
+	out := refTraceList{Offset: offset, Limit: limit, Result: make([]refTrace, len(traces)), Count: count}
+	for i, t := range traces {
+		out.Result[i] = refTrace{
+			BlockNumber:       t.BlockNumber,
+			Timestamp:         t.Timestamp,
+			Datetime:          chainquery.FormatDatetime(t.Timestamp),
+			TransactionHash:   t.TransactionHash.Hex(),
+			TransactionIndex:  t.TransactionIndex,
+			TraceAddress:      chainquery.FormatTraceAddress(t.TraceAddress),
+			TransactionFrom:   t.TransactionFrom.Hex(),
+			TransactionTo:     refAddress(t.TransactionTo),
+			TransactionStatus: t.TransactionStatus,
+			CallType:          t.CallType,
+			FromAddress:       t.From.Hex(),
+			ToAddress:         refAddress(t.To),
+			Gas:               t.Gas,
+			GasUsed:           t.GasUsed,
+			GasRefund:         t.GasRefund(),
+			Value:             chainquery.BigString(t.Value),
+			Subtraces:         t.Subtraces,
+			Type:              t.Type,
+			Input:             chainquery.Hex(t.Input),
+			Output:            chainquery.Hex(t.Output),
+			FunctionSignature: chainquery.Hex(chainquery.FunctionSignature(t.Input)),
+			Version:           t.Version,
+		}
+		if t.Error != "" {
+			out.Result[i].Error = &t.Error
+		}
+	}
+	return out
+}
+
+type refLogList struct {
+	TransactionHash string   `json:"transaction_hash"`
+	Offset          int      `json:"offset"`
+	Limit           int      `json:"limit"`
+	Result          []refLog `json:"result"`
+	Count           int      `json:"count"`
+}
+
+type refLog struct {
+	BlockNumber      uint64   `json:"block_number"`
+	Timestamp        int64    `json:"timestamp"`
+	Datetime         string   `json:"datetime"`
+	TransactionHash  string   `json:"transaction_hash"`
+	TransactionIndex int      `json:"transaction_index"`
+	TransactionFrom  string   `json:"transaction_from"`
+	TransactionTo    *string  `json:"transaction_to"`
+	LogIndex         int      `json:"log_index"`
+	Address          string   `json:"address"`
+	Data             string   `json:"data"`
+	Topics           []string `json:"topics"`
+	Topic1           *string  `json:"topic1"`
+	Topic2           *string  `json:"topic2"`
+	Topic3           *string  `json:"topic3"`
+	Topic4           *string  `json:"topic4"`
+}
+
+func newRefLogList(hash chainquery.Hash, offset, limit, count int, logs []*chainquery.Log) refLogList {
+	out := refLogList{TransactionHash: hash.Hex(), Offset: offset, Limit: limit, Result: make([]refLog, len(logs)), Count: count}
+	for i, l := range logs {
+		r := refLog{
+			BlockNumber:      l.BlockNumber,
+			Timestamp:        l.Timestamp,
+			Datetime:         chainquery.FormatDatetime(l.Timestamp),
+			TransactionHash:  l.TransactionHash.Hex(),
+			TransactionIndex: l.TransactionIndex,
+			TransactionFrom:  l.TransactionFrom.Hex(),
+			TransactionTo:    refAddress(l.TransactionTo),
+			LogIndex:         l.LogIndex,
+			Address:          l.Address.Hex(),
+			Data:             chainquery.Hex(l.Data),
+			Topics:           make([]string, len(l.Topics)),
+		}
+		for j, t := range l.Topics {
+			r.Topics[j] = t.Hex()
+		}
+		for j, dst := range []**string{&r.Topic1, &r.Topic2, &r.Topic3, &r.Topic4} {
+			if j < len(r.Topics) {
+				*dst = &r.Topics[j]
+			}
+		}
+		out.Result[i] = r
+	}
+	return out
+}
+
+type refReceiptList struct {
+	BlockNumber uint64       `json:"block_number"`
+	Offset      int          `json:"offset"`
+	Limit       int          `json:"limit"`
+	Result      []refReceipt `json:"result"`
+	Count       int          `json:"count"`
+}
+
+type refReceipt struct {
+	BlockNumber       uint64   `json:"block_number"`
+	Timestamp         int64    `json:"timestamp"`
+	Datetime          string   `json:"datetime"`
+	TransactionHash   string   `json:"transaction_hash"`
+	TransactionIndex  int      `json:"transaction_index"`
+	CumulativeGasUsed uint64   `json:"cumulative_gas_used"`
+	GasUsed           uint64   `json:"gas_used"`
+	ContractAddress   *string  `json:"contract_address"`
+	Status            bool     `json:"status"`
+	EffectiveGasPrice *big.Int `json:"effective_gas_price"`
+}
+
+func newRefReceiptList(number uint64, offset, limit, count int, receipts []*chainquery.Receipt) refReceiptList {
+	out := refReceiptList{BlockNumber: number, Offset: offset, Limit: limit, Result: make([]refReceipt, len(receipts)), Count: count}
+	for i, r := range receipts {
+		out.Result[i] = refReceipt{
+			BlockNumber:       r.BlockNumber,
+			Timestamp:         r.Timestamp,
+			Datetime:          chainquery.FormatDatetime(r.Timestamp),
+			TransactionHash:   r.TransactionHash.Hex(),
+			TransactionIndex:  r.TransactionIndex,
+			CumulativeGasUsed: r.CumulativeGasUsed,
+			GasUsed:           r.GasUsed,
+			ContractAddress:   refAddress(r.ContractAddress),
+			Status:            r.Status,
+			EffectiveGasPrice: r.EffectiveGasPrice,
+		}
+	}
+	return out
+}
+
+func refAddress(a *chainquery.Address) *string {
+	if a == nil {
+		return nil
+	}
+	s := a.Hex()
+	return &s
+}
+
+// sameAsMarshal fails unless got, appended after a prefix the encoder must
+// leave alone, is byte for byte json.Marshal(ref).
+func sameAsMarshal(t *testing.T, ref any, appendTo func([]byte) []byte) {
+	t.Helper()
+	want, err := json.Marshal(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := []byte("prefix")
+	got := appendTo(append([]byte(nil), prefix...))
+	if !bytes.HasPrefix(got, prefix) {
+		t.Fatalf("the encoder changed the bytes before it: %q", got)
+	}
+	if got = got[len(prefix):]; !bytes.Equal(got, want) {
+		t.Fatalf("hand encoder and json.Marshal differ\n got: %s\nwant: %s", got, want)
+	}
+}
+
+// Values at the edges of what json.Marshal treats specially.
+var (
+	edgeStrings = []string{
+		"", "execution reverted", `quote " backslash \ slash /`, "<script>&amp;</script>",
+		"\x00\x01\b\f\n\r\t\x1f\x7f", "tab\tnewline\n", "\u2028\u2029", "é ü 漢字 🚀",
+		"\xff\xfe invalid \xc3\x28 utf-8 \xed\xa0\x80 surrogate", "\xf4\x90\x80\x80", "trailing \xe2\x82",
+	}
+	edgeBigs = []*big.Int{
+		nil, big.NewInt(0), big.NewInt(1), big.NewInt(-1), new(big.Int).SetUint64(math.MaxUint64),
+		new(big.Int).Lsh(big.NewInt(1), 300), new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(3), 256)),
+	}
+	edgeTimes = []int64{0, 1740787200, -1, math.MaxInt32, 253402300799, 253402300800, -62135596800, -62135596801}
+)
+
+func edgeAddress(b byte) *chainquery.Address {
+	var a chainquery.Address
+	for i := range a {
+		a[i] = b + byte(i)
+	}
+	return &a
+}
+
+func edgeHash(b byte) chainquery.Hash {
+	var h chainquery.Hash
+	for i := range h {
+		h[i] = b ^ byte(i*7)
+	}
+	return h
+}
+
+func TestAppendersMatchMarshal(t *testing.T) {
+	t.Run("OK/Strings", func(t *testing.T) {
+		for _, s := range edgeStrings {
+			sameAsMarshal(t, s, func(b []byte) []byte { return cqhttp.AppendJSONString(b, s) })
+		}
+	})
+
+	t.Run("OK/Block", func(t *testing.T) {
+		var txs []*chainquery.Transaction
+		for i, v := range edgeBigs {
+			txs = append(txs, &chainquery.Transaction{
+				BlockNumber: math.MaxUint64, Timestamp: edgeTimes[i%len(edgeTimes)], Hash: edgeHash(byte(i)), Index: i - 1,
+				From: *edgeAddress(byte(i)), Value: v, GasLimit: math.MaxUint64, GasPrice: v,
+				EffectiveGasPrice: edgeBigs[(i+1)%len(edgeBigs)], MaxFeePerGas: edgeBigs[(i+2)%len(edgeBigs)],
+				GasUsed: uint64(i), CumulativeGasUsed: math.MaxUint64 - uint64(i), Nonce: uint64(i) << 40,
+				Input: bytes.Repeat([]byte{0xab, byte(i)}, i*100), Type: i % 3, Status: i%2 == 0,
+			})
+			if i%2 == 1 {
+				txs[i].To = edgeAddress(0xf0)
+				txs[i].MaxPriorityFeePerGas = big.NewInt(int64(i) * 1e9)
+			} else {
+				txs[i].ContractAddress = edgeAddress(0x10)
+			}
+		}
+		blocks := map[string]*chainquery.Block{
+			"zero":  {},
+			"empty": {LogsBloom: []byte{}, ExtraData: []byte{}, HasExtraData: true, Transactions: []*chainquery.Transaction{}},
+			"polygon": {
+				Number: 65000000, Hash: edgeHash(1), ParentHash: edgeHash(2), Timestamp: 1740787200, Version: 3,
+				LogsBloom: bytes.Repeat([]byte{0x5a}, 256), TransactionsRoot: edgeHash(3), StateRoot: edgeHash(4),
+				ReceiptsRoot: edgeHash(5), Miner: *edgeAddress(6), ExtraData: []byte("extra"), HasExtraData: true,
+				Size: 1 << 20, GasLimit: 30_000_000, GasUsed: 29_999_999, TransactionCount: len(txs),
+				BaseFeePerGas: big.NewInt(30_000_000_000), Transactions: txs,
+			},
+			"edges": {
+				Number: math.MaxUint64, Timestamp: math.MinInt64 / 4, Version: math.MinInt64, Size: math.MaxUint64,
+				TransactionCount: math.MaxInt64, BaseFeePerGas: edgeBigs[6], Transactions: txs[:1],
+			},
+		}
+		for name, b := range blocks {
+			for _, full := range []bool{false, true} {
+				t.Run(name, func(t *testing.T) {
+					sameAsMarshal(t, newRefBlock(b, full), func(dst []byte) []byte { return cqhttp.AppendBlockJSON(dst, b, full) })
+				})
+			}
+		}
+	})
+
+	t.Run("OK/Traces", func(t *testing.T) {
+		var traces []*chainquery.Trace
+		for i, s := range edgeStrings {
+			tr := &chainquery.Trace{
+				BlockNumber: uint64(i) << 60, Timestamp: edgeTimes[i%len(edgeTimes)], TransactionHash: edgeHash(byte(i)),
+				TransactionIndex: -i, TransactionFrom: *edgeAddress(byte(i)), TransactionStatus: i%2 == 0,
+				Type: s, CallType: edgeStrings[len(edgeStrings)-1-i], From: *edgeAddress(byte(i + 1)),
+				Gas: uint64(i) * 1000, GasUsed: 4000, Value: edgeBigs[i%len(edgeBigs)], Subtraces: i,
+				Input: bytes.Repeat([]byte{byte(i)}, i), Output: bytes.Repeat([]byte{0xee}, 3*i), Error: s, Version: i,
+			}
+			switch i % 3 {
+			case 0: // nil: the top-level call
+			case 1:
+				tr.TraceAddress = []int{}
+			case 2:
+				tr.TraceAddress = []int{0, i, -1, math.MaxInt64, math.MinInt64}
+				tr.To, tr.TransactionTo = edgeAddress(0xaa), edgeAddress(0xbb)
+			}
+			traces = append(traces, tr)
+		}
+		for name, list := range map[string][]*chainquery.Trace{"nil": nil, "empty": {}, "edges": traces} {
+			t.Run(name, func(t *testing.T) {
+				sameAsMarshal(t, newRefTraceList(7, 50, math.MaxInt64, list), func(dst []byte) []byte {
+					return cqhttp.AppendTraceListJSON(dst, 7, 50, math.MaxInt64, list)
+				})
+			})
+		}
+	})
+
+	t.Run("OK/Logs", func(t *testing.T) {
+		var logs []*chainquery.Log
+		for n := 0; n <= 5; n++ {
+			l := &chainquery.Log{
+				BlockNumber: uint64(n), Timestamp: edgeTimes[n], TransactionHash: edgeHash(9), TransactionIndex: n,
+				TransactionFrom: *edgeAddress(3), LogIndex: n * 1000, Address: *edgeAddress(byte(n)),
+				Data: bytes.Repeat([]byte{0x01, 0x23}, n*16),
+			}
+			if n%2 == 1 {
+				l.TransactionTo = edgeAddress(4)
+			}
+			if n > 0 { // n == 0 keeps Topics nil: still [] in the answer
+				l.Topics = make([]chainquery.Hash, n) // 5 is more than the API has
+				for j := range l.Topics {
+					l.Topics[j] = edgeHash(byte(10*n + j))
+				}
+			}
+			logs = append(logs, l)
+		}
+		for name, list := range map[string][]*chainquery.Log{"nil": nil, "empty": {}, "edges": logs} {
+			t.Run(name, func(t *testing.T) {
+				sameAsMarshal(t, newRefLogList(edgeHash(9), 0, 1, 0, list), func(dst []byte) []byte {
+					return cqhttp.AppendLogListJSON(dst, edgeHash(9), 0, 1, 0, list)
+				})
+			})
+		}
+	})
+
+	t.Run("OK/Receipts", func(t *testing.T) {
+		var receipts []*chainquery.Receipt
+		for i, v := range edgeBigs {
+			r := &chainquery.Receipt{
+				BlockNumber: math.MaxUint64 - uint64(i), Timestamp: edgeTimes[i], TransactionHash: edgeHash(byte(i)),
+				TransactionIndex: i, CumulativeGasUsed: uint64(i) * 21000, GasUsed: 21000, Status: i%2 == 1, EffectiveGasPrice: v,
+			}
+			if i%2 == 0 {
+				r.ContractAddress = edgeAddress(byte(i))
+			}
+			receipts = append(receipts, r)
+		}
+		for name, list := range map[string][]*chainquery.Receipt{"nil": nil, "empty": {}, "edges": receipts} {
+			t.Run(name, func(t *testing.T) {
+				sameAsMarshal(t, newRefReceiptList(65000000, -1, math.MinInt64, 3, list), func(dst []byte) []byte {
+					return cqhttp.AppendReceiptListJSON(dst, 65000000, -1, math.MinInt64, 3, list)
+				})
+			})
+		}
+	})
+}
+
+// fuzzGen draws values from a fuzzer's bytes; past the end every draw is
+// zero, so any input gives some value.
+type fuzzGen struct{ data []byte }
+
+func (g *fuzzGen) next(n int) []byte {
+	n = min(n, len(g.data))
+	b := g.data[:n]
+	g.data = g.data[n:]
+	return b
+}
+
+func (g *fuzzGen) byte() byte {
+	if b := g.next(1); len(b) == 1 {
+		return b[0]
+	}
+	return 0
+}
+
+func (g *fuzzGen) u64() uint64 {
+	var buf [8]byte
+	// A short draw now and then gives small numbers as well as huge ones.
+	copy(buf[:], g.next(int(g.byte()%9)))
+	return binary.LittleEndian.Uint64(buf[:])
+}
+
+func (g *fuzzGen) i64() int64 { return int64(g.u64()) }
+func (g *fuzzGen) int() int   { return int(g.u64()) }
+func (g *fuzzGen) bool() bool { return g.byte()&1 == 1 }
+
+func (g *fuzzGen) bytes() []byte {
+	n := int(g.byte())
+	if n == 0xff {
+		return nil
+	}
+	return append([]byte{}, g.next(n)...)
+}
+
+func (g *fuzzGen) string() string { return string(g.bytes()) }
+
+func (g *fuzzGen) hash() (h chainquery.Hash) {
+	copy(h[:], g.next(int(g.byte()%33)))
+	return h
+}
+
+func (g *fuzzGen) address() (a chainquery.Address) {
+	copy(a[:], g.next(int(g.byte()%21)))
+	return a
+}
+
+func (g *fuzzGen) addressOrNil() *chainquery.Address {
+	if !g.bool() {
+		return nil
+	}
+	a := g.address()
+	return &a
+}
+
+// timestamp is any int64 now and then, else a time of the last centuries:
+// FormatDatetime must agree with the encoder on both.
+func (g *fuzzGen) timestamp() int64 {
+	if g.byte()%8 == 0 {
+		return g.i64()
+	}
+	return int64(g.u64()%(1<<34)) - 1<<32
+}
+
+func (g *fuzzGen) bigOrNil() *big.Int {
+	switch g.byte() % 4 {
+	case 0:
+		return nil
+	case 1:
+		return new(big.Int).SetUint64(g.u64())
+	default:
+		v := new(big.Int).SetBytes(g.bytes())
+		if g.bool() {
+			v.Neg(v)
+		}
+		return v
+	}
+}
+
+// count draws a list length, small so that lists of many elements are
+// reached.
+func (g *fuzzGen) count() int { return int(g.byte() % 6) }
+
+func FuzzBlockJSON(f *testing.F) {
+	f.Add([]byte{}, true)
+	f.Add(bytes.Repeat([]byte{0xff}, 64), false)
+	f.Add(bytes.Repeat([]byte{0x03, 0x81, 0x7f}, 200), true)
+	f.Add([]byte("\x08\x01\x02\x03\x04\x05\x06\x07\x08 polygon-shaped block with <&> and \xff\xfe"), true)
+	f.Fuzz(func(t *testing.T, data []byte, full bool) {
+		g := &fuzzGen{data}
+		b := &chainquery.Block{
+			Number: g.u64(), Hash: g.hash(), ParentHash: g.hash(), Timestamp: g.timestamp(), Version: g.int(),
+			LogsBloom: g.bytes(), TransactionsRoot: g.hash(), StateRoot: g.hash(), ReceiptsRoot: g.hash(),
+			Miner: g.address(), ExtraData: g.bytes(), HasExtraData: g.bool(), Size: g.u64(), GasLimit: g.u64(),
+			GasUsed: g.u64(), TransactionCount: g.int(), BaseFeePerGas: g.bigOrNil(),
+		}
+		if n := g.count(); n > 0 || g.bool() {
+			b.Transactions = make([]*chainquery.Transaction, n)
+			for i := range b.Transactions {
+				b.Transactions[i] = &chainquery.Transaction{
+					BlockNumber: g.u64(), Timestamp: g.timestamp(), Hash: g.hash(), Index: g.int(), From: g.address(),
+					To: g.addressOrNil(), Value: g.bigOrNil(), GasLimit: g.u64(), GasPrice: g.bigOrNil(),
+					EffectiveGasPrice: g.bigOrNil(), MaxFeePerGas: g.bigOrNil(), MaxPriorityFeePerGas: g.bigOrNil(),
+					GasUsed: g.u64(), CumulativeGasUsed: g.u64(), Nonce: g.u64(), Input: g.bytes(), Type: g.int(),
+					ContractAddress: g.addressOrNil(), Status: g.bool(),
+				}
+			}
+		}
+		sameAsMarshal(t, newRefBlock(b, full), func(dst []byte) []byte { return cqhttp.AppendBlockJSON(dst, b, full) })
+	})
+}
+
+func FuzzTraceJSON(f *testing.F) {
+	f.Add([]byte{}, "")
+	f.Add(bytes.Repeat([]byte{0xff}, 64), "execution reverted")
+	f.Add(bytes.Repeat([]byte{0x05, 0x81, 0x7f, 0x00}, 200), "out of gas <&>")
+	f.Add([]byte("\x02\x03call\x0cdelegatecall"), "\xff\xfe\u2028\x00\"\\")
+	f.Fuzz(func(t *testing.T, data []byte, errText string) {
+		g := &fuzzGen{data}
+		var traces []*chainquery.Trace
+		if n := g.count(); n > 0 || g.bool() {
+			traces = make([]*chainquery.Trace, n)
+		}
+		for i := range traces {
+			tr := &chainquery.Trace{
+				BlockNumber: g.u64(), Timestamp: g.timestamp(), TransactionHash: g.hash(), TransactionIndex: g.int(),
+				TransactionFrom: g.address(), TransactionTo: g.addressOrNil(), TransactionStatus: g.bool(),
+				Type: g.string(), CallType: g.string(), From: g.address(), To: g.addressOrNil(), Gas: g.u64(),
+				GasUsed: g.u64(), Value: g.bigOrNil(), Subtraces: g.int(), Input: g.bytes(), Output: g.bytes(),
+				Version: g.int(),
+			}
+			if g.bool() {
+				tr.Error = errText
+			}
+			if n := g.count(); n > 0 || g.bool() {
+				tr.TraceAddress = make([]int, n)
+				for j := range tr.TraceAddress {
+					tr.TraceAddress[j] = g.int()
+				}
+			}
+			traces[i] = tr
+		}
+		offset, limit, count := g.int(), g.int(), g.int()
+		sameAsMarshal(t, newRefTraceList(offset, limit, count, traces), func(dst []byte) []byte {
+			return cqhttp.AppendTraceListJSON(dst, offset, limit, count, traces)
+		})
+	})
+}
+
+func FuzzLogJSON(f *testing.F) {
+	f.Add([]byte{})
+	f.Add(bytes.Repeat([]byte{0xff}, 64))
+	f.Add(bytes.Repeat([]byte{0x04, 0x20, 0x7f, 0x01}, 200))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g := &fuzzGen{data}
+		var logs []*chainquery.Log
+		if n := g.count(); n > 0 || g.bool() {
+			logs = make([]*chainquery.Log, n)
+		}
+		for i := range logs {
+			l := &chainquery.Log{
+				BlockNumber: g.u64(), Timestamp: g.timestamp(), TransactionHash: g.hash(), TransactionIndex: g.int(),
+				TransactionFrom: g.address(), TransactionTo: g.addressOrNil(), LogIndex: g.int(), Address: g.address(),
+				Data: g.bytes(),
+			}
+			if n := g.count(); n > 0 || g.bool() {
+				l.Topics = make([]chainquery.Hash, n)
+				for j := range l.Topics {
+					l.Topics[j] = g.hash()
+				}
+			}
+			logs[i] = l
+		}
+		hash, offset, limit, count := g.hash(), g.int(), g.int(), g.int()
+		sameAsMarshal(t, newRefLogList(hash, offset, limit, count, logs), func(dst []byte) []byte {
+			return cqhttp.AppendLogListJSON(dst, hash, offset, limit, count, logs)
+		})
+	})
+}
+
+func FuzzReceiptJSON(f *testing.F) {
+	f.Add([]byte{})
+	f.Add(bytes.Repeat([]byte{0xff}, 64))
+	f.Add(bytes.Repeat([]byte{0x05, 0x02, 0x7f, 0x01}, 200))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g := &fuzzGen{data}
+		var receipts []*chainquery.Receipt
+		if n := g.count(); n > 0 || g.bool() {
+			receipts = make([]*chainquery.Receipt, n)
+		}
+		for i := range receipts {
+			receipts[i] = &chainquery.Receipt{
+				BlockNumber: g.u64(), Timestamp: g.timestamp(), TransactionHash: g.hash(), TransactionIndex: g.int(),
+				CumulativeGasUsed: g.u64(), GasUsed: g.u64(), ContractAddress: g.addressOrNil(), Status: g.bool(),
+				EffectiveGasPrice: g.bigOrNil(),
+			}
+		}
+		number, offset, limit, count := g.u64(), g.int(), g.int(), g.int()
+		sameAsMarshal(t, newRefReceiptList(number, offset, limit, count, receipts), func(dst []byte) []byte {
+			return cqhttp.AppendReceiptListJSON(dst, number, offset, limit, count, receipts)
+		})
+	})
+}
+
+func FuzzJSONString(f *testing.F) {
+	for _, s := range edgeStrings {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sameAsMarshal(t, s, func(b []byte) []byte { return cqhttp.AppendJSONString(b, s) })
+	})
+}
