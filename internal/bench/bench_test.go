@@ -121,8 +121,12 @@ func TestSmoke(t *testing.T) {
 		t.Errorf("trace_block and the callTracer gave different Filter Traces answers:\n%s\n%s", tracePages[0], tracePages[1])
 	}
 
-	ws, err := bench.Workloads(ctx, servers[0], chain, 4, func(name string) bool {
-		return name == "Get Latest Block" || name == "Filter Traces, 100 blocks, limit 50"
+	tokens := bench.Tokens{Seed: 3, Changes: 2000}
+	if n, err := tokens.Write(ctx, "sqlite:"+filepath.Join(dir, evm.TracesParity+".db")); err != nil || n != 2000 {
+		t.Fatalf("seeded %d token balance changes: %v", n, err)
+	}
+	ws, err := bench.Workloads(ctx, servers[0], chain, tokens, 4, func(name string) bool {
+		return name == "Get Latest Block" || name == "Filter Traces, 100 blocks, limit 50" || name == "Token Balance by Account"
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +137,7 @@ func TestSmoke(t *testing.T) {
 	}
 	out := bench.LoadTable(rows)
 	t.Logf("\n%s", out)
-	if len(rows) != 2 || strings.Count(out, "\n") != 4 {
+	if len(rows) != 3 || strings.Count(out, "\n") != 5 {
 		t.Fatalf("load table:\n%s", out)
 	}
 	for _, r := range rows {

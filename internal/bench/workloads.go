@@ -70,10 +70,10 @@ func get(format string, args ...any) vegeta.Target {
 	return vegeta.Target{Method: http.MethodGet, URL: fmt.Sprintf(api+format, args...)}
 }
 
-// Workloads returns the API workloads over c's blocks, with names matching
-// only if match is nil or matches. It asks s for the counts the deep offsets
-// need.
-func Workloads(ctx context.Context, s *Server, c *polychain.Chain, targets int, match func(string) bool) ([]Workload, error) {
+// Workloads returns the API workloads over c's blocks and the seeded token
+// balances (none without changes), with names matching only if match is nil
+// or matches. It asks s for the counts the deep offsets need.
+func Workloads(ctx context.Context, s *Server, c *polychain.Chain, tokens Tokens, targets int, match func(string) bool) ([]Workload, error) {
 	if targets <= 0 {
 		targets = 32
 	}
@@ -127,6 +127,10 @@ func Workloads(ctx context.Context, s *Server, c *polychain.Chain, targets int, 
 	add("Get Transaction Logs, block_number", each(blocks(), func(n uint64) vegeta.Target {
 		return get("/transactions/%s/logs?block_number=%d&limit=50", txOf(n).Hex(), n)
 	}))
+	if tokens.Changes > 0 {
+		add("Token Balance by Account", tokens.targets(targets, false))
+		add("Token Balance by Account, include_metadata", tokens.targets(targets, true))
+	}
 	span := func(n uint64, to any) filterBody {
 		last := min(n+99, c.Last())
 		return filterBody{FromBlock: &n, ToBlock: &last, ToAddress: to}
@@ -140,6 +144,17 @@ func Workloads(ctx context.Context, s *Server, c *polychain.Chain, targets int, 
 	add(fmt.Sprintf("Filter Traces, 100 blocks, cold to_address (rank %d)", a.ColdRank), hundred(a.Cold, 0))
 	add("Filter Traces, 100 blocks, offset 1000", hundred(nil, 1000))
 	add("Filter Traces, 100 blocks, hot to_address, offset 1000", hundred(a.Hot, 1000))
+	hundredFrom := func(from, to any, offset int64) []vegeta.Target {
+		return each(ranges(), func(n uint64) vegeta.Target {
+			f := span(n, to)
+			f.FromAddress = from
+			return f.target(50, offset)
+		})
+	}
+	add(fmt.Sprintf("Filter Traces, 100 blocks, hot from_address (rank %d)", a.HotRank), hundredFrom(a.Hot, nil, 0))
+	add("Filter Traces, 100 blocks, 10 to_address", hundred(a.TenTo, 0))
+	add("Filter Traces, 100 blocks, 10 from_address AND 10 to_address", hundredFrom(a.TenFrom, a.TenTo, 0))
+	add("Filter Traces, 100 blocks, 10 from_address AND 10 to_address, offset 1000", hundredFrom(a.TenFrom, a.TenTo, 1000))
 
 	// Queries over every block, at offsets up to half of their count.
 	type deep struct {

@@ -331,13 +331,20 @@ func runLoad(ctx context.Context, args []string) error {
 		}
 		match = re.MatchString
 	}
+	tokens := bench.Tokens{Seed: c.Config().Seed, Changes: bench.TokenChanges}
+	say("seeding Solana token balances (once per dataset)")
+	if n, err := tokens.Write(ctx, w.db); err != nil {
+		return err
+	} else if n > 0 {
+		say(fmt.Sprintf("%d token balance changes written", n))
+	}
 	say("starting chainquery serve on " + bench.RedactDSN(w.db))
 	s, err := bench.StartServer(ctx, w.chainquery, w.db, *serverCPUs)
 	if err != nil {
 		return err
 	}
 	defer s.Stop()
-	ws, err := bench.Workloads(ctx, s, c, *targets, match)
+	ws, err := bench.Workloads(ctx, s, c, tokens, *targets, match)
 	if err != nil {
 		return err
 	}

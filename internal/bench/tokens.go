@@ -1,0 +1,157 @@
+package bench
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/postgres"
+	"github.com/chainquery/chainquery/sqlite"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// The Solana token balances of the Token Balance by Account workloads. The
+// Polygon-shaped chain has none, and no Solana node runs here: they are
+// written through the store's own write side (WriteTokenBalances, as the
+// Solana ingester writes them) before the server starts, once per dataset.
+const (
+	TokenChanges = 1_000_000 // balance changes of a load run's dataset, over TokenDays
+	TokenMints   = 1_000
+	TokenDays    = 30
+)
+
+// Tokens says which token balances are seeded: Changes changes drawn from
+// Seed, over Changes/20 token accounts.
+type Tokens struct {
+	Seed    uint64
+	Changes int
+}
+
+func (t Tokens) accounts() int { return max(2, t.Changes/20) }
+
+// TokenStart is when the first seeded change happens (slot TokenSlot).
+var TokenStart = time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+
+const (
+	tokenSlot   = 340_000_000
+	slotsPerDay = 216_000 // 400 ms slots
+	tokenBatch  = 20_000
+)
+
+// tokenKey is the deterministic public key of kind and i.
+func tokenKey(kind string, i int) chainquery.PublicKey {
+	return chainquery.PublicKey(sha256.Sum256(fmt.Appendf(nil, "cqbench %s %d", kind, i)))
+}
+
+// Write writes the seeded token balances and registry into the
+// store of dsn, unless it holds a Solana cursor already, and returns the
+// number of changes written. Accounts are drawn from a Zipf distribution, so
+// a few change thousands of times and most a few times.
+func (t Tokens) Write(ctx context.Context, dsn string) (int, error) {
+	s, err := openStore(ctx, dsn)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	if _, ok, err := s.SolanaCursor(ctx); err != nil || ok {
+		return 0, err
+	}
+	var tokens []*chainquery.Token
+	for m := range TokenMints {
+		tokens = append(tokens, &chainquery.Token{Mint: tokenKey("mint", m), Name: fmt.Sprintf("Bench Token %d", m),
+			Symbol: fmt.Sprintf("BT%d", m), Decimals: m % 10})
+	}
+	if err := s.WriteTokens(ctx, tokens); err != nil {
+		return 0, err
+	}
+	batch := make([]*chainquery.TokenBalanceChange, 0, tokenBatch)
+	err = t.each(func(i int, c *chainquery.TokenBalanceChange) error {
+		batch = append(batch, c)
+		if len(batch) == tokenBatch || i == t.Changes-1 {
+			cursor := chainquery.SolanaCursor{Slot: c.Slot, BlockTime: c.BlockTime}
+			if err := s.WriteTokenBalances(ctx, batch, cursor); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+		return nil
+	})
+	return t.Changes, err
+}
+
+// each calls f with each seeded change in slot order.
+func (t Tokens) each(f func(i int, c *chainquery.TokenBalanceChange) error) error {
+	r := rand.New(rand.NewPCG(t.Seed, 7))
+	zipf := rand.NewZipf(r, 1.1, 1, uint64(t.accounts()-1))
+	slots := make([]uint64, t.Changes)
+	for i := range slots {
+		slots[i] = tokenSlot + r.Uint64N(TokenDays*slotsPerDay)
+	}
+	slices.Sort(slots)
+	for i, slot := range slots {
+		a := tokenAccount(int(zipf.Uint64()))
+		owner := tokenKey("owner", a.index)
+		c := &chainquery.TokenBalanceChange{Account: a.key, Owner: &owner, Mint: a.mint,
+			Amount: r.Uint64N(1 << 40), Decimals: a.decimals, Slot: slot, TxIndex: i % 1000, BlockTime: slotTime(slot)}
+		if err := f(i, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type seededAccount struct {
+	index    int
+	key      chainquery.PublicKey
+	mint     chainquery.PublicKey
+	decimals int
+}
+
+// tokenAccount is the seeded token account of Zipf rank i+1.
+func tokenAccount(i int) seededAccount {
+	m := i % TokenMints
+	return seededAccount{index: i, key: tokenKey("account", i), mint: tokenKey("mint", m), decimals: m % 10}
+}
+
+func slotTime(slot uint64) time.Time {
+	return TokenStart.Add(time.Duration(slot-tokenSlot) * 400 * time.Millisecond)
+}
+
+// tokenTargets returns n Token Balance by Account requests: each the
+// account of a seeded change, at the first time of the 10-minute grid at or
+// after the change, so that every answer is a balance.
+func (t Tokens) targets(n int, metadata bool) []vegeta.Target {
+	r := rand.New(rand.NewPCG(t.Seed, 8))
+	picked := map[int]bool{}
+	for len(picked) < min(n, t.Changes) {
+		picked[r.IntN(t.Changes)] = true
+	}
+	var out []vegeta.Target
+	t.each(func(i int, c *chainquery.TokenBalanceChange) error {
+		if !picked[i] {
+			return nil
+		}
+		at := c.BlockTime.Truncate(10 * time.Minute).Add(10 * time.Minute)
+		url := fmt.Sprintf("/api/v1/customer/solana/token-balances/token-account/%s?datetime_filter=%s", c.Account, at.Format(time.RFC3339))
+		if metadata {
+			url += "&include_metadata=true"
+		}
+		out = append(out, vegeta.Target{Method: http.MethodGet, URL: url})
+		return nil
+	})
+	return out
+}
+
+// openStore opens the store of a --db DSN, as chainquery does.
+func openStore(ctx context.Context, dsn string) (chainquery.Store, error) {
+	if path, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
+		return sqlite.Open(path)
+	}
+	return postgres.Open(ctx, dsn, postgres.Options{})
+}
