@@ -9,10 +9,10 @@ import (
 )
 
 // maxReadStatements bounds the read statements kept prepared. The reads'
-// texts are fixed but for Filter Traces, whose count and page statements
-// vary with the number of from and to addresses (at most
+// texts are fixed but for Filter Traces, whose count, page and bucket
+// statements vary with the number of from and to addresses (at most
 // chainquery.MaxFilterAddresses each) and with which of them is walked:
-// about 260 texts in all, so the bound is never reached by the API's own
+// under 300 texts in all, so the bound is never reached by the API's own
 // requests; it keeps the cache finite should that ever change.
 const maxReadStatements = 512
 
