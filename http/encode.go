@@ -54,6 +54,19 @@ func appendBigOrNull(dst []byte, v *big.Int) []byte {
 	if v == nil {
 		return append(dst, "null"...)
 	}
+	return appendBig(dst, v)
+}
+
+// appendBig appends the decimal digits of v; (*big.Int).Append allocates
+// its digits, strconv does not, and nearly every amount and price fits in
+// 64 bits.
+func appendBig(dst []byte, v *big.Int) []byte {
+	switch {
+	case v.IsUint64():
+		return strconv.AppendUint(dst, v.Uint64(), 10)
+	case v.IsInt64():
+		return strconv.AppendInt(dst, v.Int64(), 10)
+	}
 	return v.Append(dst, 10)
 }
 
@@ -64,7 +77,7 @@ func appendBigString(dst []byte, v *big.Int) []byte {
 	if v == nil {
 		dst = append(dst, '0')
 	} else {
-		dst = v.Append(dst, 10)
+		dst = appendBig(dst, v)
 	}
 	return append(dst, '"')
 }

@@ -675,3 +675,82 @@ func FuzzJSONString(f *testing.F) {
 		sameAsMarshal(t, s, func(b []byte) []byte { return cqhttp.AppendJSONString(b, s) })
 	})
 }
+
+// BenchmarkEncode compares the hand encoders with what they replaced
+// (the reflective structs and json.Marshal) on answers of Polygon's shape:
+// a block of 100 transactions with full transactions (~128 KB), and pages of
+// 50 traces (~45 KB), 50 receipts and 20 logs.
+func BenchmarkEncode(b *testing.B) {
+	big9 := func(i int) *big.Int { return big.NewInt(int64(i)*1_000_000_007 + 30_000_000_000) }
+	blk := &chainquery.Block{
+		Number: 65000123, Hash: edgeHash(1), ParentHash: edgeHash(2), Timestamp: 1740787446, LogsBloom: bytes.Repeat([]byte{0x5a}, 256),
+		TransactionsRoot: edgeHash(3), StateRoot: edgeHash(4), ReceiptsRoot: edgeHash(5), Miner: *edgeAddress(6),
+		ExtraData: bytes.Repeat([]byte{0xd7}, 97), HasExtraData: true, Size: 131072, GasLimit: 30_000_000, GasUsed: 29_000_000,
+		TransactionCount: 100, BaseFeePerGas: big9(0),
+	}
+	var traces []*chainquery.Trace
+	var receipts []*chainquery.Receipt
+	var logs []*chainquery.Log
+	for i := range 100 {
+		tx := &chainquery.Transaction{
+			BlockNumber: blk.Number, Timestamp: blk.Timestamp, Hash: edgeHash(byte(i)), Index: i, From: *edgeAddress(byte(i)),
+			To: edgeAddress(byte(i + 1)), Value: big9(i), GasLimit: 500_000, GasPrice: big9(i), EffectiveGasPrice: big9(i),
+			MaxFeePerGas: big9(i + 1), MaxPriorityFeePerGas: big9(i + 2), GasUsed: 123_456, CumulativeGasUsed: uint64(i) * 123_456,
+			Nonce: uint64(i) * 77, Input: bytes.Repeat([]byte{0xa9, byte(i)}, 130), Type: 2, Status: true,
+		}
+		blk.Transactions = append(blk.Transactions, tx)
+		if i < 50 {
+			traces = append(traces, &chainquery.Trace{
+				BlockNumber: blk.Number, Timestamp: blk.Timestamp, TransactionHash: tx.Hash, TransactionIndex: i,
+				TraceAddress: []int{0, i % 3}, TransactionFrom: tx.From, TransactionTo: tx.To, TransactionStatus: i%20 != 0,
+				Type: chainquery.TraceCall, CallType: chainquery.CallTypeCall, From: tx.From, To: tx.To, Gas: 400_000, GasUsed: 30_000,
+				Value: big9(i), Subtraces: 2, Input: bytes.Repeat([]byte{0x12, byte(i)}, 110), Output: bytes.Repeat([]byte{0x34}, 96),
+			})
+			if i%20 == 0 {
+				traces[i].Error = "execution reverted"
+			}
+			receipts = append(receipts, &chainquery.Receipt{
+				BlockNumber: blk.Number, Timestamp: blk.Timestamp, TransactionHash: tx.Hash, TransactionIndex: i,
+				CumulativeGasUsed: tx.CumulativeGasUsed, GasUsed: tx.GasUsed, Status: true, EffectiveGasPrice: tx.EffectiveGasPrice,
+			})
+		}
+		if i < 20 {
+			logs = append(logs, &chainquery.Log{
+				BlockNumber: blk.Number, Timestamp: blk.Timestamp, TransactionHash: tx.Hash, TransactionIndex: i,
+				TransactionFrom: tx.From, TransactionTo: tx.To, LogIndex: i, Address: *edgeAddress(9), Data: bytes.Repeat([]byte{0x01}, 64),
+				Topics: []chainquery.Hash{edgeHash(1), edgeHash(2), edgeHash(3)},
+			})
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		marshal func() any
+		append  func([]byte) []byte
+	}{
+		{"GetBlockFull", func() any { return newRefBlock(blk, true) }, func(d []byte) []byte { return cqhttp.AppendBlockJSON(d, blk, true) }},
+		{"FilterTraces50", func() any { return newRefTraceList(0, 50, 80746, traces) }, func(d []byte) []byte { return cqhttp.AppendTraceListJSON(d, 0, 50, 80746, traces) }},
+		{"BlockReceipts50", func() any { return newRefReceiptList(blk.Number, 0, 50, 100, receipts) }, func(d []byte) []byte {
+			return cqhttp.AppendReceiptListJSON(d, blk.Number, 0, 50, 100, receipts)
+		}},
+		{"TransactionLogs20", func() any { return newRefLogList(edgeHash(7), 0, 20, 20, logs) }, func(d []byte) []byte {
+			return cqhttp.AppendLogListJSON(d, edgeHash(7), 0, 20, 20, logs)
+		}},
+	} {
+		b.Run(c.name+"/Marshal", func(b *testing.B) {
+			for b.Loop() {
+				out, err := json.Marshal(c.marshal())
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(out)))
+			}
+		})
+		b.Run(c.name+"/Append", func(b *testing.B) {
+			var buf []byte
+			for b.Loop() {
+				buf = c.append(buf[:0])
+				b.SetBytes(int64(len(buf)))
+			}
+		})
+	}
+}
