@@ -36,10 +36,15 @@ type serveCmd struct {
 	rateLimit       float64                        // requests per second per API key; 0: no limit
 	rateBurst       int                            // 0: max(1, ceil(rateLimit))
 	metrics         bool                           // serve Prometheus metrics at GET /metrics
+	prof            profileFlags                   // hidden, as ingest evm's: cqbench load profiles serve with them
 }
 
 func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	c := &serveCmd{}
+	args, err := c.prof.take(args)
+	if err != nil {
+		return nil, err
+	}
 	fs := newFlagSet("chainquery serve")
 	db := dsnVar(fs, "db", m.dbDefault(), "database `DSN` (env CHAINQUERY_DB); with PostgreSQL, the primary")
 	readDB := dsnVar(fs, "read-db", m.env("CHAINQUERY_READ_DB", ""), "PostgreSQL only: `DSN` of a streaming replica of --db that answers the API's\nreads (env CHAINQUERY_READ_DB); writes and the followers use --db")
@@ -95,7 +100,6 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 			c.listen = cfg.Listen
 		}
 	}
-	var err error
 	if c.db, err = parseDBFlag(help, db.s); err != nil {
 		return nil, err
 	}
@@ -147,6 +151,15 @@ func parseTraceStart(s string) (chainquery.Chain, time.Time, error) {
 
 func (c *serveCmd) run(ctx context.Context, m *Main) error {
 	logger := c.log.logger(m.Stderr)
+	stopProfile, err := c.prof.start()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := stopProfile(); err != nil {
+			logger.Error("profile not written", "error", err)
+		}
+	}()
 	store, err := m.openStore(ctx, c.db, storeOptions{pg: c.pg, readDB: c.readDB})
 	if err != nil {
 		return err

@@ -38,7 +38,7 @@ const usage = `Usage:
   cqbench ingest [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--pg DSN]
                  [--traces trace_block|debug_trace|both] [--batch N] [--concurrency N] [--node-cpus LIST]
   cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s]
-                 [--connections 32] [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST]
+                 [--connections 32] [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST] [--server-cpuprofile FILE]
 
 node serves the chain over JSON-RPC on 127.0.0.1; shape prints what its blocks
 hold; ingest builds the dataset with the real ingester, measured against the
@@ -313,11 +313,16 @@ func runLoad(ctx context.Context, args []string) error {
 	targets := fs.Int("targets", 32, "distinct requests per workload (blocks, ranges, transactions)")
 	only := fs.String("only", "", "run only the workloads whose name matches `REGEXP`")
 	serverCPUs := fs.String("server-cpus", "", "taskset CPU `LIST` for the server")
+	cpuProfile := fs.String("server-cpuprofile", "", "write the server's CPU profile over the whole run to `FILE`")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := w.check(); err != nil {
 		return err
+	}
+	var serveArgs []string
+	if *cpuProfile != "" {
+		serveArgs = append(serveArgs, "--cpuprofile", *cpuProfile)
 	}
 	c, err := w.chain()
 	if err != nil {
@@ -339,7 +344,7 @@ func runLoad(ctx context.Context, args []string) error {
 		say(fmt.Sprintf("%d token balance changes written", n))
 	}
 	say("starting chainquery serve on " + bench.RedactDSN(w.db))
-	s, err := bench.StartServer(ctx, w.chainquery, w.db, *serverCPUs)
+	s, err := bench.StartServer(ctx, w.chainquery, w.db, *serverCPUs, serveArgs...)
 	if err != nil {
 		return err
 	}
