@@ -107,14 +107,14 @@ func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int
 		return []*Trace{}, 0, err
 	}
 	p := NewTracePlan(id, lo, hi, f)
-	count, before, err := s.countTraces(ctx, tx, p)
+	count, err := s.countTraces(ctx, tx, p)
 	if err != nil {
 		return nil, 0, err
 	}
 	if f.Offset >= count {
 		return []*Trace{}, count, nil
 	}
-	if err := s.skipOffset(ctx, tx, p, before); err != nil {
+	if err := s.skipOffset(ctx, tx, p); err != nil {
 		return nil, 0, err
 	}
 	var t Trace

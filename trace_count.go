@@ -125,36 +125,64 @@ func (p *TracePlan) over(lo, hi int64) *TracePlan {
 	return &q
 }
 
-// countTraces returns the number of the plan's traces and, for a bucketed
-// plan, how many of them lie before its first whole bucket.
-func (s *SQLStore) countTraces(ctx context.Context, tx StoreTx, p *TracePlan) (count, before int, err error) {
-	walk := func(q *TracePlan) (int, error) {
-		if q.Lo > q.Hi {
-			return 0, nil
+// countTraces returns the number of the plan's traces. Whole buckets come
+// from trace_counts; a bucket the range covers in part is counted by the
+// cheaper of two walks: of its blocks inside the range, or of those outside
+// it, taken off the bucket's row. A range of 100 blocks across two buckets
+// thus walks 50 blocks on average, not 100.
+func (s *SQLStore) countTraces(ctx context.Context, tx StoreTx, p *TracePlan) (int, error) {
+	count := 0
+	walk := func(lo, hi int64, sign int) error {
+		if lo > hi {
+			return nil
 		}
 		var n int
-		query, args := s.SQL.TraceCount(q)
+		query, args := s.SQL.TraceCount(p.over(lo, hi))
 		_, err := queryRow(ctx, tx, query, args, &n)
-		return n, err
+		count += sign * n
+		return err
 	}
-	if !p.Bucketed() {
-		count, err = walk(p)
-		return count, 0, err
+	if len(p.Also) > 0 {
+		return count, walk(p.Lo, p.Hi, 1)
 	}
 	const b = TraceCountBlocks
-	if before, err = walk(p.over(p.Lo, p.FirstBucket*b-1)); err != nil {
-		return 0, 0, err
+	first, last := p.FirstBucket, p.LastBucket // the buckets whose rows are added
+	kLo, kHi := p.Lo/b, p.Hi/b
+	var err error
+	if kLo == kHi && first > last { // inside one bucket
+		if in := p.Hi - p.Lo + 1; b-in < in {
+			first, last = kLo, kLo
+			err = errors.Join(walk(kLo*b, p.Lo-1, -1), walk(p.Hi+1, kLo*b+b-1, -1))
+		} else {
+			err = walk(p.Lo, p.Hi, 1)
+		}
+	} else {
+		if out := p.Lo % b; out != 0 {
+			if in := b - out; out < in {
+				first = kLo
+				err = walk(kLo*b, p.Lo-1, -1)
+			} else {
+				err = walk(p.Lo, kLo*b+b-1, 1)
+			}
+		}
+		if in := p.Hi%b + 1; in != b && err == nil {
+			if out := b - in; out < in {
+				last = kHi
+				err = walk(p.Hi+1, kHi*b+b-1, -1)
+			} else {
+				err = walk(kHi*b, p.Hi, 1)
+			}
+		}
 	}
-	after, err := walk(p.over((p.LastBucket+1)*b, p.Hi))
-	if err != nil {
-		return 0, 0, err
+	if err != nil || first > last {
+		return count, err
 	}
+	q := *p
+	q.FirstBucket, q.LastBucket = first, last
 	var whole int
-	query, args := s.SQL.TraceBucketSum(p)
-	if _, err := queryRow(ctx, tx, query, args, &whole); err != nil {
-		return 0, 0, err
-	}
-	return before + whole + after, before, nil
+	query, args := s.SQL.TraceBucketSum(&q)
+	_, err = queryRow(ctx, tx, query, args, &whole)
+	return count + whole, err
 }
 
 // errFound ends a walk over buckets or blocks once the offset is reached.
@@ -164,8 +192,7 @@ var errFound = errors.New("offset reached")
 // skips, as far as whole buckets and (without addresses) whole blocks
 // allow, and lowers the offset to match: the page then walks at most a
 // bucket's matches of its addresses, or a block's traces, before its rows.
-// before is what countTraces returned.
-func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan, before int) error {
+func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan) error {
 	const b = TraceCountBlocks
 	all := len(p.Walk) == 0
 	if p.Page.Offset == 0 || len(p.Also) > 0 {
@@ -195,6 +222,11 @@ func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan, bef
 		}
 		return nil
 	}
+	// The matches before the first whole bucket.
+	before, err := s.countTraces(ctx, tx, p.over(p.Lo, p.FirstBucket*b-1))
+	if err != nil {
+		return err
+	}
 	if p.Page.Offset < before {
 		if all {
 			_, err := skipBlocks(p.Lo, p.FirstBucket*b-1)
@@ -205,7 +237,7 @@ func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan, bef
 	p.Page.Offset -= before
 	var bucket, n int64
 	query, args := s.SQL.TraceBuckets(p)
-	err := tx.Query(ctx, query, args, []any{&bucket, &n}, func() error {
+	err = tx.Query(ctx, query, args, []any{&bucket, &n}, func() error {
 		if int64(p.Page.Offset) < n {
 			return errFound
 		}

@@ -111,7 +111,7 @@ func checkTraceCounts(t *testing.T, s chainquery.Store, chain map[uint64]*chainq
 	t.Helper()
 	ctx := context.Background()
 	ranges := [][2]uint64{{first, last}, {first + 7, last - 13}, {1100, 1299}, {1101, 1298}, {1100, 1199},
-		{1150, 1160}, {1199, 1300}, {1000, 2000}, {1299, 1401}}
+		{1150, 1160}, {1105, 1190}, {1140, 1265}, {1199, 1300}, {1000, 2000}, {1299, 1401}}
 	hot, other := []chainquery.Address{countHot}, []chainquery.Address{Addr(0x42)}
 	filters := []struct {
 		name     string
