@@ -93,6 +93,19 @@ func (c *devCmd) run(ctx context.Context, m *Main) error {
 // until ctx ends or one of them fails.
 func (c *devCmd) runAll(ctx context.Context, m *Main) error {
 	logger := c.log.logger(m.Stderr)
+	// Listening comes first, so that a port in use fails before the last
+	// run's database and chain are deleted, and before anvil and the
+	// contracts cost any time.
+	ln, err := listen(c.listen)
+	if err != nil {
+		return err
+	}
+	serving := false
+	defer func() {
+		if !serving {
+			ln.Close()
+		}
+	}()
 	if err := ensureAnvil(ctx, m, logger); err != nil {
 		return err
 	}
@@ -105,18 +118,6 @@ func (c *devCmd) runAll(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	// Listening comes first, so that a port in use fails before anvil and
-	// the contracts cost any time.
-	ln, err := listen(c.listen)
-	if err != nil {
-		return err
-	}
-	serving := false
-	defer func() {
-		if !serving {
-			ln.Close()
-		}
-	}()
 	// With --state anvil loads the chain of the last run and saves it when
 	// it exits on a signal (Ctrl-C on a terminal reaches it too). Otherwise
 	// saveAnvilState saves it before Close, which kills anvil outright.

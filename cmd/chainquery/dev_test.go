@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -112,11 +113,21 @@ func TestDev_Usage(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ln.Close()
+		// The last run's database and chain stay: dev deletes them only
+		// once it knows it can serve.
 		dir := t.TempDir()
-		execute(t, nil, "dev", "--db", "sqlite:"+filepath.Join(dir, "d.db"), "--listen", ln.Addr().String()).
+		last := []string{filepath.Join(dir, "d.db"), filepath.Join(dir, "d.anvil.json")}
+		for _, f := range last {
+			if err := os.WriteFile(f, []byte("last run"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		execute(t, nil, "dev", "--db", "sqlite:"+last[0], "--listen", ln.Addr().String()).
 			wantFailure(t, 1, "chainquery: listen on "+ln.Addr().String())
-		if _, err := os.Stat(filepath.Join(dir, "d.anvil.json")); err == nil {
-			t.Error("anvil ran although the port was taken")
+		for _, f := range last {
+			if b, err := os.ReadFile(f); err != nil || string(b) != "last run" {
+				t.Errorf("%s: %q, %v: dev touched the last run although the port was taken", f, b, err)
+			}
 		}
 	})
 }
@@ -225,4 +236,20 @@ func (c curl) run(t *testing.T) (int, []byte) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, body
+}
+
+// TestDevFilesIgnored: what dev leaves in a checkout (its database and
+// anvil's state of the default --db) is in .gitignore.
+func TestDevFilesIgnored(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	state := strings.TrimSuffix(strings.TrimPrefix(defaultDevDSN, "sqlite:"), ".db") + ".anvil.json"
+	for _, f := range []string{strings.TrimPrefix(defaultDevDSN, "sqlite:"), state} {
+		cmd := exec.Command("git", "check-ignore", "-q", f)
+		cmd.Dir = "../.."
+		if err := cmd.Run(); err != nil {
+			t.Errorf("%s is not ignored by git (check-ignore: %v)", f, err)
+		}
+	}
 }
