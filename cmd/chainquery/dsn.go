@@ -100,6 +100,11 @@ func (d dsn) open(ctx context.Context, o storeOptions) (chainquery.Store, func()
 	case "sqlite":
 		if o.mustExist {
 			if _, err := os.Stat(d.path); os.IsNotExist(err) {
+				// After chainquery dev, its database is the one meant.
+				dev := strings.TrimPrefix(defaultDevDSN, "sqlite:")
+				if _, err := os.Stat(dev); err == nil && d.path != dev {
+					return nil, nil, fmt.Errorf("database %s does not exist; the dev database is %s: add --db %s", d, dev, defaultDevDSN)
+				}
 				return nil, nil, fmt.Errorf("database %s does not exist (chainquery keys create or serve creates it)", d)
 			}
 		}

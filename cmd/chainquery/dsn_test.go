@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,6 +83,17 @@ func TestMain_DSN(t *testing.T) {
 	t.Run("ErrMissingFile", func(t *testing.T) {
 		db := "sqlite:" + filepath.Join(t.TempDir(), "missing.db")
 		execute(t, nil, "keys", "list", "--db", db).wantFailure(t, 1, "does not exist")
+	})
+
+	t.Run("ErrMissingFileAfterDev", func(t *testing.T) {
+		// keys list with the default database, where chainquery dev ran:
+		// the error names the dev database.
+		t.Chdir(t.TempDir())
+		execute(t, nil, "keys", "list").wantFailure(t, 1, "database sqlite:chainquery.db does not exist (chainquery keys create")
+		if err := os.WriteFile("chainquery-dev.db", nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		execute(t, nil, "keys", "list").wantFailure(t, 1, "the dev database is chainquery-dev.db: add --db sqlite:chainquery-dev.db")
 	})
 }
 
