@@ -1,6 +1,7 @@
 package chainquery_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -167,6 +168,18 @@ func TestDatetimes(t *testing.T) {
 		_, err := chainquery.ParseSnapshotTime(s, now)
 		if ok != (err == nil) {
 			t.Errorf("ParseSnapshotTime(%q) err = %v", s, err)
+		}
+	}
+	// The time a 400 suggests is one the API takes.
+	for _, now := range []time.Time{now, now.Add(7*time.Minute + 13*time.Second + 5), now.Add(-time.Second)} {
+		_, err := chainquery.ParseSnapshotTime(now.Truncate(10*time.Minute).Format(time.RFC3339), now)
+		msg := chainquery.ErrorMessage(err)
+		suggested := regexp.MustCompile(`use (\S+) or earlier`).FindStringSubmatch(msg)
+		if suggested == nil {
+			t.Fatalf("no suggestion in %q", msg)
+		}
+		if _, err := chainquery.ParseSnapshotTime(suggested[1], now); err != nil {
+			t.Errorf("at %s the suggested %s is refused: %v", now, suggested[1], err)
 		}
 	}
 	for s, ok := range map[string]bool{

@@ -59,7 +59,9 @@ func ParseSnapshotTime(s string, now time.Time) (time.Time, error) {
 		return time.Time{}, Errorf(EINVALID, "datetime_filter must not be in the future")
 	}
 	if t.After(now.Add(-SnapshotLag)) {
-		return time.Time{}, Errorf(EINVALID, "datetime_filter must not fall within the last hour (data processing lag); use %s or earlier", FormatBalanceDatetime(now.Add(-SnapshotLag)))
+		// The suggestion must itself pass: on the grid, with a zone.
+		latest := now.Add(-SnapshotLag).UTC().Truncate(10 * time.Minute)
+		return time.Time{}, Errorf(EINVALID, "datetime_filter must not fall within the last hour (data processing lag); use %s or earlier", latest.Format(time.RFC3339))
 	}
 	return t.UTC(), nil
 }
