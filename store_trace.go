@@ -30,9 +30,10 @@ type TracePlan struct {
 	// an address filter.
 	Walk [][]byte
 
-	// Also holds, with FromIndex, the recipients that a trace must have too
-	// (from_address and to_address together); traces_from carries to_addr,
-	// so the walks stay in the index.
+	// Also holds, with both from_address and to_address, the addresses of
+	// the side not walked that a trace must have too: the recipients when
+	// FromIndex, else the senders. traces_from carries to_addr and
+	// traces_to from_addr, so the walks stay in the index either way.
 	Also [][]byte
 
 	// FirstBucket and LastBucket are the first and the last bucket of
@@ -54,6 +55,23 @@ func NewTracePlan(chain int64, lo, hi uint64, f TraceFilter) *TracePlan {
 		p.Walk = addressBytes(to)
 	}
 	return p
+}
+
+// AlsoColumn is the column that Also filters: to_addr when the walks go
+// through the senders' index, else from_addr.
+func (p *TracePlan) AlsoColumn() string {
+	if p.FromIndex {
+		return "to_addr"
+	}
+	return "from_addr"
+}
+
+// WalkRecipients turns a from+to plan into one that walks the recipients'
+// index and keeps the traces whose sender is one of the senders.
+func (p *TracePlan) WalkRecipients() {
+	if p.FromIndex && len(p.Also) > 0 {
+		p.FromIndex, p.Walk, p.Also = false, p.Also, p.Walk
+	}
 }
 
 func uniqueAddresses(addrs []Address) []Address {
@@ -107,6 +125,9 @@ func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int
 		return []*Trace{}, 0, err
 	}
 	p := NewTracePlan(id, lo, hi, f)
+	if err := s.chooseSide(ctx, tx, p); err != nil {
+		return nil, 0, err
+	}
 	count, err := s.countTraces(ctx, tx, p)
 	if err != nil {
 		return nil, 0, err

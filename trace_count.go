@@ -185,6 +185,38 @@ func (s *SQLStore) countTraces(ctx context.Context, tx StoreTx, p *TracePlan) (i
 	return count + whole, err
 }
 
+// chooseSide makes a from+to plan walk the side with fewer matches, as
+// trace_counts tells them over the buckets the range touches: the count and
+// the page of such a filter walk every entry of the walked side in the
+// range, whichever side that is.
+func (s *SQLStore) chooseSide(ctx context.Context, tx StoreTx, p *TracePlan) error {
+	if len(p.Also) == 0 {
+		return nil
+	}
+	const b = TraceCountBlocks
+	matches := func(q TracePlan) (int, error) {
+		q.Also, q.FirstBucket, q.LastBucket = nil, q.Lo/b, q.Hi/b
+		var n int
+		query, args := s.SQL.TraceBucketSum(&q)
+		_, err := queryRow(ctx, tx, query, args, &n)
+		return n, err
+	}
+	senders, err := matches(*p)
+	if err != nil {
+		return err
+	}
+	r := *p
+	r.WalkRecipients()
+	recipients, err := matches(r)
+	if err != nil {
+		return err
+	}
+	if recipients < senders {
+		p.WalkRecipients()
+	}
+	return nil
+}
+
 // errFound ends a walk over buckets or blocks once the offset is reached.
 var errFound = errors.New("offset reached")
 

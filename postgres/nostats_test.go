@@ -105,9 +105,9 @@ func TestReadsWithoutStatistics(t *testing.T) {
 	tx := c.TxHash(lo+5, 3)
 	account, mint := storetest.Key(0x44, 7), storetest.Key(0x45, 7)
 	// How many traces name the addresses: what their index walks read.
-	var fromHot, fromBoth, toBoth int
+	var fromHot, fromBoth, toBoth, toWarm int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE from_addr = $1), count(*) FILTER (WHERE from_addr IN ($1, $2)),
-		count(*) FILTER (WHERE to_addr IN ($1, $2)) FROM traces`, hot[:], warm[:]).Scan(&fromHot, &fromBoth, &toBoth); err != nil {
+		count(*) FILTER (WHERE to_addr IN ($1, $2)), count(*) FILTER (WHERE to_addr = $2) FROM traces`, hot[:], warm[:]).Scan(&fromHot, &fromBoth, &toBoth, &toWarm); err != nil {
 		t.Fatal(err)
 	}
 
@@ -137,8 +137,13 @@ func TestReadsWithoutStatistics(t *testing.T) {
 		{"to_address (2)", chainquery.TraceFilter{ToAddresses: []chainquery.Address{hot, warm}, Page: page50}, toBoth, page(2 * 50)},
 		{"from_address and to_address", chainquery.TraceFilter{FromAddresses: []chainquery.Address{hot},
 			ToAddresses: []chainquery.Address{warm}, Page: page50}, fromHot, page(fromHot)},
+		{"from_address and to_address, walking the recipients", chainquery.TraceFilter{FromAddresses: []chainquery.Address{hot},
+			ToAddresses: []chainquery.Address{warm}, Page: page50}, toWarm, page(toWarm)},
 	} {
 		p := chainquery.NewTracePlan(chainquery.Polygon.ID(), lo, hi, tc.f)
+		if strings.HasSuffix(tc.name, "walking the recipients") {
+			p.WalkRecipients()
+		}
 		q, args := db.SQL.TraceCount(p)
 		checks = append(checks, check{"Filter Traces count, " + tc.name, q, args, tc.count})
 		q, args = db.SQL.TracePage(p)

@@ -28,13 +28,14 @@ func walkColumn(p *chainquery.TracePlan) string {
 	return "to_addr"
 }
 
-// alsoSQL is the to_addr condition of a from+to filter: a filter on the
-// column that traces_from carries, so the walk stays in the index.
+// alsoSQL is the condition on the side not walked of a from+to filter: a
+// filter on the column that the walked index carries (traces_from includes
+// to_addr, traces_to from_addr), so the walk stays in the index.
 func alsoSQL(p *chainquery.TracePlan, a *args) string {
 	if len(p.Also) == 0 {
 		return ""
 	}
-	return ` AND to_addr = ANY(` + a.add(p.Also) + `)`
+	return ` AND ` + p.AlsoColumn() + ` = ANY(` + a.add(p.Also) + `)`
 }
 
 // traceCountSQL returns the count statement and its arguments. With

@@ -102,12 +102,12 @@ func traceIndex(p *chainquery.TracePlan) string {
 	return "traces_to"
 }
 
-// alsoSQL is the to_addr condition of a from+to filter.
+// alsoSQL is the condition on the side not walked of a from+to filter.
 func alsoSQL(p *chainquery.TracePlan) string {
 	if len(p.Also) == 0 {
 		return ""
 	}
-	return ` AND to_addr IN (` + placeholders(len(p.Also)) + `)`
+	return ` AND ` + p.AlsoColumn() + ` IN (` + placeholders(len(p.Also)) + `)`
 }
 
 // appendBlobs appends each of blobs as an argument of its own.

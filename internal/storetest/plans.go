@@ -39,15 +39,20 @@ type PlanArgs struct {
 func PlanQueries(sql chainquery.StoreSQL, lo, hi uint64, page chainquery.Page, x, y chainquery.Address, a PlanArgs) []PlanQuery {
 	var out []PlanQuery
 	for _, c := range []struct {
-		name     string
-		from, to []chainquery.Address
+		name       string
+		from, to   []chainquery.Address
+		recipients bool // a from+to filter walking the recipients
 	}{
-		{"no address", nil, nil},
-		{"from_address (2)", []chainquery.Address{x, y}, nil},
-		{"to_address (2)", nil, []chainquery.Address{x, y}},
-		{"from_address and to_address", []chainquery.Address{x}, []chainquery.Address{y}},
+		{"no address", nil, nil, false},
+		{"from_address (2)", []chainquery.Address{x, y}, nil, false},
+		{"to_address (2)", nil, []chainquery.Address{x, y}, false},
+		{"from_address and to_address", []chainquery.Address{x}, []chainquery.Address{y}, false},
+		{"from_address and to_address, walking the recipients", []chainquery.Address{x}, []chainquery.Address{y}, true},
 	} {
 		p := chainquery.NewTracePlan(a.Chain, lo, hi, chainquery.TraceFilter{FromAddresses: c.from, ToAddresses: c.to, Page: page})
+		if c.recipients {
+			p.WalkRecipients()
+		}
 		count, countArgs := sql.TraceCount(p)
 		pageSQL, pageArgs := sql.TracePage(p)
 		out = append(out,

@@ -122,7 +122,9 @@ func checkTraceCounts(t *testing.T, s chainquery.Store, chain map[uint64]*chainq
 		{"to hot or other", nil, []chainquery.Address{countHot, Addr(0x42), countHot}},
 		{"from other", other, nil},
 		{"from two", []chainquery.Address{Addr(0x41), Addr(0x43)}, nil},
-		{"from other to hot", other, hot},
+		{"from other to hot", other, hot}, // walks the senders
+		{"from hot to other", hot, other}, // walks the recipients
+		{"from hot and other to other", []chainquery.Address{countHot, Addr(0x42)}, other},
 	}
 	for _, rg := range ranges {
 		for _, fl := range filters {
