@@ -65,7 +65,7 @@ func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, e
 	// same index pages change again and again; measured with
 	// BenchmarkWriteBlocks, 80k rows/s at the default, 107k at 8192.
 	//
-	// The writer's page cache is 24 MiB (the read pool's stays at 64 MiB):
+	// The writer's page cache is 24 MiB (each reader's 16 MiB, below):
 	// modernc's allocator puts each cached page (4 KiB and SQLite's header)
 	// in an 8 KiB slot, so a cache costs twice its size in RSS. At 64 MiB
 	// the writer's cache was 130 MB of the ingester's 336 MB peak RSS
@@ -89,7 +89,15 @@ func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, e
 		db.Close()
 		return nil, err
 	}
-	connector, err := sqlite3.NewConnector(dsn(path, append(pragmas, "query_only(1)"), "deferred"))
+	// Each reader's page cache is 16 MiB: at 64 MiB, four readers' caches
+	// (twice their size in RSS, see above) took serve to 589 MB of peak RSS
+	// under the Polygon-shaped load runs, against 300 MB allowed; at 16 MiB
+	// the same workloads ran as fast (same-run ratios to the ceiling within
+	// the noise, docs/benchmarks.md) at 209 MB. The pages read most, the
+	// top of each B-tree, fit either way, and the rest of a 2.5 GB dataset
+	// did not fit in 64 MiB either: those pages come from the OS page cache.
+	readPragmas := append(pragmas[:len(pragmas)-1:len(pragmas)-1], "cache_size(-16384)", "query_only(1)")
+	connector, err := sqlite3.NewConnector(dsn(path, readPragmas, "deferred"))
 	if err != nil {
 		db.Close()
 		return nil, err
