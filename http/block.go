@@ -76,16 +76,7 @@ func (a *blockAnswer) appendJSON(dst []byte) []byte {
 // appendTransaction appends a transaction of a block with
 // full_transactions=true, fields in the order of decisions.md §5.
 func appendTransaction(dst []byte, t *chainquery.Transaction) []byte {
-	dst = append(dst, `{"block_number":`...)
-	dst = strconv.AppendUint(dst, t.BlockNumber, 10)
-	dst = append(dst, `,"timestamp":`...)
-	dst = strconv.AppendInt(dst, t.Timestamp, 10)
-	dst = append(dst, `,"datetime":`...)
-	dst = appendDatetime(dst, t.Timestamp)
-	dst = append(dst, `,"transaction_hash":`...)
-	dst = appendQuotedHex(dst, t.Hash[:])
-	dst = append(dst, `,"transaction_index":`...)
-	dst = appendInt(dst, t.Index)
+	dst = appendTxHead(dst, t.BlockNumber, t.Timestamp, &t.Hash, t.Index)
 	dst = append(dst, `,"from_address":`...)
 	dst = appendQuotedHex(dst, t.From[:])
 	dst = append(dst, `,"to_address":`...)

@@ -99,6 +99,22 @@ func appendBool(dst []byte, v bool) []byte {
 
 func appendInt(dst []byte, v int) []byte { return strconv.AppendInt(dst, int64(v), 10) }
 
+// appendTxHead opens the object of a transaction, receipt, log or trace
+// with the fields they all start with, in the interface's order:
+// block_number, timestamp, datetime, transaction_hash, transaction_index.
+func appendTxHead(dst []byte, block uint64, ts int64, hash *chainquery.Hash, index int) []byte {
+	dst = append(dst, `{"block_number":`...)
+	dst = strconv.AppendUint(dst, block, 10)
+	dst = append(dst, `,"timestamp":`...)
+	dst = strconv.AppendInt(dst, ts, 10)
+	dst = append(dst, `,"datetime":`...)
+	dst = appendDatetime(dst, ts)
+	dst = append(dst, `,"transaction_hash":`...)
+	dst = appendQuotedHex(dst, hash[:])
+	dst = append(dst, `,"transaction_index":`...)
+	return appendInt(dst, index)
+}
+
 // appendString appends s as a JSON string escaped exactly as json.Marshal
 // escapes it: '"', '\\' and control characters; '<', '>' and '&' as
 // \u003c, \u003e and \u0026 (HTML escaping is on by default); U+2028 and

@@ -2,7 +2,6 @@ package http
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/chainquery/chainquery"
 )
@@ -40,16 +39,7 @@ var logTopicFields = [4]string{`,"topic1":`, `,"topic2":`, `,"topic3":`, `,"topi
 // appendLog appends a Log as the interface shows it, fields in its order.
 // Topics is never null, and topic1..topic4 are null past the last topic.
 func appendLog(dst []byte, l *chainquery.Log) []byte {
-	dst = append(dst, `{"block_number":`...)
-	dst = strconv.AppendUint(dst, l.BlockNumber, 10)
-	dst = append(dst, `,"timestamp":`...)
-	dst = strconv.AppendInt(dst, l.Timestamp, 10)
-	dst = append(dst, `,"datetime":`...)
-	dst = appendDatetime(dst, l.Timestamp)
-	dst = append(dst, `,"transaction_hash":`...)
-	dst = appendQuotedHex(dst, l.TransactionHash[:])
-	dst = append(dst, `,"transaction_index":`...)
-	dst = appendInt(dst, l.TransactionIndex)
+	dst = appendTxHead(dst, l.BlockNumber, l.Timestamp, &l.TransactionHash, l.TransactionIndex)
 	dst = append(dst, `,"transaction_from":`...)
 	dst = appendQuotedHex(dst, l.TransactionFrom[:])
 	dst = append(dst, `,"transaction_to":`...)

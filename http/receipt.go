@@ -39,16 +39,7 @@ func (l *receiptList) appendJSON(dst []byte) []byte {
 // writes it, so prices above 2^53 stay exact in the text (clients that
 // parse numbers as doubles lose precision, but the interface says integer).
 func appendReceipt(dst []byte, r *chainquery.Receipt) []byte {
-	dst = append(dst, `{"block_number":`...)
-	dst = strconv.AppendUint(dst, r.BlockNumber, 10)
-	dst = append(dst, `,"timestamp":`...)
-	dst = strconv.AppendInt(dst, r.Timestamp, 10)
-	dst = append(dst, `,"datetime":`...)
-	dst = appendDatetime(dst, r.Timestamp)
-	dst = append(dst, `,"transaction_hash":`...)
-	dst = appendQuotedHex(dst, r.TransactionHash[:])
-	dst = append(dst, `,"transaction_index":`...)
-	dst = appendInt(dst, r.TransactionIndex)
+	dst = appendTxHead(dst, r.BlockNumber, r.Timestamp, &r.TransactionHash, r.TransactionIndex)
 	dst = append(dst, `,"cumulative_gas_used":`...)
 	dst = strconv.AppendUint(dst, r.CumulativeGasUsed, 10)
 	dst = append(dst, `,"gas_used":`...)

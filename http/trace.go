@@ -49,16 +49,7 @@ func (l *traceList) appendJSON(dst []byte) []byte {
 // appendTrace appends a Trace as the interface shows it, fields in its
 // order; error is null when the call succeeded.
 func appendTrace(dst []byte, t *chainquery.Trace) []byte {
-	dst = append(dst, `{"block_number":`...)
-	dst = strconv.AppendUint(dst, t.BlockNumber, 10)
-	dst = append(dst, `,"timestamp":`...)
-	dst = strconv.AppendInt(dst, t.Timestamp, 10)
-	dst = append(dst, `,"datetime":`...)
-	dst = appendDatetime(dst, t.Timestamp)
-	dst = append(dst, `,"transaction_hash":`...)
-	dst = appendQuotedHex(dst, t.TransactionHash[:])
-	dst = append(dst, `,"transaction_index":`...)
-	dst = appendInt(dst, t.TransactionIndex)
+	dst = appendTxHead(dst, t.BlockNumber, t.Timestamp, &t.TransactionHash, t.TransactionIndex)
 	dst = append(dst, `,"trace_address":"`...)
 	for i, n := range t.TraceAddress { // chainquery.FormatTraceAddress: digits, '-' and '.'
 		if i > 0 {

@@ -100,8 +100,22 @@ func (p *profileFlags) take(args []string) ([]string, error) {
 }
 
 // start begins the CPU profile, if asked for; the function it returns ends
+// it and writes the allocation profile, logging to logger what failed.
+func (p *profileFlags) start(logger *slog.Logger) (stop func(), err error) {
+	stop0, err := p.begin()
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		if err := stop0(); err != nil {
+			logger.Error("profile not written", "error", err)
+		}
+	}, nil
+}
+
+// begin begins the CPU profile, if asked for; the function it returns ends
 // it and writes the allocation profile.
-func (p *profileFlags) start() (stop func() error, err error) {
+func (p *profileFlags) begin() (stop func() error, err error) {
 	var cpu *os.File
 	if p.cpu != "" {
 		if cpu, err = os.Create(p.cpu); err != nil {
@@ -285,15 +299,11 @@ func (c *ingestEVMCmd) run(ctx context.Context, m *Main) error {
 		logw, interval = lineClearer{m.Stderr}, time.Second
 	}
 	logger := c.chain.logger(c.log.logger(logw))
-	stopProfile, err := c.prof.start()
+	stopProfile, err := c.prof.start(logger)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := stopProfile(); err != nil {
-			logger.Error("profile not written", "error", err)
-		}
-	}()
+	defer stopProfile()
 	store, err := m.openStore(ctx, c.db, storeOptions{pg: c.pg})
 	if err != nil {
 		return err

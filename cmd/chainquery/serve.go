@@ -151,15 +151,11 @@ func parseTraceStart(s string) (chainquery.Chain, time.Time, error) {
 
 func (c *serveCmd) run(ctx context.Context, m *Main) error {
 	logger := c.log.logger(m.Stderr)
-	stopProfile, err := c.prof.start()
+	stopProfile, err := c.prof.start(logger)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := stopProfile(); err != nil {
-			logger.Error("profile not written", "error", err)
-		}
-	}()
+	defer stopProfile()
 	store, err := m.openStore(ctx, c.db, storeOptions{pg: c.pg, readDB: c.readDB})
 	if err != nil {
 		return err
