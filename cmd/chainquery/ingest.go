@@ -167,7 +167,7 @@ func (o optUint64) Set(s string) error {
 
 func ingestEVMUsage() string {
 	var b strings.Builder
-	b.WriteString(`Usage: chainquery ingest evm --db DSN --chain NAME --rpc URL [--from N] [--to N | --follow]
+	b.WriteString(`Usage: chainquery ingest evm [--db DSN] --chain NAME --rpc URL [--from N] [--to N | --follow]
                           [--confirmations N] [--traces auto|trace_block|debug_trace|off]
                           [--concurrency N] [--batch N] [--rpc-max-response-mb N] [--rpc-timeout D]
                           [--rewind-to N]

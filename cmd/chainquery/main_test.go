@@ -354,3 +354,17 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestUsage_DBOptional: every command that opens a database has a default
+// one (sqlite:chainquery.db, or CHAINQUERY_DB), so no usage line shows
+// --db as required.
+func TestUsage_DBOptional(t *testing.T) {
+	for _, args := range [][]string{{"serve"}, {"ingest", "evm"}, {"ingest", "solana"}, {"registry", "import"},
+		{"keys", "create"}, {"keys", "list"}, {"keys", "revoke"}, {"dev"}} {
+		r := execute(t, nil, append(args, "-h")...)
+		usage, _, _ := strings.Cut(r.stdout+r.stderr, "\n")
+		if !strings.HasPrefix(usage, "Usage: chainquery "+strings.Join(args, " ")) || !strings.Contains(usage, "[--db DSN") {
+			t.Errorf("%v -h: usage line %q: want --db shown as optional", args, usage)
+		}
+	}
+}

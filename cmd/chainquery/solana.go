@@ -15,7 +15,7 @@ import (
 	"github.com/chainquery/chainquery/solana"
 )
 
-const ingestSolanaUsage = `Usage: chainquery ingest solana --db DSN --rpc URL [--from-slot N] [--to-slot N | --follow]
+const ingestSolanaUsage = `Usage: chainquery ingest solana [--db DSN] --rpc URL [--from-slot N] [--to-slot N | --follow]
                              [--concurrency N] [--batch N] [--metadata=false]
                              [--rpc-timeout D] [--rpc-max-response-mb N]
 
@@ -157,7 +157,7 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 	return nil
 }
 
-const registryUsage = `Usage: chainquery registry import --db DSN FILE
+const registryUsage = `Usage: chainquery registry import [--db DSN] FILE
 
 Loads a token list in the Solana token-list JSON format ({"tokens": [{"chainId",
 "address", "name", "symbol", "decimals"}, ...]}) into the token registry that
