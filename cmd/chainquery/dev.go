@@ -12,6 +12,7 @@ import (
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/evm"
+	"github.com/chainquery/chainquery/http"
 	"github.com/chainquery/chainquery/internal/devchain"
 	"github.com/chainquery/chainquery/jsonrpc"
 )
@@ -155,7 +156,9 @@ func (c *devCmd) runAll(ctx context.Context, m *Main) error {
 	}
 	// The default trace history (polygon from 2025-01-01) shows every dev
 	// block: anvil stamps blocks with the current time.
-	api := m.startAPI(ln, store, logger, nil, []any{"db", c.db.String()})
+	// Metrics on, as serve's default: dev listens on loopback unless told
+	// otherwise, and /metrics is part of what there is to look at.
+	api := m.startAPIWith(ln, http.Config{Store: store, Logger: logger, Metrics: true}, []any{"db", c.db.String()})
 	serving = true
 	e := s.ingester(store, src, logger)
 	e.Follow, e.PollInterval = true, 200*time.Millisecond // a local node is cheap to ask

@@ -48,6 +48,19 @@ func TestDev(t *testing.T) {
 			}
 		}
 	}
+	// Metrics, as serve has them, and the page limits are named.
+	resp, err := http.Get(dev.base() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(metrics, []byte("chainquery_http_requests_total")) {
+		t.Errorf("GET /metrics: %d\n%.300s", resp.StatusCode, metrics)
+	}
+	if !strings.Contains(out, dev.base()+"/metrics") || !strings.Contains(out, "limit is 1 to 50") {
+		t.Errorf("dev's welcome names no /metrics or page limits:\n%s", out)
+	}
 	// The chain goes on: new blocks are followed.
 	key := cmds[0].headers["apikey"]
 	first := latest(t, dev.base(), "polygon", key)

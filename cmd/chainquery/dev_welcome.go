@@ -103,7 +103,11 @@ chainquery dev is running:
   anvil (chain id 137)  {{.Node}}, a round of transactions every {{.Interval}}
   indexed as polygon    into {{.DB}}
   the API               {{.Base}}  (OpenAPI: {{.Base}}/openapi.json)
+  metrics               {{.Base}}/metrics  (Prometheus, no key)
 Ctrl-C stops everything.
+
+Pages: limit is 1 to 50 (default 10), offset from 0; Filter Traces takes at most 100 blocks
+or a datetime range, and at most 10 from_address and 10 to_address.
 
 API key "dev" (every endpoint; shown only now):
 {{.Key}}
