@@ -48,6 +48,15 @@ func TestDev(t *testing.T) {
 			}
 		}
 	}
+	// The README's examples answer against dev, with its key, block and
+	// transaction.
+	var block, tx string
+	for _, c := range cmds {
+		if m := regexp.MustCompile(`/transactions/(0x[0-9a-f]+)/logs\?block_number=(\d+)`).FindStringSubmatch(c.url); m != nil {
+			tx, block = m[1], m[2]
+		}
+	}
+	runREADMEExamples(t, dev.base(), cmds[0].headers["apikey"], block, tx)
 	// Metrics, as serve has them, and the page limits are named.
 	resp, err := http.Get(dev.base() + "/metrics")
 	if err != nil {
@@ -264,5 +273,70 @@ func TestDevFilesIgnored(t *testing.T) {
 		if err := cmd.Run(); err != nil {
 			t.Errorf("%s is not ignored by git (check-ignore: %v)", f, err)
 		}
+	}
+}
+
+// runREADMEExamples runs the curl commands of the README's "The API by
+// example" with its variables set to base, key, block and tx: each must
+// answer 200 with JSON, but the Solana one, which dev answers 404.
+func runREADMEExamples(t *testing.T, base, key, block, tx string) {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "## The API by example")
+	_, code, _ := strings.Cut(section, "```sh\n")
+	code, _, _ = strings.Cut(code, "```")
+	now := time.Now().UTC()
+	vars := strings.NewReplacer("$BASE", base, "$CHAINQUERY_KEY", key, "$N", block, "$TX", tx,
+		"$(date -u -d '-1 hour' +%FT%TZ)", now.Add(-time.Hour).Format(time.RFC3339), "$(date -u +%FT%TZ)", now.Format(time.RFC3339))
+	word := regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|(\S+)`)
+	n := 0
+	for _, line := range strings.Split(code, "\n") {
+		if !strings.HasPrefix(line, "curl ") {
+			continue
+		}
+		line = vars.Replace(line)
+		if strings.Contains(line, "$") {
+			t.Errorf("README: a variable the test does not know: %s", line)
+			continue
+		}
+		c := curl{method: "GET", headers: map[string]string{}}
+		var flag string
+		for _, m := range word.FindAllStringSubmatch(line, -1)[1:] {
+			w := m[2]
+			if m[2] == "" {
+				w = strings.ReplaceAll(m[1], `\"`, `"`)
+			}
+			switch {
+			case flag == "-X":
+				c.method = w
+			case flag == "-H":
+				name, value, _ := strings.Cut(w, ": ")
+				c.headers[strings.ToLower(name)] = value
+			case flag == "-d":
+				c.body = w
+			case w == "-s":
+			case strings.HasPrefix(w, "-"):
+				flag = w
+				continue
+			default:
+				c.url = w
+			}
+			flag = ""
+		}
+		status, body := c.run(t)
+		want := http.StatusOK
+		if strings.Contains(c.url, "/solana/") {
+			want = http.StatusNotFound
+		}
+		if status != want || !strings.HasSuffix(c.url, "/metrics") && !json.Valid(body) {
+			t.Errorf("README: %s\n-> %d (want %d): %.300s", line, status, want, body)
+		}
+		n++
+	}
+	if n < 10 {
+		t.Errorf("README: %d curl examples run, want one per endpoint and more", n)
 	}
 }
