@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -139,9 +140,9 @@ func (c *devCmd) runAll(ctx context.Context, m *Main) error {
 			return err
 		}
 	}
-	traffic, err := devchain.Deploy(ctx, rpc)
+	traffic, err := c.contracts(ctx, rpc, logger)
 	if err != nil {
-		return fmt.Errorf("deploy the test contracts: %w", err)
+		return err
 	}
 	first, err := firstRound(ctx, traffic)
 	if err != nil {
@@ -173,7 +174,7 @@ func (c *devCmd) runAll(ctx context.Context, m *Main) error {
 		err = waitIndexed(g.ctx, store, first.block)
 	}
 	if err == nil {
-		c.printWelcome(m, node, "http://"+m.Addr().String(), key, first)
+		c.printWelcome(m, node, traffic, "http://"+m.Addr().String(), key, first)
 	} else if g.ctx.Err() == nil {
 		g.fail(err)
 	}
@@ -182,6 +183,50 @@ func (c *devCmd) runAll(ctx context.Context, m *Main) error {
 		logger.Info("stopped")
 	}
 	return err
+}
+
+// contractsFile is where dev records the addresses of its test contracts,
+// next to its database, so that --keep sends to the same ones.
+func (c *devCmd) contractsFile() string {
+	return strings.TrimSuffix(c.db.path, ".db") + ".contracts.json"
+}
+
+// devContracts is what contractsFile holds.
+type devContracts struct {
+	Lib    string `json:"lib"`
+	Driver string `json:"driver"`
+}
+
+// contracts returns the traffic of the test contracts: with --keep, the last
+// run's, when the kept chain still holds them; else newly deployed ones,
+// whose addresses it records.
+func (c *devCmd) contracts(ctx context.Context, rpc *jsonrpc.Client, logger *slog.Logger) (*devchain.Traffic, error) {
+	if c.keep {
+		var kept devContracts
+		b, err := os.ReadFile(c.contractsFile())
+		if err == nil {
+			err = json.Unmarshal(b, &kept)
+		}
+		if err == nil {
+			t, err := devchain.Attach(ctx, rpc, kept.Lib, kept.Driver)
+			if err == nil {
+				logger.Info("using the last run's test contracts", "lib", t.Lib, "driver", t.Driver)
+				return t, nil
+			}
+			logger.Warn("the last run's test contracts are gone: deploying them again", "error", err)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			logger.Warn("the last run's test contracts are not known: deploying them again", "error", err)
+		}
+	}
+	t, err := devchain.Deploy(ctx, rpc)
+	if err != nil {
+		return nil, fmt.Errorf("deploy the test contracts: %w", err)
+	}
+	b, _ := json.Marshal(devContracts{Lib: t.Lib, Driver: t.Driver})
+	if err := os.WriteFile(c.contractsFile(), b, 0o644); err != nil {
+		logger.Warn("could not record the test contracts: the next dev --keep deploys them again", "error", err)
+	}
+	return t, nil
 }
 
 // reset deletes the database and the chain of the last run, unless the
@@ -194,7 +239,7 @@ func (c *devCmd) reset(ctx context.Context) error {
 			return fmt.Errorf("will not delete %s: %w; choose another --db", c.db, err)
 		}
 	}
-	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal", c.anvilState()} {
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal", c.anvilState(), c.contractsFile()} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("delete the last dev run: %w", err)
 		}

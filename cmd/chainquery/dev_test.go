@@ -97,6 +97,13 @@ func TestDev(t *testing.T) {
 			t.Errorf("the kept chain was rewound:\n%s", dev.stderr)
 		}
 		newKey := curlCommands(t, dev.stdout.String())[0].headers["apikey"]
+		// The same contracts, and the key said to be new.
+		contracts := regexp.MustCompile(`test contracts +Driver (0x[0-9a-fA-F]+), Lib (0x[0-9a-fA-F]+)`)
+		before, after := contracts.FindStringSubmatch(out), contracts.FindStringSubmatch(dev.stdout.String())
+		if before == nil || after == nil || before[1] != after[1] || before[2] != after[2] {
+			t.Errorf("test contracts %v before --keep, %v after: want the same ones", before, after)
+		}
+		contains(t, "the welcome", dev.stdout.String(), "a new one: the last run's no longer works")
 		if got := latest(t, dev.base(), "polygon", newKey); got < stopped {
 			t.Errorf("Get Latest Block answers %d after --keep, want at least %d", got, stopped)
 		}
@@ -266,8 +273,8 @@ func TestDevFilesIgnored(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
-	state := strings.TrimSuffix(strings.TrimPrefix(defaultDevDSN, "sqlite:"), ".db") + ".anvil.json"
-	for _, f := range []string{strings.TrimPrefix(defaultDevDSN, "sqlite:"), state} {
+	base := strings.TrimSuffix(strings.TrimPrefix(defaultDevDSN, "sqlite:"), ".db")
+	for _, f := range []string{base + ".db", base + ".anvil.json", base + ".contracts.json"} {
 		cmd := exec.Command("git", "check-ignore", "-q", f)
 		cmd.Dir = "../.."
 		if err := cmd.Run(); err != nil {

@@ -101,6 +101,7 @@ func waitIndexed(ctx context.Context, store chainquery.Store, n uint64) error {
 var welcome = template.Must(template.New("welcome").Parse(`
 chainquery dev is running:
   anvil (chain id 137)  {{.Node}}, a round of transactions every {{.Interval}}
+  test contracts        Driver {{.Driver}}, Lib {{.Lib}}{{if .Keep}} (the last run's, when kept){{end}}
   indexed as polygon    into {{.DB}}
   the API               {{.Base}}  (OpenAPI: {{.Base}}/openapi.json)
   metrics               {{.Base}}/metrics  (Prometheus, no key)
@@ -109,7 +110,7 @@ Ctrl-C stops everything.
 Pages: limit is 1 to 50 (default 10), offset from 0; Filter Traces takes at most 100 blocks
 or a datetime range, and at most 10 from_address and 10 to_address.
 
-API key "dev" (every endpoint; shown only now):
+API key "dev" (every endpoint; shown only now{{if .Keep}}; a new one: the last run's no longer works{{end}}):
 {{.Key}}
 
 Try it: each command below runs on its own.
@@ -138,10 +139,13 @@ curl -s '{{.Base}}/api/v1/customer/solana/token-balances/token-account/{{.Accoun
 // the six endpoints. The key and URL are written into every command rather
 // than into shell variables, so that each one works pasted alone, in any
 // shell.
-func (c *devCmd) printWelcome(m *Main, node *devchain.Anvil, base, key string, r round) {
+func (c *devCmd) printWelcome(m *Main, node *devchain.Anvil, traffic *devchain.Traffic, base, key string, r round) {
 	now := time.Now().UTC()
 	welcome.Execute(m.Stdout, map[string]any{
 		"Node":     node.URL,
+		"Driver":   traffic.Driver,
+		"Lib":      traffic.Lib,
+		"Keep":     c.keep,
 		"Interval": c.interval,
 		"DB":       c.db.String(),
 		"Base":     base,

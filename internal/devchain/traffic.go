@@ -43,6 +43,42 @@ type Traffic struct {
 
 // Deploy deploys the contracts and returns a Traffic ready to send rounds.
 func Deploy(ctx context.Context, rpc *jsonrpc.Client) (*Traffic, error) {
+	t, err := newTraffic(ctx, rpc)
+	if err != nil {
+		return nil, err
+	}
+	if t.Lib, err = t.deploy(ctx, "Lib", ""); err != nil {
+		return nil, err
+	}
+	if t.Driver, err = t.deploy(ctx, "Driver", word(t.Lib)); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Attach returns a Traffic that sends rounds to the contracts an earlier
+// Deploy made at lib and driver on the same chain (a kept dev chain). It
+// fails if either address holds no code.
+func Attach(ctx context.Context, rpc *jsonrpc.Client, lib, driver string) (*Traffic, error) {
+	t, err := newTraffic(ctx, rpc)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range []string{lib, driver} {
+		var code string
+		if err := rpc.Call(ctx, &code, "eth_getCode", a, "latest"); err != nil {
+			return nil, fmt.Errorf("eth_getCode %s: %w", a, err)
+		}
+		if code == "" || code == "0x" {
+			return nil, fmt.Errorf("no contract at %s", a)
+		}
+	}
+	t.Lib, t.Driver = lib, driver
+	return t, nil
+}
+
+// newTraffic reads the compiled contracts and the node's accounts.
+func newTraffic(ctx context.Context, rpc *jsonrpc.Client) (*Traffic, error) {
 	t := &Traffic{RPC: rpc}
 	if err := json.Unmarshal(ContractsJSON, &t.abi); err != nil {
 		return nil, fmt.Errorf("contracts/Traffic.json: %w", err)
@@ -52,13 +88,6 @@ func Deploy(ctx context.Context, rpc *jsonrpc.Client) (*Traffic, error) {
 	}
 	if len(t.Accounts) < 2 {
 		return nil, fmt.Errorf("the node has %d unlocked accounts, need 2", len(t.Accounts))
-	}
-	var err error
-	if t.Lib, err = t.deploy(ctx, "Lib", ""); err != nil {
-		return nil, err
-	}
-	if t.Driver, err = t.deploy(ctx, "Driver", word(t.Lib)); err != nil {
-		return nil, err
 	}
 	return t, nil
 }
