@@ -21,6 +21,11 @@ type Store interface {
 	// cannot be reached, or the error it answered with.
 	Ping(ctx context.Context) error
 
+	// PendingMigrations returns the names of the schema migrations this
+	// binary has and the database has not applied: none when its schema is
+	// current (serve's readiness).
+	PendingMigrations(ctx context.Context) ([]string, error)
+
 	// Close releases the store's connections, waiting for those in use to
 	// be returned. The store must not be used afterwards.
 	Close() error

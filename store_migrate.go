@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 )
 
@@ -25,6 +26,28 @@ func Migrate(ctx context.Context, fsys fs.FS, begin func(context.Context) (Store
 		}
 	}
 	return nil
+}
+
+// PendingMigrations returns the names of the migrations of fsys that the
+// database c reaches has not applied, in name order; applied is Migrate's.
+// A server started on a database that another process created or that a
+// newer binary's migrations are still running on can be behind its schema.
+func PendingMigrations(ctx context.Context, fsys fs.FS, c StoreConn, applied string) ([]string, error) {
+	names, err := fs.Glob(fsys, "migration/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var pending []string
+	for _, name := range names {
+		var n int
+		if _, err := queryRow(ctx, c, applied, []any{name}, &n); err != nil {
+			return nil, err
+		} else if n == 0 {
+			pending = append(pending, path.Base(name))
+		}
+	}
+	return pending, nil
 }
 
 func migrate(ctx context.Context, fsys fs.FS, name string, begin func(context.Context) (StoreTx, error), applied, record string) error {

@@ -1,6 +1,8 @@
 package http_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chainquery/chainquery"
+	cqhttp "github.com/chainquery/chainquery/http"
 	"github.com/chainquery/chainquery/internal/storetest"
 )
 
@@ -190,5 +193,35 @@ func TestHealth(t *testing.T) {
 	s := MustOpenServer(t)
 	for _, key := range []string{NoKey, "", "wrong"} {
 		AssertJSON(t, MustOK(t, s.Do(t, http.MethodGet, "/healthz", key, nil)), `{"status":"ok"}`)
+	}
+}
+
+// TestReady: /readyz needs no key and answers 200 while the store answers
+// with its schema current and Config.Ready passes; 503 with a detail naming
+// what is not ready otherwise.
+func TestReady(t *testing.T) {
+	lagging := errors.New("polygon is 130 s behind its node (--ready-max-lag 60)")
+	var readyErr error
+	s := MustOpenServer(t, func(c *cqhttp.Config) { c.Ready = func(context.Context) error { return readyErr } })
+	for _, key := range []string{NoKey, "wrong"} {
+		AssertJSON(t, MustOK(t, s.Do(t, http.MethodGet, "/readyz", key, nil)), `{"status":"ready"}`)
+	}
+	readyErr = lagging
+	if detail := MustErrorDetail(t, s.Do(t, http.MethodGet, "/readyz", NoKey, nil), http.StatusServiceUnavailable); detail != lagging.Error() {
+		t.Errorf("detail %q", detail)
+	}
+	readyErr = nil
+	ctx := context.Background()
+	if _, err := s.DB.Write.Exec(ctx, `DELETE FROM schema_migrations WHERE name = 'migration/0004_traces_to_from_addr.sql'`); err != nil {
+		t.Fatal(err)
+	}
+	detail := MustErrorDetail(t, s.Do(t, http.MethodGet, "/readyz", NoKey, nil), http.StatusServiceUnavailable)
+	if !strings.Contains(detail, "migrations 0004_traces_to_from_addr.sql are not applied") {
+		t.Errorf("detail %q", detail)
+	}
+	s.DB.Close()
+	detail = MustErrorDetail(t, s.Do(t, http.MethodGet, "/readyz", NoKey, nil), http.StatusServiceUnavailable)
+	if detail != "the database is unavailable" {
+		t.Errorf("detail %q", detail)
 	}
 }

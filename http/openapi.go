@@ -22,6 +22,7 @@ type operation struct {
 	body        obj   // request body schema; nil when the route takes none
 	response    string
 	notFound    string // when 404 answers an existing path; "" if never
+	unavailable bool   // 503 answers without a key too (readiness)
 }
 
 // obj is a JSON object that keeps its keys in the order given, so that the
@@ -123,6 +124,15 @@ var (
 		summary:     "Health check",
 		description: "Answers 200 while the process serves requests. Needs no API key.",
 		response:    "Health",
+	}
+	readyDoc = operation{
+		id:      "getReady",
+		summary: "Readiness check",
+		description: "Answers 200 when the server can serve: its database answers and has applied every migration of " +
+			"this version, and each chain it follows is no further behind its node than serve's --ready-max-lag. " +
+			"Otherwise 503 with a detail naming what is not ready. Needs no API key.",
+		response:    "Ready",
+		unavailable: true,
 	}
 )
 
@@ -290,7 +300,9 @@ func answers(rt route, status int) bool {
 	switch status {
 	case http.StatusBadRequest:
 		return len(rt.doc.params) > 0 || rt.doc.body != nil || strings.Contains(rt.pattern, "{")
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusServiceUnavailable:
+	case http.StatusServiceUnavailable:
+		return keyed || rt.doc.unavailable
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests:
 		return keyed
 	case http.StatusNotFound:
 		return rt.doc.notFound != ""

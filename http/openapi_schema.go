@@ -74,6 +74,7 @@ func schemas() obj {
 	return obj{
 		{"Error", object("Every error response.", obj{{"detail", obj{{"type", "string"}, {"minLength", 1}}}})},
 		{"Health", object("Liveness.", obj{{"status", obj{{"type", "string"}, {"const", "ok"}}}})},
+		{"Ready", object("Readiness.", obj{{"status", obj{{"type", "string"}, {"const", "ready"}}}})},
 		{"TraceFilter", obj{
 			{"type", "object"},
 			{"description", "Exactly one range: from_block with to_block (to_block - from_block at most 99), or from_datetime with to_datetime. Unknown fields are rejected; a field whose value is null counts as absent."},

@@ -29,6 +29,7 @@ const (
 	pathTokenBalance    = "/api/v1/customer/solana/token-balances/token-account/{token_account}"
 	pathOpenAPI         = "/openapi.json"
 	pathHealth          = "/healthz"
+	pathReady           = "/readyz"
 )
 
 // routeTable returns every route the server answers.
@@ -42,6 +43,7 @@ func (s *Server) routeTable() []route {
 		{http.MethodGet, pathTokenBalance, chainquery.EndpointTokenBalanceByAccount, s.handleTokenBalance, tokenBalanceDoc},
 		{http.MethodGet, pathOpenAPI, "", s.handleOpenAPI, openAPIDoc},
 		{http.MethodGet, pathHealth, "", s.handleHealth, healthDoc},
+		{http.MethodGet, pathReady, "", s.handleReady, readyDoc},
 	}
 }
 

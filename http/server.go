@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/chainquery/chainquery"
@@ -56,6 +57,11 @@ type Config struct {
 	// and never rate limited; restrict it at the network level. The metrics
 	// are recorded either way, on the registry that Server.Registry returns.
 	Metrics bool
+
+	// Ready is what GET /readyz checks beyond the store (which must answer
+	// and have applied every migration): an error makes it 503 with the
+	// error's text as the detail. Nil checks nothing more.
+	Ready func(ctx context.Context) error
 }
 
 // DefaultTraceHistoryStart is the trace history of the interface ("traces
@@ -87,6 +93,7 @@ type Server struct {
 	limiter      *rateLimiter // nil: no rate limit
 	metrics      *metrics
 	serveMetrics bool // GET /metrics is routed
+	ready        func(ctx context.Context) error
 
 	routes  []route
 	handler http.Handler
@@ -106,6 +113,7 @@ func NewServer(cfg Config) *Server {
 		limiter:      newRateLimiter(cfg.RateLimit, cfg.RateBurst),
 		metrics:      newMetrics(),
 		serveMetrics: cfg.Metrics,
+		ready:        cfg.Ready,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -154,6 +162,42 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, struct {
 		Status string `json:"status"`
 	}{"ok"})
+	return nil
+}
+
+// readyTimeout bounds the checks of one GET /readyz: a database slower
+// than this to answer is as good as down for the API.
+const readyTimeout = 5 * time.Second
+
+// handleReady answers whether this server can serve: its store answers and
+// has applied every migration it has, and Config.Ready passes. Unlike
+// /healthz (liveness, no store), a load balancer takes a server that
+// answers 503 here out of rotation until it is ready again.
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	detail := ""
+	if err := s.store.Ping(ctx); err != nil {
+		detail = "the database is unavailable"
+		s.logger.WarnContext(ctx, "not ready", "error", err)
+	} else if pending, err := s.store.PendingMigrations(ctx); err != nil {
+		detail = "the database is unavailable"
+		s.logger.WarnContext(ctx, "not ready", "error", err)
+	} else if len(pending) > 0 {
+		detail = "the database schema is behind this server: migrations " + strings.Join(pending, ", ") +
+			" are not applied (a chainquery command of this version applies them when it opens the database)"
+	} else if s.ready != nil {
+		if err := s.ready(ctx); err != nil {
+			detail = err.Error()
+		}
+	}
+	if detail != "" {
+		writeJSON(w, http.StatusServiceUnavailable, errorBody{Detail: detail})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Status string `json:"status"`
+	}{"ready"})
 	return nil
 }
 

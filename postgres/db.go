@@ -139,6 +139,12 @@ func (db *DB) Ping(ctx context.Context) error {
 // ("chainque" in ASCII).
 const migrationLock int64 = 0x636861696e717565
 
+// PendingMigrations returns the embedded migrations the database has not
+// applied (chainquery.Store), asked of the primary.
+func (db *DB) PendingMigrations(ctx context.Context) ([]string, error) {
+	return chainquery.PendingMigrations(ctx, migrationFS, db.Primary, qMigrationApplied)
+}
+
 // migrate applies the embedded migrations not yet recorded
 // (chainquery.Migrate). It holds a session advisory lock throughout, so
 // that processes starting together apply each migration once: the others

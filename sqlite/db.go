@@ -173,6 +173,12 @@ func (db *DB) Ping(ctx context.Context) error {
 	return wrap(db.read.QueryRowContext(ctx, `SELECT 1`).Scan(&one))
 }
 
+// PendingMigrations returns the embedded migrations the database has not
+// applied (chainquery.Store), asked of the primary.
+func (db *DB) PendingMigrations(ctx context.Context) ([]string, error) {
+	return chainquery.PendingMigrations(ctx, migrationFS, db.Primary, qMigrationApplied)
+}
+
 // migrate applies the embedded migrations not yet recorded
 // (chainquery.Migrate).
 func (db *DB) migrate(ctx context.Context) error {
