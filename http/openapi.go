@@ -129,8 +129,7 @@ var (
 		id:      "getReady",
 		summary: "Readiness check",
 		description: "Answers 200 when the server can serve: its database answers and has applied every migration of " +
-			"this version, and each chain it follows is no further behind its node than serve's --ready-max-lag. " +
-			"Otherwise 503 with a detail naming what is not ready. Needs no API key.",
+			"this version. Otherwise 503 with a detail naming what is not ready. Needs no API key.",
 		response:    "Ready",
 		unavailable: true,
 	}
