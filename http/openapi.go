@@ -129,7 +129,8 @@ var (
 		id:      "getReady",
 		summary: "Readiness check",
 		description: "Answers 200 when the server can serve: its database answers and has applied every migration of " +
-			"this version. Otherwise 503 with a detail naming what is not ready. Needs no API key.",
+			"this version, and, where serve is configured so (--ready-max-lag), each chain it follows is no further " +
+			"behind its node than allowed. Otherwise 503 with a detail naming what is not ready. Needs no API key.",
 		response:    "Ready",
 		unavailable: true,
 	}

@@ -26,6 +26,9 @@ type config struct {
 	ReadDB string        `json:"read_db"` // serve --read-db
 	Listen string        `json:"listen"`
 	Chains []chainConfig `json:"chains"`
+
+	// ReadyMaxLag is serve's --ready-max-lag, in seconds.
+	ReadyMaxLag int `json:"ready_max_lag"`
 }
 
 type chainConfig struct {
@@ -41,7 +44,7 @@ type chainConfig struct {
 }
 
 var (
-	configFields = []string{"db", "read_db", "listen", "chains"}
+	configFields = []string{"db", "read_db", "listen", "chains", "ready_max_lag"}
 	chainFields  = []string{"chain", "rpc", "from", "confirmations", "traces", "concurrency", "batch", "rpc_max_response_mb", "rpc_timeout"}
 )
 

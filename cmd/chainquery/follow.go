@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/chainquery/chainquery"
@@ -33,6 +35,10 @@ type follower struct {
 	logger     *slog.Logger
 	minBackoff time.Duration
 	maxBackoff time.Duration
+
+	// progress is the current attempt's, for readiness: it knows the
+	// node's head.
+	progress atomic.Pointer[ingest.Progress]
 }
 
 // run follows the chain until ctx ends, starting over after each failure.
@@ -52,6 +58,7 @@ func (f *follower) attempt(ctx context.Context) (wrote bool, err error) {
 	e := f.settings.ingester(f.store, src, f.logger)
 	e.Follow = true
 	e.Progress = &ingest.Progress{Chain: string(f.settings.chain)}
+	f.progress.Store(e.Progress)
 	sctx, stop := context.WithCancel(ctx)
 	shown := make(chan struct{})
 	go func() {
@@ -104,4 +111,67 @@ func retry(ctx context.Context, logger *slog.Logger, chain chainquery.Chain, lo,
 			return
 		}
 	}
+}
+
+// readiness returns serve's further /readyz check: with maxLag > 0, each
+// followed chain must be at most maxLag seconds behind its node. Seconds
+// behind are the blocks between the node's head and the stored head, in
+// the chain's block time as the last 100 stored blocks show it; the
+// confirmations count too, so maxLag must leave room for them.
+func readiness(store chainquery.BlockService, followers []*follower, maxLag int) func(context.Context) error {
+	if maxLag <= 0 || len(followers) == 0 {
+		return nil
+	}
+	return func(ctx context.Context) error {
+		for _, f := range followers {
+			chain := f.settings.chain
+			p := f.progress.Load()
+			var head uint64
+			if p != nil {
+				head = p.Snapshot().Head
+			}
+			if head == 0 {
+				return fmt.Errorf("%s: the follower has not heard from its node yet", chain)
+			}
+			lag, err := secondsBehind(ctx, store, chain, head)
+			if err != nil {
+				return fmt.Errorf("%s: %w", chain, err)
+			}
+			if lag > float64(maxLag) {
+				return fmt.Errorf("%s is %.0f s behind its node (head %d; --ready-max-lag %d)", chain, lag, head, maxLag)
+			}
+		}
+		return nil
+	}
+}
+
+// secondsBehind is how far the stored head of chain is behind the node's
+// head, in seconds of the chain's own block time.
+func secondsBehind(ctx context.Context, store chainquery.BlockService, chain chainquery.Chain, head uint64) (float64, error) {
+	stored, err := store.LatestBlock(ctx, chain)
+	if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
+		return 0, fmt.Errorf("no block stored yet (node head %d)", head)
+	} else if err != nil {
+		return 0, err
+	}
+	if stored >= head {
+		return 0, nil
+	}
+	last, err := store.FindBlock(ctx, chain, stored, false)
+	if err != nil {
+		return 0, err
+	}
+	// The block time over up to 100 stored blocks; one block alone says
+	// nothing, and a gap below the head (a range ingested later) is taken
+	// as unknown rather than as no lag.
+	span := min(stored, 100)
+	if span == 0 {
+		return 0, fmt.Errorf("one block stored: its block time is unknown (node head %d)", head)
+	}
+	earlier, err := store.FindBlock(ctx, chain, stored-span, false)
+	if err != nil {
+		return 0, fmt.Errorf("block time unknown: %w", err)
+	}
+	blockTime := max(float64(last.Timestamp-earlier.Timestamp)/float64(span), 0)
+	return float64(head-stored) * blockTime, nil
 }

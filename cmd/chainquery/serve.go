@@ -36,6 +36,7 @@ type serveCmd struct {
 	rateLimit       float64                        // requests per second per API key; 0: no limit
 	rateBurst       int                            // 0: max(1, ceil(rateLimit))
 	metrics         bool                           // serve Prometheus metrics at GET /metrics
+	readyMaxLag     int                            // seconds a followed chain may be behind its node for /readyz; 0: not checked
 	prof            profileFlags                   // hidden, as ingest evm's: cqbench load profiles serve with them
 }
 
@@ -54,6 +55,7 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	c.pg.register(fs)
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight requests may take to finish after SIGINT or SIGTERM")
 	fs.Float64Var(&c.rateLimit, "rate-limit", 0, "requests per second each API key may make, `N`; over it a request gets 429\nwith Retry-After; 0 means no limit (env CHAINQUERY_RATE_LIMIT)")
+	fs.IntVar(&c.readyMaxLag, "ready-max-lag", 0, "with --config: GET /readyz answers 503 while a followed chain is more than `N`\nseconds behind its node; 0 does not check (config: ready_max_lag)")
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, "requests an API key may make at once before --rate-limit paces it, `N`;\n0 means max(1, ceil(--rate-limit))")
 	fs.BoolVar(&c.metrics, "metrics", true, "serve Prometheus metrics at GET /metrics, without an API key; restrict it\nat the network level; --metrics=false turns it off")
 	fs.Func("trace-history-start", "where Filter Traces history starts on a chain, `CHAIN=DATETIME` (RFC 3339);\nrepeatable; default polygon=2025-01-01T00:00:00Z", func(s string) error {
@@ -99,6 +101,9 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 		if cfg.Listen != "" && !set["listen"] && m.env("CHAINQUERY_LISTEN", "") == "" {
 			c.listen = cfg.Listen
 		}
+		if cfg.ReadyMaxLag != 0 && !set["ready-max-lag"] {
+			c.readyMaxLag = cfg.ReadyMaxLag
+		}
 	}
 	if c.db, err = parseDBFlag(help, db.s); err != nil {
 		return nil, err
@@ -125,6 +130,9 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	}
 	if c.rateBurst < 0 {
 		return nil, usagef(help, "--rate-burst must be at least 0 (0: max(1, ceil(--rate-limit)))")
+	}
+	if c.readyMaxLag < 0 {
+		return nil, usagef(help, "--ready-max-lag must be a number of seconds, at least 0 (0: not checked)")
 	}
 	if c.shutdownTimeout <= 0 {
 		return nil, usagef(help, "--shutdown-timeout must be positive")
@@ -187,9 +195,14 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 	} else {
 		logger.Info("rate limit off")
 	}
+	followers := make([]*follower, len(c.chains))
+	for i, s := range c.chains {
+		followers[i] = &follower{settings: s, store: writer, logger: logger, minBackoff: followerMinBackoff, maxBackoff: followerMaxBackoff}
+	}
 	api := m.startAPIWith(ln, http.Config{
 		Store: store, Logger: logger, TraceHistoryStart: c.traceStart,
 		RateLimit: c.rateLimit, RateBurst: c.rateBurst, Metrics: c.metrics,
+		Ready: readiness(store, followers, c.readyMaxLag),
 	}, dbAttrs)
 	// The followers and the watch on the store stop when ctx ends, or when
 	// the API breaks: the process is of no use without it. Run returns only
@@ -199,8 +212,7 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 	defer stopFollowers()
 	var wg sync.WaitGroup
 	wg.Go(func() { watchStore(fctx, store, logger, storeCheckEvery) })
-	for _, s := range c.chains {
-		f := &follower{settings: s, store: writer, logger: logger, minBackoff: followerMinBackoff, maxBackoff: followerMaxBackoff}
+	for _, f := range followers {
 		wg.Go(func() { f.run(fctx) })
 	}
 	err = api.wait(ctx, c.shutdownTimeout)
