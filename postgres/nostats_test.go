@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery"
-	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/polychain"
+	"github.com/chainquery/chainquery/internal/polyrows"
 	"github.com/chainquery/chainquery/internal/storetest"
 	"github.com/chainquery/chainquery/postgres"
 	"github.com/jackc/pgx/v5"
@@ -339,19 +339,8 @@ func mustConnect(t *testing.T, dsn string) *pgx.Conn {
 // decoders, from the answers its node would give (trace_block).
 func decodePolygonBlock(t *testing.T, c *polychain.Chain, n uint64) *chainquery.BlockData {
 	t.Helper()
-	b := c.Block(n)
-	d, err := evm.DecodeBlock(chainquery.Polygon, polychain.Render(b, polychain.KindBlockFull))
+	d, err := polyrows.Decode(c, n, polychain.KindParity)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var receipts []json.RawMessage
-	if err := json.Unmarshal(polychain.Render(b, polychain.KindReceipts), &receipts); err != nil {
-		t.Fatal(err)
-	}
-	if err := evm.ApplyReceipts(d, receipts); err != nil {
-		t.Fatal(err)
-	}
-	if err := evm.DecodeParityTraces(d, polychain.Render(b, polychain.KindParity)); err != nil {
 		t.Fatal(err)
 	}
 	return d

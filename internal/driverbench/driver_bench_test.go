@@ -3,7 +3,6 @@ package driverbench
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"os"
@@ -13,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/chainquery/chainquery"
-	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/polychain"
+	"github.com/chainquery/chainquery/internal/polyrows"
 	_ "github.com/mattn/go-sqlite3"
 	_ "modernc.org/sqlite"
 )
@@ -37,22 +36,8 @@ func blocks(b *testing.B) []*chainquery.BlockData {
 	}
 	out := make([]*chainquery.BlockData, nBlocks)
 	for i := range out {
-		pb := c.Block(c.First() + uint64(i))
-		d, err := evm.DecodeBlock(chainquery.Polygon, polychain.Render(pb, polychain.KindBlockFull))
+		d, err := polyrows.Decode(c, c.First()+uint64(i), polychain.KindParity)
 		if err != nil {
-			b.Fatal(err)
-		}
-		var receipts []json.RawMessage
-		if err := json.Unmarshal(polychain.Render(pb, polychain.KindReceipts), &receipts); err != nil {
-			b.Fatal(err)
-		}
-		if err := evm.ApplyReceipts(d, receipts); err != nil {
-			b.Fatal(err)
-		}
-		if err := evm.DecodeParityTraces(d, polychain.Render(pb, polychain.KindParity)); err != nil {
-			b.Fatal(err)
-		}
-		if err := evm.CheckComplete(d, true); err != nil {
 			b.Fatal(err)
 		}
 		out[i] = d

@@ -2,7 +2,6 @@ package polychain_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"net"
@@ -13,6 +12,7 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/polychain"
+	"github.com/chainquery/chainquery/internal/polyrows"
 	"github.com/chainquery/chainquery/jsonrpc"
 )
 
@@ -29,27 +29,8 @@ func tinyChain(t testing.TB) *polychain.Chain {
 // rendered answers, with traces of the given kind.
 func decode(t *testing.T, c *polychain.Chain, n uint64, traces polychain.Kind) *chainquery.BlockData {
 	t.Helper()
-	b := c.Block(n)
-	d, err := evm.DecodeBlock(chainquery.Polygon, polychain.Render(b, polychain.KindBlockFull))
+	d, err := polyrows.Decode(c, n, traces)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var receipts []json.RawMessage
-	if err := json.Unmarshal(polychain.Render(b, polychain.KindReceipts), &receipts); err != nil {
-		t.Fatal(err)
-	}
-	if err := evm.ApplyReceipts(d, receipts); err != nil {
-		t.Fatal(err)
-	}
-	if traces == polychain.KindParity {
-		err = evm.DecodeParityTraces(d, polychain.Render(b, traces))
-	} else {
-		err = evm.DecodeCallTraces(d, polychain.Render(b, traces))
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := evm.CheckComplete(d, true); err != nil {
 		t.Fatal(err)
 	}
 	return d
