@@ -216,41 +216,37 @@ func (s *scanner) number() {
 	if i < len(d) && d[i] == '-' {
 		i++
 	}
-	switch {
-	case i < len(d) && d[i] == '0':
+	ok := true
+	if i < len(d) && d[i] == '0' {
 		i++
-	case i < len(d) && '1' <= d[i] && d[i] <= '9':
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
-	default:
-		s.fail()
-		return
+	} else {
+		i, ok = digits(d, i)
 	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			s.fail()
-			return
-		}
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
+	if ok && i < len(d) && d[i] == '.' {
+		i, ok = digits(d, i+1)
 	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+	if ok && i < len(d) && (d[i] == 'e' || d[i] == 'E') {
 		i++
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
 		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			s.fail()
-			return
-		}
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
+		i, ok = digits(d, i)
+	}
+	if !ok {
+		s.fail()
+		return
 	}
 	s.i = i
+}
+
+// digits returns the end of the run of decimal digits at d[i:], and false
+// if there is none.
+func digits(d []byte, i int) (int, bool) {
+	start := i
+	for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+		i++
+	}
+	return i, i > start
 }
 
 // plainByte marks the bytes a string holds as they are: not the quote, the
