@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chainquery/chainquery/internal/testenv"
 )
 
 // TestDev runs chainquery dev as a user would, then runs every curl command
@@ -270,9 +272,8 @@ func (c curl) run(t *testing.T) (int, []byte) {
 // TestDevFilesIgnored: what dev leaves in a checkout (its database and
 // anvil's state of the default --db) is in .gitignore.
 func TestDevFilesIgnored(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	_, err := exec.LookPath("git")
+	testenv.Require(t, err == nil, "git is not installed: TestDevFilesIgnored asks it what .gitignore ignores")
 	base := strings.TrimSuffix(strings.TrimPrefix(defaultDevDSN, "sqlite:"), ".db")
 	for _, f := range []string{base + ".db", base + ".anvil.json", base + ".contracts.json"} {
 		cmd := exec.Command("git", "check-ignore", "-q", f)
