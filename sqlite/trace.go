@@ -50,34 +50,35 @@ func bucketWhere(p *chainquery.TracePlan) (string, []any) {
 		append(args, p.FirstBucket, p.LastBucket)
 }
 
-// tracePageSQL joins the page's keys to their rows.
+// tracePageSQL joins the page's keys to their rows: the trace by its rowid,
+// which every index entry ends with.
 func tracePageSQL(p *chainquery.TracePlan) (string, []any) {
 	keys, args := traceKeysSQL(p)
-	return `WITH page (block_number, tx_index, trace_pos) AS (` + keys + `)
+	return `WITH page (block_number, tx_index, trace_pos, id) AS (` + keys + `)
 		SELECT t.block_number, b.timestamp, b.version, x.hash, t.tx_index, t.trace_address, x.from_addr, x.to_addr,
 			x.status, t.type, t.call_type, t.from_addr, t.to_addr, t.gas, t.gas_used, t.value, t.subtraces,
 			t.input, t.output, t.error
 		FROM page p
-		JOIN traces t ON t.chain = ? AND t.block_number = p.block_number AND t.tx_index = p.tx_index AND t.trace_pos = p.trace_pos
-		JOIN transactions x ON x.chain = t.chain AND x.block_number = t.block_number AND x.tx_index = t.tx_index
-		JOIN blocks b ON b.chain = t.chain AND b.number = t.block_number
+		JOIN traces t ON t.rowid = p.id
+		JOIN transactions x ON x.chain = ? AND x.block_number = p.block_number AND x.tx_index = p.tx_index
+		JOIN blocks b ON b.chain = x.chain AND b.number = p.block_number
 		ORDER BY p.block_number, p.tx_index, p.trace_pos`, append(args, p.Chain)
 }
 
-// traceKeysSQL selects the primary keys of the page. With addresses, each
+// traceKeysSQL selects the keys and rowids of the page. With addresses, each
 // address contributes its first offset+limit matches in API order, read
 // from its index; the union of those holds the page.
 func traceKeysSQL(p *chainquery.TracePlan) (string, []any) {
 	const order = ` ORDER BY block_number, tx_index, trace_pos`
 	if len(p.Walk) == 0 {
-		return `SELECT block_number, tx_index, trace_pos FROM traces
+		return `SELECT block_number, tx_index, trace_pos, rowid FROM traces INDEXED BY traces_key
 			WHERE chain = ? AND block_number BETWEEN ? AND ?` + order + ` LIMIT ? OFFSET ?`,
 			[]any{p.Chain, p.Lo, p.Hi, p.Page.Limit, p.Page.Offset}
 	}
 	var parts []string
 	var args []any
 	for _, a := range p.Walk {
-		parts = append(parts, `SELECT * FROM (SELECT block_number, tx_index, trace_pos FROM traces INDEXED BY `+traceIndex(p)+
+		parts = append(parts, `SELECT * FROM (SELECT block_number, tx_index, trace_pos, rowid FROM traces INDEXED BY `+traceIndex(p)+
 			` WHERE chain = ? AND `+walkColumn(p)+` = ?`+alsoSQL(p)+` AND block_number BETWEEN ? AND ?`+order+` LIMIT ?)`)
 		args = appendBlobs(append(args, p.Chain, a), p.Also)
 		args = append(args, p.Lo, p.Hi, p.Page.Offset+p.Page.Limit)
