@@ -13,6 +13,7 @@ type Store interface {
 	ReceiptService
 	BlockService
 	TokenBalanceService
+	StatusService
 	APIKeyService
 	BlockWriter
 	TokenBalanceWriter

@@ -108,6 +108,18 @@ type StoreSQL struct {
 	// address, topic0 to topic3, data, in log_index order.
 	LogPage string
 
+	// LogTransactionPage is LogTransaction and LogPage in one statement:
+	// LogTransaction's columns, then LogPage's, one row per log of the page
+	// (limit, offset). No row when the transaction is missing or the page
+	// is empty: LogTransaction then tells which.
+	LogTransactionPage func(chain int64, hash Hash, block *uint64, limit, offset int) (string, []any)
+
+	// ReceiptBlockPage is ReceiptBlock and ReceiptPage in one statement:
+	// chain, number, limit, offset → ReceiptBlock's columns, then
+	// ReceiptPage's. No row when the block is missing or the page is empty:
+	// ReceiptBlock then tells which.
+	ReceiptBlockPage string
+
 	// ReceiptBlock: chain, number → timestamp, transaction_count.
 	// ReceiptPage: chain, number, limit, offset → tx_index, hash,
 	// cumulative_gas_used, gas_used, contract_address, status,
@@ -130,6 +142,15 @@ type StoreSQL struct {
 	// LatestBlock: chain → the highest number, NULL when none.
 	// BlockHash: chain, number → hash.
 	LatestBlock, BlockHash string
+
+	// ChainExtent: chain → the lowest number, the highest number and its
+	// timestamp; no row when none is stored. BlockAtOrBelow: chain, number
+	// → number, timestamp of the highest block at or below it. TracesFrom:
+	// chain → number, timestamp of the lowest block holding a trace, found
+	// through trace_counts (the first bucket counting any, then its first
+	// block with trace_count > 0) so that a chain without traces costs one
+	// seek, not a walk of its blocks; no row when none holds one.
+	ChainExtent, BlockAtOrBelow, TracesFrom string
 
 	// Rewind: chain, from. Run in order, they record the versions of the
 	// blocks at or above from as orphaned, then delete those blocks with

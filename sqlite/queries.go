@@ -20,6 +20,11 @@ var queries = chainquery.StoreSQL{
 	LogPage: `SELECT log_index, address, topic0, topic1, topic2, topic3, data
 		FROM logs WHERE chain = ? AND block_number = ? AND tx_index = ? ORDER BY log_index LIMIT ? OFFSET ?`,
 
+	LogTransactionPage: logTransactionPageSQL,
+	ReceiptBlockPage: `SELECT b.timestamp, b.transaction_count, x.tx_index, x.hash, x.cumulative_gas_used, x.gas_used,
+			x.contract_address, x.status, x.effective_gas_price
+		FROM blocks b JOIN transactions x ON x.chain = b.chain AND x.block_number = b.number
+		WHERE b.chain = ? AND b.number = ? ORDER BY x.tx_index LIMIT ? OFFSET ?`,
 	ReceiptBlock: `SELECT timestamp, transaction_count FROM blocks WHERE chain = ? AND number = ?`,
 	ReceiptPage: `SELECT tx_index, hash, cumulative_gas_used, gas_used, contract_address, status, effective_gas_price
 		FROM transactions WHERE chain = ? AND block_number = ? ORDER BY tx_index LIMIT ? OFFSET ?`,
@@ -34,6 +39,15 @@ var queries = chainquery.StoreSQL{
 		FROM transactions WHERE chain = ? AND block_number = ? ORDER BY tx_index`,
 	LatestBlock: `SELECT max(number) FROM blocks WHERE chain = ?`,
 	BlockHash:   `SELECT hash FROM blocks WHERE chain = ? AND number = ?`,
+
+	ChainExtent: `SELECT f.number, l.number, l.timestamp
+		FROM (SELECT number FROM blocks WHERE chain = ?1 ORDER BY number LIMIT 1) AS f,
+		     (SELECT number, timestamp FROM blocks WHERE chain = ?1 ORDER BY number DESC LIMIT 1) AS l`,
+	BlockAtOrBelow: `SELECT number, timestamp FROM blocks WHERE chain = ? AND number <= ? ORDER BY number DESC LIMIT 1`,
+	TracesFrom: `SELECT number, timestamp FROM blocks
+		WHERE chain = ?1 AND trace_count > 0 AND number >= (SELECT bucket FROM trace_counts
+			WHERE chain = ?1 AND dir = 2 AND address = x'' AND n > 0 ORDER BY bucket LIMIT 1) * 100
+		ORDER BY number LIMIT 1`,
 	Rewind: []string{
 		`INSERT OR REPLACE INTO orphaned_blocks (chain, number, version)
 			SELECT chain, number, version FROM blocks WHERE chain = ? AND number >= ?`,
@@ -77,6 +91,16 @@ func logTransactionSQL(chain int64, hash chainquery.Hash, block *uint64) (string
 		n = int64(*block)
 	}
 	return qLogTransaction, []any{chain, hash[:], n}
+}
+
+// logTransactionPageSQL joins the transaction's lookup to its page of logs.
+func logTransactionPageSQL(chain int64, hash chainquery.Hash, block *uint64, limit, offset int) (string, []any) {
+	_, args := logTransactionSQL(chain, hash, block)
+	return `SELECT x.block_number, x.tx_index, x.from_addr, x.to_addr, x.log_count, x.timestamp,
+			l.log_index, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data
+		FROM (` + qLogTransaction + `) x
+		JOIN logs l ON l.chain = ?1 AND l.block_number = x.block_number AND l.tx_index = x.tx_index
+		ORDER BY l.log_index LIMIT ?4 OFFSET ?5`, append(args, limit, offset)
 }
 
 // The bookkeeping of migrations (chainquery.Migrate).
