@@ -49,12 +49,16 @@ type EVMLoop struct {
 	StoreRetry    time.Duration // first wait when the store is unavailable; doubles up to 30 s
 
 	Progress *Progress // optional
+	Observer Observer  // optional: hears of heads, writes and reorgs (metrics)
 }
 
 // defaults fills zero settings.
 func (e *EVMLoop) defaults() {
 	if e.Logger == nil {
 		e.Logger = slog.New(slog.DiscardHandler)
+	}
+	if e.Observer == nil {
+		e.Observer = nopObserver{}
 	}
 	if e.Concurrency < 1 {
 		e.Concurrency = 4
@@ -111,6 +115,7 @@ func (e *EVMLoop) Run(ctx context.Context) (err error) {
 		if e.Progress != nil {
 			e.Progress.SetHead(head, target)
 		}
+		e.Observer.NodeHead(head)
 		if next > target || head < e.Confirmations {
 			if e.To != nil && next > *e.To {
 				e.Logger.Info("ingestion done", "chain", e.Chain, "last", *e.To)
@@ -200,6 +205,7 @@ func (e *EVMLoop) start(ctx context.Context) (uint64, error) {
 			return 0, fmt.Errorf("--from %d is past the stored head %d: ingesting from there would leave a gap; start at %d or use another database", *e.From, stored, next)
 		}
 		e.Logger.Info("resuming after the stored head", "chain", e.Chain, "stored_head", stored, "next", next)
+		e.Observer.StoredHead(stored)
 		return next, nil
 	case chainquery.ErrorCode(err) != chainquery.ENOTFOUND:
 		return 0, err
@@ -336,9 +342,11 @@ func (e *EVMLoop) write(ctx context.Context, next uint64, blocks []*chainquery.B
 			return err
 		}
 	}
+	began := time.Now()
 	if err := e.Store.WriteBlocks(ctx, e.Chain, blocks); err != nil {
 		return fmt.Errorf("store blocks %d-%d: %w", blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number, err)
 	}
+	e.Observer.Written(evmWrite(blocks, time.Since(began)))
 	if e.Progress != nil {
 		e.Progress.Add(blocks)
 	}
@@ -389,9 +397,12 @@ func (e *EVMLoop) rewind(ctx context.Context, top uint64) error {
 	if parent, err := e.Store.BlockHash(ctx, e.Chain, ancestor); err == nil && parent != blocks[0].Block.ParentHash {
 		return nil
 	}
+	began := time.Now()
 	if err := e.Store.ReplaceBlocks(ctx, e.Chain, ancestor+1, blocks); err != nil {
 		return fmt.Errorf("replace blocks from %d: %w", ancestor+1, err)
 	}
+	e.Observer.Written(evmWrite(blocks, time.Since(began)))
+	e.Observer.Reorg(top - ancestor)
 	e.Logger.Warn("reorg: replaced stored blocks", "chain", e.Chain, "from", ancestor+1, "to", top, "depth", top-ancestor)
 	if e.Progress != nil {
 		e.Progress.Reorg(top - ancestor)

@@ -61,6 +61,7 @@ type SolanaLoop struct {
 	StoreRetry   time.Duration // first wait when the store is unavailable
 
 	Progress *Progress // optional
+	Observer Observer  // optional: hears of heads and writes (metrics)
 
 	owners   map[chainquery.PublicKey]chainquery.PublicKey // the last owner seen of each token account
 	asked    map[chainquery.PublicKey]bool                 // accounts whose owner the store was asked for
@@ -71,6 +72,9 @@ type SolanaLoop struct {
 func (e *SolanaLoop) defaults() {
 	if e.Logger == nil {
 		e.Logger = slog.New(slog.DiscardHandler)
+	}
+	if e.Observer == nil {
+		e.Observer = nopObserver{}
 	}
 	if e.Concurrency < 1 {
 		e.Concurrency = 2
@@ -128,6 +132,7 @@ func (e *SolanaLoop) Run(ctx context.Context) (err error) {
 		if e.Progress != nil {
 			e.Progress.SetHead(head, target)
 		}
+		e.Observer.NodeHead(head)
 		if next > target {
 			if e.To != nil && next > *e.To {
 				e.Logger.Info("ingestion done", "chain", "solana", "last", *e.To)
@@ -174,6 +179,7 @@ func (e *SolanaLoop) start(ctx context.Context) (uint64, error) {
 			return 0, err
 		}
 		e.Logger.Info("resuming after the stored cursor", "chain", "solana", "slot", c.Slot, "blockhash", c.Blockhash)
+		e.Observer.StoredHead(c.Slot)
 		return c.Slot + 1, nil
 	}
 	if e.From != nil {
@@ -282,12 +288,14 @@ func (e *SolanaLoop) write(ctx context.Context, blocks []*chainquery.SolanaBlock
 	}
 	first, last := blocks[0], blocks[len(blocks)-1]
 	cursor := chainquery.SolanaCursor{Slot: last.Slot, Blockhash: last.Blockhash, BlockTime: last.Time}
+	began := time.Now()
 	err := e.patience.retry(ctx, "WriteTokenBalances", func() error {
 		return e.Store.WriteTokenBalances(ctx, changes, cursor)
 	})
 	if err != nil {
 		return fmt.Errorf("write slots %d-%d: %w", first.Slot, last.Slot, err)
 	}
+	e.Observer.Written(Write{Blocks: len(blocks), Last: last.Slot, LastTime: last.Time, TokenBalances: len(changes), Duration: time.Since(began)})
 	if e.Progress != nil {
 		e.Progress.AddRows(uint64(len(blocks)), uint64(len(changes)), last.Slot)
 	}

@@ -39,6 +39,10 @@ type Client struct {
 	// batch whose answer is larger is sent again in smaller batches.
 	MaxResponse int64
 
+	// Observer, when set, hears of every call, failure and retry (for
+	// metrics).
+	Observer Observer
+
 	noBatch  atomic.Bool  // set once the node refused a batch
 	batchCap atomic.Int64 // most calls per batch after a too large answer; 0: MaxBatch
 	nextID   atomic.Uint64
@@ -121,9 +125,11 @@ func (c *Client) Call(ctx context.Context, result any, method string, params ...
 			return nil
 		}
 		err = &FaultError{Method: method, Fault: fmt.Sprintf("result does not decode: %v: %s", err, snippet(r.Result))}
+		c.observer().Error(method, ClassDecode)
 		if attempt >= c.Attempts {
 			return err
 		}
+		c.observer().Retry(method)
 		d := c.backoff(attempt)
 		c.Logger.Warn("rpc call failed, retrying", "method", method, "error", err, "attempt", attempt, "wait", d.Round(time.Millisecond))
 		if !sleep(ctx, d) {
@@ -136,6 +142,7 @@ func (c *Client) Call(ctx context.Context, result any, method string, params ...
 // retries the calls that failed in a retryable way. It returns an error only
 // when ctx ends; each request's own outcome is in its Result or Err.
 func (c *Client) BatchCall(ctx context.Context, reqs []*Request) error {
+	obs := c.observer()
 	pending := reqs
 	for attempt := 1; len(pending) > 0; attempt++ {
 		var wait time.Duration
@@ -151,8 +158,13 @@ func (c *Client) BatchCall(ctx context.Context, reqs []*Request) error {
 				if err != nil {
 					r.Err = err
 				}
-				if r.Err != nil && retryable(r.Err) && attempt < c.Attempts {
+				if r.Err == nil {
+					continue
+				}
+				obs.Error(r.Method, ErrorClass(r.Err))
+				if retryable(r.Err) && attempt < c.Attempts {
 					retry = append(retry, r)
+					obs.Retry(r.Method)
 				}
 			}
 			var he *httpError
@@ -239,7 +251,9 @@ type rpcRequest struct {
 func (c *Client) send(ctx context.Context, reqs []*Request) error {
 	msgs := make([]rpcRequest, len(reqs))
 	ids := make([]uint64, len(reqs))
+	obs := c.observer()
 	for i, r := range reqs {
+		obs.Call(r.Method)
 		params := r.Params
 		if params == nil {
 			params = []any{}

@@ -13,6 +13,7 @@ import (
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/ingest"
 	"github.com/chainquery/chainquery/jsonrpc"
+	"github.com/chainquery/chainquery/metrics"
 )
 
 // chainDefault is how a chain is ingested unless the command line or the
@@ -147,9 +148,10 @@ type chainSettings struct {
 	traces        string
 	concurrency   int
 	batch         int
-	maxResponseMB int           // largest node answer read, in MB; 0: jsonrpc.DefaultMaxResponse
-	rpcTimeout    time.Duration // per node request, answer included; 0: the client's default
-	rewindTo      *uint64       // ingest evm --rewind-to
+	maxResponseMB int             // largest node answer read, in MB; 0: jsonrpc.DefaultMaxResponse
+	rpcTimeout    time.Duration   // per node request, answer included; 0: the client's default
+	rewindTo      *uint64         // ingest evm --rewind-to
+	metrics       *metrics.Ingest // records the node calls and the loop's progress; nil: none
 }
 
 // newChainSettings returns the settings of chain with its defaults.
@@ -174,6 +176,7 @@ func (s chainSettings) source(ctx context.Context, logger *slog.Logger) (*evm.Fe
 	}
 	client := jsonrpc.NewClient(s.rpc)
 	client.Logger = logger.With("chain", s.chain)
+	client.Observer = s.rpcObserver()
 	if s.maxResponseMB > 0 {
 		client.MaxResponse = int64(s.maxResponseMB) << 20
 	}
@@ -196,6 +199,7 @@ func (s chainSettings) source(ctx context.Context, logger *slog.Logger) (*evm.Fe
 func (s chainSettings) checkChainID(ctx context.Context) error {
 	c := jsonrpc.NewClient(s.rpc)
 	c.Attempts, c.MaxBackoff, c.Timeout = 3, 2*time.Second, 15*time.Second
+	c.Observer = s.rpcObserver()
 	var id string
 	if err := c.Call(ctx, &id, "eth_chainId"); err != nil {
 		return fmt.Errorf("eth_chainId from %s: %w", redactURL(s.rpc), err)
@@ -210,9 +214,23 @@ func (s chainSettings) checkChainID(ctx context.Context) error {
 	return nil
 }
 
+// rpcObserver returns the observer of the chain's node clients, nil without
+// metrics.
+func (s chainSettings) rpcObserver() jsonrpc.Observer {
+	if s.metrics == nil {
+		return nil
+	}
+	return s.metrics.RPC(s.chain)
+}
+
 // ingester returns the loop that ingests the chain from src into store.
 func (s chainSettings) ingester(store chainquery.BlockWriter, src ingest.EVMSource, logger *slog.Logger) *ingest.EVMLoop {
+	var obs ingest.Observer
+	if s.metrics != nil {
+		obs = s.metrics.Chain(s.chain)
+	}
 	return &ingest.EVMLoop{
+		Observer:      obs,
 		Chain:         s.chain,
 		Store:         store,
 		Source:        src,

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	nethttp "net/http"
 	"os"
 	"runtime/pprof"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/ingest"
 	"github.com/chainquery/chainquery/jsonrpc"
+	"github.com/chainquery/chainquery/metrics"
 )
 
 const ingestUsage = `Usage:
@@ -58,6 +61,8 @@ type ingestEVMCmd struct {
 	log    logOptions
 	pg     pgOptions
 	prof   profileFlags
+
+	metricsListen string // --metrics-listen: serve /metrics there; "": no listener
 }
 
 // profileFlags are the hidden --cpuprofile and --memprofile of ingest evm:
@@ -170,7 +175,7 @@ func ingestEVMUsage() string {
 	b.WriteString(`Usage: chainquery ingest evm [--db DSN] --chain NAME --rpc URL [--from N] [--to N | --follow]
                           [--confirmations N] [--traces auto|trace_block|debug_trace|off]
                           [--concurrency N] [--batch N] [--rpc-max-response-mb N] [--rpc-timeout D]
-                          [--rewind-to N]
+                          [--rewind-to N] [--metrics-listen ADDR]
                           [--pg-max-conns N] [--pg-statement-timeout DURATION]
 
 Ingests blocks, transactions, receipts, logs and (where enabled) traces of one
@@ -200,6 +205,11 @@ Every malformed node answer (not JSON, cut short, a batch with answers
 missing or mixed up, an answer larger than --rpc-max-response-mb) is asked
 again with backoff, like a timeout; the log names the method and the fault. On a terminal it shows a progress line; otherwise it logs
 progress every 10 s.
+
+--metrics-listen ADDR serves Prometheus metrics at GET /metrics on ADDR (and
+nothing else): the node's head, the stored head, the lag, rows written,
+batches, reorgs and node calls (docs/operations.md lists them). It needs no
+key: keep ADDR on loopback or a private network.
 
 Defaults per chain (docs/config.md explains them):
   CHAIN       CONFIRMATIONS  TRACES
@@ -233,6 +243,7 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 	rpcTimeout := fs.String("rpc-timeout", "60s", "time allowed for one node request, its answer included (`DURATION`)")
 	var rewindTo *uint64
 	fs.Var(optUint64{&rewindTo}, "rewind-to", "first remove the stored blocks above block `N` (after a fork deeper than a reorg)")
+	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at GET /metrics on `ADDR`, host:port (no key: keep it private)")
 	c.log.register(fs, slog.LevelInfo)
 	c.pg.register(fs)
 	if err := m.parse(fs, args, ingestEVMUsage()); err != nil {
@@ -286,6 +297,9 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 	case to != nil && from != nil && *from > *to:
 		return nil, usagef(help, "--from %d is after --to %d", *from, *to)
 	}
+	if err := checkMetricsListen(c.metricsListen); err != nil {
+		return nil, usagef(help, "%s", err)
+	}
 	return c, c.log.check(help)
 }
 
@@ -307,6 +321,13 @@ func (c *ingestEVMCmd) run(ctx context.Context, m *Main) error {
 	store, err := m.openStore(ctx, c.db, storeOptions{pg: c.pg})
 	if err != nil {
 		return err
+	}
+	if c.metricsListen != "" {
+		stop, err := m.serveMetrics(c.metricsListen, store, logger, &c.chain.metrics)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	src, err := c.chain.source(ctx, logger)
 	if ctx.Err() != nil {
@@ -348,6 +369,45 @@ func (c *ingestEVMCmd) run(ctx context.Context, m *Main) error {
 		logger.Info("done", attrs...)
 	}
 	return nil
+}
+
+// checkMetricsListen checks --metrics-listen's ADDR, when given.
+func checkMetricsListen(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("--metrics-listen must be host:port, e.g. 127.0.0.1:9101 or 127.0.0.1:0")
+	}
+	return nil
+}
+
+// serveMetrics serves an ingester's metrics at GET /metrics on addr until
+// stop is called, and sets *ingestion to the metrics the ingester records.
+// The registry holds the ingestion metrics, chainquery_store_up (a ping of
+// store at each scrape) and the Go runtime and process metrics. Main is
+// marked listening on addr, so that tests find a port picked by :0.
+func (m *Main) serveMetrics(addr string, store chainquery.Store, logger *slog.Logger, ingestion **metrics.Ingest) (stop func(), err error) {
+	reg := metrics.NewRegistry()
+	if *ingestion, err = metrics.NewIngest(reg); err != nil {
+		return nil, err
+	}
+	if err := metrics.RegisterStoreUp(reg, store.Ping); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-listen %s: %w", addr, err)
+	}
+	srv := &nethttp.Server{
+		Handler:           metrics.Handler(reg),
+		ReadHeaderTimeout: 5 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	go srv.Serve(ln) // ends with ErrServerClosed at stop
+	logger.Info("serving metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+	m.markListening(ln.Addr())
+	return func() { srv.Close() }, nil
 }
 
 // redactErr replaces the node URL in err's text by its redacted form: errors

@@ -10,14 +10,17 @@ import (
 	"os"
 	"time"
 
+	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/ingest"
 	"github.com/chainquery/chainquery/jsonrpc"
+	"github.com/chainquery/chainquery/metrics"
 	"github.com/chainquery/chainquery/solana"
 )
 
 const ingestSolanaUsage = `Usage: chainquery ingest solana [--db DSN] --rpc URL [--from-slot N] [--to-slot N | --follow]
                              [--concurrency N] [--batch N] [--metadata=false]
                              [--rpc-timeout D] [--rpc-max-response-mb N]
+                             [--metrics-listen ADDR]
 
 Ingests the SPL token balance changes of Solana mainnet from a JSON-RPC node:
 getBlocks lists the confirmed blocks (skipped slots are simply absent) and
@@ -40,6 +43,11 @@ docs/solana.md).
 
 With --metadata (the default) it also fills the token registry with the
 Metaplex metadata (name, symbol) of each mint it sees for the first time.
+
+--metrics-listen ADDR serves Prometheus metrics at GET /metrics on ADDR (and
+nothing else): the node's slot, the stored slot, the lag, rows written,
+batches and node calls (docs/operations.md lists them). It needs no key:
+keep ADDR on loopback or a private network.
 `
 
 // ingestSolanaCmd ingests Solana token balances.
@@ -53,6 +61,7 @@ type ingestSolanaCmd struct {
 	batch       int
 	rpcTimeout  time.Duration
 	maxRespMB   int
+	metrics     string // --metrics-listen ADDR; "": no listener
 	log         logOptions
 	pg          pgOptions
 }
@@ -69,6 +78,7 @@ func (m *Main) parseIngestSolana(args []string) (*ingestSolanaCmd, error) {
 	fs.IntVar(&c.concurrency, "concurrency", 2, "batches fetched at once (`N`)")
 	fs.IntVar(&c.batch, "batch", 4, "blocks per getBlock batch and per database transaction (`N`)")
 	rpcTimeout := fs.String("rpc-timeout", "60s", "time allowed for one node request, its answer included (`DURATION`)")
+	fs.StringVar(&c.metrics, "metrics-listen", "", "serve Prometheus metrics at GET /metrics on `ADDR`, host:port (no key: keep it private)")
 	fs.IntVar(&c.maxRespMB, "rpc-max-response-mb", int(jsonrpc.DefaultMaxResponse>>20), "largest node answer read, in MB (`N`); larger batches are split")
 	c.log.register(fs, slog.LevelInfo)
 	c.pg.register(fs)
@@ -107,6 +117,9 @@ func (m *Main) parseIngestSolana(args []string) (*ingestSolanaCmd, error) {
 	case c.to != nil && c.from != nil && *c.from > *c.to:
 		return nil, usagef(help, "--from-slot %d is after --to-slot %d", *c.from, *c.to)
 	}
+	if err := checkMetricsListen(c.metrics); err != nil {
+		return nil, usagef(help, "%s", err)
+	}
 	return c, c.log.check(help)
 }
 
@@ -129,6 +142,16 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 	e := &ingest.SolanaLoop{Store: store, Source: src, Logger: logger, From: c.from, To: c.to, Follow: c.follow,
 		Concurrency: c.concurrency, BatchSlots: c.batch, Metadata: c.metadata,
 		Progress: &ingest.Progress{Chain: "solana"}}
+	if c.metrics != "" {
+		var ingestion *metrics.Ingest
+		stop, err := m.serveMetrics(c.metrics, store, logger, &ingestion)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		client.RPC.Observer = ingestion.RPC(chainquery.Solana)
+		e.Observer = ingestion.Chain(chainquery.Solana)
+	}
 
 	sctx, stop := context.WithCancel(ctx)
 	shown := make(chan struct{})
