@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 )
@@ -123,26 +124,29 @@ func (s *SQLStore) BlockHash(ctx context.Context, chain Chain, number uint64) (H
 // FindBlockReceipts returns one page of the block's receipts in
 // transaction_index order and the block's receipt count. It returns
 // ENOTFOUND if the block is not indexed.
+//
+// The block and its page come from one statement, so no read transaction
+// is needed (on PostgreSQL a transaction costs two more round trips); only
+// an empty page asks again which of "no such block" and "past the end" it
+// is.
 func (s *SQLStore) FindBlockReceipts(ctx context.Context, f ReceiptFilter) ([]*Receipt, int, error) {
-	tx, id, err := s.chainTx(ctx, f.Chain)
+	id, err := storeChainID(f.Chain)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer tx.Rollback()
-
 	r := Receipt{BlockNumber: f.BlockNumber}
 	var count int
-	if found, err := queryRow(ctx, tx, s.SQL.ReceiptBlock, []any{id, int64(f.BlockNumber)}, &r.Timestamp, &count); err != nil {
+	var sc scan
+	sc.to(&r.Timestamp, &count).to(&r.TransactionIndex).fixed(r.TransactionHash[:]).counter(&r.CumulativeGasUsed).
+		counter(&r.GasUsed).address(&r.ContractAddress).to(&r.Status, s.ScanAmount(&r.EffectiveGasPrice))
+	out, err := queryRows(ctx, s.Read, s.SQL.ReceiptBlockPage, []any{id, int64(f.BlockNumber), f.Limit, f.Offset}, &sc, &r)
+	if err != nil || len(out) > 0 {
+		return out, count, err
+	}
+	if found, err := queryRow(ctx, s.Read, s.SQL.ReceiptBlock, []any{id, int64(f.BlockNumber)}, &r.Timestamp, &count); err != nil {
 		return nil, 0, err
 	} else if !found {
 		return nil, 0, Errorf(ENOTFOUND, "block %d is not indexed", f.BlockNumber)
-	}
-	var sc scan
-	sc.to(&r.TransactionIndex).fixed(r.TransactionHash[:]).counter(&r.CumulativeGasUsed).counter(&r.GasUsed).
-		address(&r.ContractAddress).to(&r.Status, s.ScanAmount(&r.EffectiveGasPrice))
-	out, err := queryRows(ctx, tx, s.SQL.ReceiptPage, []any{id, int64(f.BlockNumber), f.Limit, f.Offset}, &sc, &r)
-	if err != nil {
-		return nil, 0, err
 	}
 	return out, count, nil
 }
@@ -150,36 +154,23 @@ func (s *SQLStore) FindBlockReceipts(ctx context.Context, f ReceiptFilter) ([]*R
 // FindTransactionLogs returns one page of the transaction's logs in
 // log_index order and its log count. It returns ENOTFOUND if the
 // transaction is not indexed (in f.BlockNumber, when given).
+//
+// Where the dialect has LogTransactionPage, one statement answers unless the
+// page is empty, as in FindBlockReceipts; otherwise, and for an empty page,
+// the transaction and then its page are read in one read transaction.
 func (s *SQLStore) FindTransactionLogs(ctx context.Context, f LogFilter) ([]*Log, int, error) {
-	tx, id, err := s.chainTx(ctx, f.Chain)
+	id, err := storeChainID(f.Chain)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer tx.Rollback()
-
 	l := Log{TransactionHash: f.TransactionHash}
 	var count int
-	var sc scan
-	sc.counter(&l.BlockNumber).to(&l.TransactionIndex).fixed(l.TransactionFrom[:]).address(&l.TransactionTo).
+	var head, page scan
+	head.counter(&l.BlockNumber).to(&l.TransactionIndex).fixed(l.TransactionFrom[:]).address(&l.TransactionTo).
 		to(&count, &l.Timestamp)
-	q, args := s.SQL.LogTransaction(id, f.TransactionHash, f.BlockNumber)
-	if found, err := queryRow(ctx, tx, q, args, sc.dest...); err != nil {
-		return nil, 0, err
-	} else if !found {
-		where := ""
-		if f.BlockNumber != nil {
-			where = fmt.Sprintf(" in block %d", *f.BlockNumber)
-		}
-		return nil, 0, Errorf(ENOTFOUND, "transaction %s is not indexed on %s%s", f.TransactionHash.Hex(), f.Chain, where)
-	}
-	if err := sc.done(); err != nil {
-		return nil, 0, err
-	}
-
 	var topics [4][]byte
-	sc = scan{}
-	sc.to(&l.LogIndex).fixed(l.Address[:]).to(&topics[0], &topics[1], &topics[2], &topics[3]).bytes(&l.Data)
-	sc.then(func() error {
+	page.to(&l.LogIndex).fixed(l.Address[:]).to(&topics[0], &topics[1], &topics[2], &topics[3]).bytes(&l.Data)
+	page.then(func() error {
 		l.Topics = nil // a new slice for each row
 		for _, t := range topics {
 			if t == nil {
@@ -193,8 +184,34 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f LogFilter) ([]*Log
 		}
 		return nil
 	})
+	if s.SQL.LogTransactionPage != nil {
+		both := scan{dest: slices.Concat(head.dest, page.dest), post: slices.Concat(head.post, page.post)}
+		q, args := s.SQL.LogTransactionPage(id, f.TransactionHash, f.BlockNumber, f.Limit, f.Offset)
+		if out, err := queryRows(ctx, s.Read, q, args, &both, &l); err != nil || len(out) > 0 {
+			return out, count, err
+		}
+	}
+
+	tx, err := s.ReadTx(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	q, args := s.SQL.LogTransaction(id, f.TransactionHash, f.BlockNumber)
+	if found, err := queryRow(ctx, tx, q, args, head.dest...); err != nil {
+		return nil, 0, err
+	} else if !found {
+		where := ""
+		if f.BlockNumber != nil {
+			where = fmt.Sprintf(" in block %d", *f.BlockNumber)
+		}
+		return nil, 0, Errorf(ENOTFOUND, "transaction %s is not indexed on %s%s", f.TransactionHash.Hex(), f.Chain, where)
+	}
+	if err := head.done(); err != nil {
+		return nil, 0, err
+	}
 	args = []any{id, int64(l.BlockNumber), l.TransactionIndex, f.Limit, f.Offset}
-	out, err := queryRows(ctx, tx, s.SQL.LogPage, args, &sc, &l)
+	out, err := queryRows(ctx, tx, s.SQL.LogPage, args, &page, &l)
 	if err != nil {
 		return nil, 0, err
 	}

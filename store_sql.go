@@ -111,7 +111,10 @@ type StoreSQL struct {
 	// LogTransactionPage is LogTransaction and LogPage in one statement:
 	// LogTransaction's columns, then LogPage's, one row per log of the page
 	// (limit, offset). No row when the transaction is missing or the page
-	// is empty: LogTransaction then tells which.
+	// is empty: LogTransaction then tells which. Nil where the dialect
+	// cannot plan it well (PostgreSQL: the page's block is found by the
+	// same statement, so no partition of logs is pruned when it is planned
+	// and the page is sorted).
 	LogTransactionPage func(chain int64, hash Hash, block *uint64, limit, offset int) (string, []any)
 
 	// ReceiptBlockPage is ReceiptBlock and ReceiptPage in one statement:

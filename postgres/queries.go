@@ -1,10 +1,6 @@
 package postgres
 
-import (
-	"strconv"
-
-	"github.com/chainquery/chainquery"
-)
+import "github.com/chainquery/chainquery"
 
 // queries are the statements the shared store code runs
 // (chainquery.StoreSQL says what each takes and returns): the SQLite
@@ -25,7 +21,7 @@ var queries = chainquery.StoreSQL{
 	LogPage: `SELECT log_index, address, topic0, topic1, topic2, topic3, data
 		FROM logs WHERE chain = $1 AND block_number = $2 AND tx_index = $3 ORDER BY log_index LIMIT $4 OFFSET $5`,
 
-	LogTransactionPage: logTransactionPageSQL,
+	// LogTransactionPage is nil: see chainquery.StoreSQL.
 	ReceiptBlockPage: `SELECT b.timestamp, b.transaction_count, x.tx_index, x.hash, x.cumulative_gas_used, x.gas_used,
 			x.contract_address, x.status, x.effective_gas_price
 		FROM blocks b JOIN transactions x ON x.chain = b.chain AND x.block_number = b.number
@@ -48,15 +44,6 @@ var queries = chainquery.StoreSQL{
 	// statistics.
 	LatestBlock: `SELECT (SELECT number FROM blocks WHERE chain = $1 ORDER BY number DESC LIMIT 1)`,
 	BlockHash:   `SELECT hash FROM blocks WHERE chain = $1 AND number = $2`,
-
-	ChainExtent: `SELECT f.number, l.number, l.timestamp
-		FROM (SELECT number FROM blocks WHERE chain = $1 ORDER BY number LIMIT 1) AS f,
-		     (SELECT number, timestamp FROM blocks WHERE chain = $1 ORDER BY number DESC LIMIT 1) AS l`,
-	BlockAtOrBelow: `SELECT number, timestamp FROM blocks WHERE chain = $1 AND number <= $2 ORDER BY number DESC LIMIT 1`,
-	TracesFrom: `SELECT number, timestamp FROM blocks
-		WHERE chain = $1 AND trace_count > 0 AND number >= (SELECT bucket FROM trace_counts
-			WHERE chain = $1 AND dir = 2 AND address = '\x'::bytea AND n > 0 ORDER BY bucket LIMIT 1) * 100
-		ORDER BY number LIMIT 1`,
 	Rewind: []string{
 		`INSERT INTO orphaned_blocks (chain, number, version)
 			SELECT chain, number, version FROM blocks WHERE chain = $1 AND number >= $2
@@ -108,20 +95,6 @@ func logTransactionSQL(chain int64, hash chainquery.Hash, block *uint64) (string
 		return qLogTransactionInBlock, []any{chain, hash[:], int64(*block)}
 	}
 	return qLogTransaction, []any{chain, hash[:]}
-}
-
-// logTransactionPageSQL joins the transaction's lookup to its page of logs.
-// The outer ORDER BY sorts at most one page: the lookup gives one row.
-func logTransactionPageSQL(chain int64, hash chainquery.Hash, block *uint64, limit, offset int) (string, []any) {
-	q, args := logTransactionSQL(chain, hash, block)
-	n := len(args)
-	return `SELECT x.block_number, x.tx_index, x.from_addr, x.to_addr, x.log_count, x.timestamp,
-			l.log_index, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data
-		FROM (` + q + `) x
-		CROSS JOIN LATERAL (SELECT log_index, address, topic0, topic1, topic2, topic3, data FROM logs
-			WHERE chain = $1 AND block_number = x.block_number AND tx_index = x.tx_index
-			ORDER BY log_index LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) l
-		ORDER BY l.log_index`, append(args, limit, offset)
 }
 
 // The bookkeeping of migrations (chainquery.Migrate).

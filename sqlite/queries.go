@@ -94,12 +94,16 @@ func logTransactionSQL(chain int64, hash chainquery.Hash, block *uint64) (string
 }
 
 // logTransactionPageSQL joins the transaction's lookup to its page of logs.
+// The logs are the outer loop, on an equality with the one transaction
+// found, so that they come in primary key order: with the transaction
+// outside, SQLite sorts all of its logs for each page.
 func logTransactionPageSQL(chain int64, hash chainquery.Hash, block *uint64, limit, offset int) (string, []any) {
 	_, args := logTransactionSQL(chain, hash, block)
-	return `SELECT x.block_number, x.tx_index, x.from_addr, x.to_addr, x.log_count, x.timestamp,
+	return `WITH x AS MATERIALIZED (` + qLogTransaction + `)
+		SELECT x.block_number, x.tx_index, x.from_addr, x.to_addr, x.log_count, x.timestamp,
 			l.log_index, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data
-		FROM (` + qLogTransaction + `) x
-		JOIN logs l ON l.chain = ?1 AND l.block_number = x.block_number AND l.tx_index = x.tx_index
+		FROM logs l CROSS JOIN x
+		WHERE l.chain = ?1 AND (l.block_number, l.tx_index) = (SELECT block_number, tx_index FROM x)
 		ORDER BY l.log_index LIMIT ?4 OFFSET ?5`, append(args, limit, offset)
 }
 

@@ -73,6 +73,13 @@ func PlanQueries(sql chainquery.StoreSQL, lo, hi uint64, page chainquery.Page, x
 	block := uint64(a.Block)
 	logTx, logTxArgs := sql.LogTransaction(a.Chain, hash, nil)
 	logTxIn, logTxInArgs := sql.LogTransaction(a.Chain, hash, &block)
+	if sql.LogTransactionPage != nil {
+		logPage, logPageArgs := sql.LogTransactionPage(a.Chain, hash, nil, 10, 0)
+		logPageIn, logPageInArgs := sql.LogTransactionPage(a.Chain, hash, &block, 10, 0)
+		out = append(out,
+			PlanQuery{Name: "Get Transaction Logs: the transaction and the page", SQL: logPage, Args: logPageArgs},
+			PlanQuery{Name: "Get Transaction Logs: the transaction in a given block and the page", SQL: logPageIn, Args: logPageInArgs})
+	}
 	return append(out,
 		PlanQuery{Name: "Filter Traces offset by blocks", SQL: sql.BlockTraceCounts, Args: []any{a.Chain, int64(lo), int64(hi)}},
 		PlanQuery{Name: "datetime range start", SQL: sql.FirstBlockAtOrAfter, Args: []any{a.Chain, a.Time}},
@@ -80,6 +87,7 @@ func PlanQueries(sql chainquery.StoreSQL, lo, hi uint64, page chainquery.Page, x
 		PlanQuery{Name: "Get Transaction Logs: the transaction", SQL: logTx, Args: logTxArgs},
 		PlanQuery{Name: "Get Transaction Logs: the transaction in a given block", SQL: logTxIn, Args: logTxInArgs},
 		PlanQuery{Name: "Get Transaction Logs: the page", SQL: sql.LogPage, Args: []any{a.Chain, a.Block, a.TxIndex, 10, 0}},
+		PlanQuery{Name: "Get Block Receipts: the block and the page", SQL: sql.ReceiptBlockPage, Args: []any{a.Chain, a.Block, 10, 0}},
 		PlanQuery{Name: "Get Block Receipts: the block", SQL: sql.ReceiptBlock, Args: []any{a.Chain, a.Block}},
 		PlanQuery{Name: "Get Block Receipts: the page", SQL: sql.ReceiptPage, Args: []any{a.Chain, a.Block, 10, 0}},
 		PlanQuery{Name: "Get Block", SQL: sql.Block, Args: []any{a.Chain, a.Block}},
