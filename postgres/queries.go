@@ -44,6 +44,15 @@ var queries = chainquery.StoreSQL{
 	// statistics.
 	LatestBlock: `SELECT (SELECT number FROM blocks WHERE chain = $1 ORDER BY number DESC LIMIT 1)`,
 	BlockHash:   `SELECT hash FROM blocks WHERE chain = $1 AND number = $2`,
+
+	ChainExtent: `SELECT f.number, l.number, l.timestamp
+		FROM (SELECT number FROM blocks WHERE chain = $1 ORDER BY number LIMIT 1) AS f,
+		     (SELECT number, timestamp FROM blocks WHERE chain = $1 ORDER BY number DESC LIMIT 1) AS l`,
+	BlockAtOrBelow: `SELECT number, timestamp FROM blocks WHERE chain = $1 AND number <= $2 ORDER BY number DESC LIMIT 1`,
+	TracesFrom: `SELECT number, timestamp FROM blocks
+		WHERE chain = $1 AND trace_count > 0 AND number >= (SELECT bucket FROM trace_counts
+			WHERE chain = $1 AND dir = 2 AND address = '\x'::bytea AND n > 0 ORDER BY bucket LIMIT 1) * 100
+		ORDER BY number LIMIT 1`,
 	Rewind: []string{
 		`INSERT INTO orphaned_blocks (chain, number, version)
 			SELECT chain, number, version FROM blocks WHERE chain = $1 AND number >= $2
