@@ -19,8 +19,20 @@ type APIKey struct {
 	CreatedAt time.Time
 }
 
-// Allows reports whether the key is enabled for endpoint e.
-func (k *APIKey) Allows(e Endpoint) bool { return slices.Contains(k.Endpoints, e) }
+// Allows reports whether the key is enabled for endpoint e; for
+// EndpointAny, whether it is enabled for any endpoint.
+func (k *APIKey) Allows(e Endpoint) bool {
+	if e == EndpointAny {
+		return len(k.Endpoints) > 0
+	}
+	return slices.Contains(k.Endpoints, e)
+}
+
+// EndpointAny is the Endpoint of a route that any key enabled for some
+// endpoint may call (the indexing status, which tells what every endpoint
+// can serve). It is no endpoint a key can be enabled for: ParseEndpoints
+// refuses it and Endpoints does not list it.
+const EndpointAny Endpoint = "any"
 
 // APIKeyPrefix starts every key so that leaked keys are easy to find with a
 // secret scanner.

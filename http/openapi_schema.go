@@ -193,6 +193,7 @@ func schemas() obj {
 			{"status", boolean},
 		})},
 		{"LatestBlock", object("The latest indexed block.", obj{{"block_number", nonNegInt}})},
+		{"Status", statusSchema()},
 		{"TokenBalance", object("Balance of a Solana token account at a snapshot time.", obj{
 			{"as_of_datetime", balanceDatetime},
 			{"account_owner", nullable("string", "Wallet owner; null when never reported.")},

@@ -41,6 +41,7 @@ func (s *Server) routeTable() []route {
 		{http.MethodGet, pathBlock, chainquery.EndpointGetBlock, s.handleBlock, blockDoc},
 		{http.MethodGet, pathLatestBlock, chainquery.EndpointGetLatestBlock, s.handleLatestBlock, latestBlockDoc},
 		{http.MethodGet, pathTokenBalance, chainquery.EndpointTokenBalanceByAccount, s.handleTokenBalance, tokenBalanceDoc},
+		{http.MethodGet, pathStatus, chainquery.EndpointAny, s.handleStatus, statusDoc},
 		{http.MethodGet, pathOpenAPI, "", s.handleOpenAPI, openAPIDoc},
 		{http.MethodGet, pathHealth, "", s.handleHealth, healthDoc},
 		{http.MethodGet, pathReady, "", s.handleReady, readyDoc},

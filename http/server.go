@@ -62,6 +62,12 @@ type Config struct {
 	// and have applied every migration): an error makes it 503 with the
 	// error's text as the detail. Nil checks nothing more.
 	Ready func(ctx context.Context) error
+
+	// NodeHeads returns, for each chain this process follows (serve
+	// --config), its node's head as the follower last heard it, 0 before it
+	// has: GET /api/v1/customer/status adds it and the lag behind it to the
+	// chain's indexed range. Nil: no chain is followed.
+	NodeHeads func() map[chainquery.Chain]uint64
 }
 
 // DefaultTraceHistoryStart is the trace history of the interface ("traces
@@ -94,6 +100,7 @@ type Server struct {
 	metrics      *metrics
 	serveMetrics bool // GET /metrics is routed
 	ready        func(ctx context.Context) error
+	nodeHeads    func() map[chainquery.Chain]uint64
 
 	routes  []route
 	handler http.Handler
@@ -114,6 +121,7 @@ func NewServer(cfg Config) *Server {
 		metrics:      newMetrics(),
 		serveMetrics: cfg.Metrics,
 		ready:        cfg.Ready,
+		nodeHeads:    cfg.NodeHeads,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
