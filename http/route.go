@@ -62,6 +62,7 @@ func (s *Server) newMux() http.Handler {
 	if s.serveMetrics {
 		routes = append(routes, s.metricsRoute())
 	}
+	routes = append(routes, s.docsRoutes()...)
 	var paths []string
 	byPath := map[string][]route{}
 	for _, rt := range routes {
