@@ -66,9 +66,11 @@ func TestDocsChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	opened := time.Now()
 	run(t, ctx, "open /docs", chromedp.Navigate(base+"/docs"))
 	run(t, ctx, "wait for the operations", chromedp.Poll[chromedp.Void](
 		fmt.Sprintf(`document.querySelectorAll(".opblock").length >= %d`, len(ops))))
+	t.Logf("/docs listed its %d operations %v after the navigation began", len(ops), time.Since(opened).Round(time.Millisecond))
 	listed, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".opblock")].map(b =>
 		b.querySelector(".opblock-summary-method").textContent + " " +
 		b.querySelector(".opblock-summary-path").dataset.path + " " + b.id)`))
