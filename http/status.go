@@ -81,7 +81,7 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) error {
 				// Seconds as /readyz's --ready-max-lag counts them: blocks
 				// behind in the chain's recent block time, unknown while
 				// one block is stored (unless none is behind).
-				if lag == 0 || c.BlockTime > 0 {
+				if lag == 0 || c.LastBlock > c.FirstBlock {
 					secs := math.Round(float64(lag)*c.BlockTime*1000) / 1000
 					out.LagSeconds = &secs
 				}

@@ -9,8 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/ingest"
+	"github.com/chainquery/chainquery/metrics"
 )
 
 // How serve's followers retry. A node outage or a rate limit must not take
@@ -174,4 +177,38 @@ func secondsBehind(ctx context.Context, store chainquery.BlockService, chain cha
 	}
 	blockTime := max(float64(last.Timestamp-earlier.Timestamp)/float64(span), 0)
 	return float64(head-stored) * blockTime, nil
+}
+
+// nodeHeads returns, for the status endpoint (http.Config.NodeHeads), the
+// node's head of each followed chain as its follower last heard it (0
+// before it has); nil without followers.
+func nodeHeads(followers []*follower) func() map[chainquery.Chain]uint64 {
+	if len(followers) == 0 {
+		return nil
+	}
+	return func() map[chainquery.Chain]uint64 {
+		heads := make(map[chainquery.Chain]uint64, len(followers))
+		for _, f := range followers {
+			var head uint64
+			if p := f.progress.Load(); p != nil {
+				head = p.Snapshot().Head
+			}
+			heads[f.settings.chain] = head
+		}
+		return heads
+	}
+}
+
+// registerIngestMetrics registers on reg (serve's /metrics) the ingestion
+// metrics, which the followers then record, and chainquery_store_up. It must
+// be called before the followers start.
+func registerIngestMetrics(reg prometheus.Registerer, store chainquery.Store, followers []*follower) error {
+	m, err := metrics.NewIngest(reg)
+	if err != nil {
+		return err
+	}
+	for _, f := range followers {
+		f.settings.metrics = m
+	}
+	return metrics.RegisterStoreUp(reg, store.Ping)
 }

@@ -202,8 +202,11 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 	api := m.startAPIWith(ln, http.Config{
 		Store: store, Logger: logger, TraceHistoryStart: c.traceStart,
 		RateLimit: c.rateLimit, RateBurst: c.rateBurst, Metrics: c.metrics,
-		Ready: readiness(store, followers, c.readyMaxLag),
+		Ready: readiness(store, followers, c.readyMaxLag), NodeHeads: nodeHeads(followers),
 	}, dbAttrs)
+	if err := registerIngestMetrics(api.srv.Registry(), store, followers); err != nil {
+		return err
+	}
 	// The followers and the watch on the store stop when ctx ends, or when
 	// the API breaks: the process is of no use without it. Run returns only
 	// once they have stopped, so that Close never pulls the store from

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// scrape reads the Prometheus text at url and returns each sample's value
+// by its series, as written ("name{label=\"v\",...}").
+func scrape(t *testing.T, url string) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d, %v", url, resp.StatusCode, err)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", url, line, err)
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+// waitMetric scrapes url until series reaches want, or fails after 30 s.
+func waitMetric(t *testing.T, url, series string, want float64, logs fmt.Stringer) map[string]float64 {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		m := scrape(t, url)
+		if m[series] >= want {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is %v after 30 s, want %v\n%s", series, m[series], want, logs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestIngestMetrics runs ingest evm --follow --metrics-listen against anvil
+// and reads its /metrics after a real ingestion into a real store: the
+// heads, the lag, rows by table, batches, node calls by method and the
+// store's ping. The listener serves /metrics only.
+func TestIngestMetrics(t *testing.T) {
+	c := startChain(t)
+	head := c.rounds(t, 3)
+	db := "sqlite:" + filepath.Join(t.TempDir(), "m.db")
+	r := start(t, nil, "ingest", "evm", "--db", db, "--chain", "polygon", "--rpc", c.node.URL, "--from", "0",
+		"--follow", "--confirmations", "0", "--batch", "2", "--metrics-listen", "127.0.0.1:0")
+	url := r.base() + "/metrics"
+	m := waitMetric(t, url, `chainquery_ingest_stored_head{chain="polygon"}`, float64(head), r.stderr)
+
+	for series, want := range map[string]float64{
+		`chainquery_ingest_rows_total{chain="polygon",table="blocks"}`: float64(head + 1), // blocks 0..head
+		`chainquery_ingest_lag_blocks{chain="polygon"}`:                0,
+		`chainquery_store_up`:                                          1,
+	} {
+		if m[series] != want {
+			t.Errorf("%s = %v, want %v", series, m[series], want)
+		}
+	}
+	for _, series := range []string{
+		`chainquery_ingest_node_head{chain="polygon"}`,
+		`chainquery_ingest_rows_total{chain="polygon",table="transactions"}`,
+		`chainquery_ingest_rows_total{chain="polygon",table="logs"}`,
+		`chainquery_ingest_rows_total{chain="polygon",table="traces"}`,
+		`chainquery_ingest_batch_blocks_count{chain="polygon"}`,
+		`chainquery_ingest_batch_write_seconds_count{chain="polygon"}`,
+		`chainquery_ingest_last_write_timestamp_seconds{chain="polygon"}`,
+		`chainquery_rpc_requests_total{chain="polygon",method="eth_chainId"}`,
+		`chainquery_rpc_requests_total{chain="polygon",method="eth_blockNumber"}`,
+		`chainquery_rpc_requests_total{chain="polygon",method="eth_getBlockByNumber"}`,
+		`chainquery_rpc_requests_total{chain="polygon",method="eth_getBlockReceipts"}`,
+		`chainquery_rpc_requests_total{chain="polygon",method="trace_block"}`,
+	} {
+		if m[series] <= 0 {
+			t.Errorf("%s = %v, want more than 0", series, m[series])
+		}
+	}
+	if _, ok := m[`chainquery_ingest_lag_seconds{chain="polygon"}`]; !ok {
+		t.Errorf("no lag in seconds after %d blocks in batches of 2", head+1)
+	}
+	if now := float64(time.Now().Unix()); m[`chainquery_ingest_last_write_timestamp_seconds{chain="polygon"}`] < now-60 {
+		t.Errorf("last write at %v, now is %v", m[`chainquery_ingest_last_write_timestamp_seconds{chain="polygon"}`], now)
+	}
+	if _, ok := m["go_goroutines"]; !ok {
+		t.Errorf("no Go runtime metrics")
+	}
+
+	// The follower goes on: the next blocks move the stored head.
+	head = c.rounds(t, 1)
+	waitMetric(t, url, `chainquery_ingest_stored_head{chain="polygon"}`, float64(head), r.stderr)
+
+	resp, err := http.Get(r.base() + "/api/v1/customer/polygon/blocks/latest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the metrics listener answers the API's path with %d, want 404", resp.StatusCode)
+	}
+	r.stop(t)
+	contains(t, "the log", r.stderr.String(), "serving metrics")
+}
+
+// TestServeFollowerStatus runs serve --config with a follower of anvil: the
+// status endpoint shows the node's head and the lag, and serve's /metrics
+// holds the follower's ingestion metrics next to the HTTP ones.
+func TestServeFollowerStatus(t *testing.T) {
+	c := startChain(t)
+	head := c.rounds(t, 2)
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "f.db")
+	key := lastLine(mustExecute(t, nil, "keys", "create", "--db", db, "--name", "k", "--endpoints", "get_block"))
+	config := filepath.Join(dir, "c.json")
+	writeFile(t, config, `{"chains": [{"chain": "polygon", "rpc": "`+c.node.URL+`", "from": 0, "confirmations": 3, "batch": 2}]}`)
+	api := start(t, nil, "serve", "--config", config, "--db", db, "--listen", "127.0.0.1:0")
+	url := api.base() + "/metrics"
+	m := waitMetric(t, url, `chainquery_ingest_stored_head{chain="polygon"}`, float64(head-3), api.stderr)
+	if got := m[`chainquery_ingest_lag_blocks{chain="polygon"}`]; got != 3 {
+		t.Errorf("lag_blocks %v, want the 3 confirmations", got)
+	}
+	if m[`chainquery_rpc_requests_total{chain="polygon",method="eth_getBlockByNumber"}`] <= 0 || m["chainquery_store_up"] != 1 {
+		t.Errorf("serve's /metrics lacks the follower's node calls or the store's ping")
+	}
+
+	// The status, with a key for one endpoint: the node's head, 3 blocks
+	// behind it, in seconds of anvil's block time.
+	status, body := call(t, "GET", api.base()+"/api/v1/customer/status", key, nil)
+	if status != 200 {
+		t.Fatalf("status: %d %v", status, body)
+	}
+	chains := body["chains"].([]any)
+	if len(chains) != 1 {
+		t.Fatalf("chains %v, want polygon", chains)
+	}
+	p := chains[0].(map[string]any)
+	for field, want := range map[string]any{"chain": "polygon", "followed": true, "first_block": 0,
+		"last_block": head - 3, "node_head": head, "lag_blocks": 3, "traces_indexed": true} {
+		if fmt.Sprint(p[field]) != fmt.Sprint(want) { // numbers come as json.Number
+			t.Errorf("polygon's %s is %v, want %v: %v", field, p[field], want, p)
+		}
+	}
+	if n, ok := p["lag_seconds"].(json.Number); !ok || n.String()[0] == '-' {
+		t.Errorf("lag_seconds %v, want a number", p["lag_seconds"])
+	}
+	api.stop(t)
+}
