@@ -72,7 +72,7 @@ func TestIngestMetrics(t *testing.T) {
 	for series, want := range map[string]float64{
 		`chainquery_ingest_rows_total{chain="polygon",table="blocks"}`: float64(head + 1), // blocks 0..head
 		`chainquery_ingest_lag_blocks{chain="polygon"}`:                0,
-		`chainquery_store_up`:                                          1,
+		`chainquery_store_up`: 1,
 	} {
 		if m[series] != want {
 			t.Errorf("%s = %v, want %v", series, m[series], want)
