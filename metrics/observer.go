@@ -102,6 +102,10 @@ func (o *chainObserver) lag() {
 		first, last := o.ends[0], o.ends[n-1]
 		blockTime := max(last.t-first.t, 0) / float64(last.n-first.n)
 		o.m.lagSeconds.WithLabelValues(o.chain).Set(float64(blocks) * blockTime)
+	} else {
+		// Unknown (again, after a restart or a rewind): no value rather
+		// than a stale one.
+		o.m.lagSeconds.DeleteLabelValues(o.chain)
 	}
 }
 
