@@ -136,11 +136,12 @@ func (s *Server) handleBlock(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	bound := s.deepBound(r.Context(), chain)
 	b, err := s.store.FindBlock(r.Context(), chain, number, full)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, &blockAnswer{b: b, full: full})
+	s.writeAnswer(w, r, &blockAnswer{b: b, full: full}, bound.covers(number))
 	return nil
 }
 

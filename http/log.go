@@ -92,10 +92,13 @@ func (s *Server) handleTransactionLogs(w http.ResponseWriter, r *http.Request) e
 	if f.Page, err = parsePage(q); err != nil {
 		return err
 	}
+	bound := s.deepBound(r.Context(), chain)
 	logs, count, err := s.store.FindTransactionLogs(r.Context(), f)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, &logList{hash: hash, offset: f.Offset, limit: f.Limit, count: count, logs: logs})
+	// The logs' block is known only from a log: an empty page is not cached.
+	deep := len(logs) > 0 && bound.covers(logs[0].BlockNumber)
+	s.writeAnswer(w, r, &logList{hash: hash, offset: f.Offset, limit: f.Limit, count: count, logs: logs}, deep)
 	return nil
 }

@@ -68,10 +68,12 @@ func (s *Server) handleBlockReceipts(w http.ResponseWriter, r *http.Request) err
 	if f.Page, err = parsePage(q); err != nil {
 		return err
 	}
+	bound := s.deepBound(r.Context(), chain)
 	receipts, count, err := s.store.FindBlockReceipts(r.Context(), f)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, &receiptList{number: number, offset: f.Offset, limit: f.Limit, count: count, receipts: receipts})
+	s.writeAnswer(w, r, &receiptList{number: number, offset: f.Offset, limit: f.Limit, count: count, receipts: receipts},
+		bound.covers(number))
 	return nil
 }

@@ -63,6 +63,14 @@ type Config struct {
 	// error's text as the detail. Nil checks nothing more.
 	Ready func(ctx context.Context) error
 
+	// Confirmations is, per chain, how many blocks below the latest indexed
+	// one an answer's blocks must be for the answer to be cached: Get Block,
+	// Get Block Receipts, Get Transaction Logs and Filter Traces answers about
+	// such blocks get a strong ETag (If-None-Match gives 304) and
+	// Cache-Control: max-age=3600; all other answers say no-cache. A chain
+	// missing from the map, or a nil map, has no cached answers.
+	Confirmations map[chainquery.Chain]uint64
+
 	// NodeHeads returns, for each chain this process follows (serve
 	// --config), its node's head as the follower last heard it, 0 before it
 	// has: GET /api/v1/customer/status adds it and the lag behind it to the
@@ -101,6 +109,8 @@ type Server struct {
 	serveMetrics bool // GET /metrics is routed
 	ready        func(ctx context.Context) error
 	nodeHeads    func() map[chainquery.Chain]uint64
+	tips         tips          // per chain with confirmations: its latest block, as last read
+	tipTTL       time.Duration // how long a reading of a tip is trusted
 
 	routes  []route
 	handler http.Handler
@@ -122,6 +132,8 @@ func NewServer(cfg Config) *Server {
 		serveMetrics: cfg.Metrics,
 		ready:        cfg.Ready,
 		nodeHeads:    cfg.NodeHeads,
+		tips:         newTips(cfg.Confirmations),
+		tipTTL:       DefaultTipTTL,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -138,7 +150,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s.routes = s.routeTable()
 	s.openapi = buildOpenAPI(s.routes)
-	s.handler = s.logRequests(s.newMux())
+	s.handler = s.logRequests(s.compress(cacheControl(s.newMux())))
 	s.server = &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: ReadHeaderTimeout,
@@ -151,7 +163,8 @@ func NewServer(cfg Config) *Server {
 }
 
 // Handler returns the whole API with its middleware: request logging and
-// metrics, panic recovery, routing and authentication. Tests serve it directly.
+// metrics, panic recovery, compression, caching headers, routing and
+// authentication. Tests serve it directly.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve accepts connections on ln until Shutdown is called. Like

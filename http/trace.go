@@ -117,11 +117,18 @@ func (s *Server) handleFilterTraces(w http.ResponseWriter, r *http.Request) erro
 	if err := f.Validate(); err != nil {
 		return err
 	}
+	bound := s.deepBound(r.Context(), chain)
 	traces, count, err := s.store.FindTraces(r.Context(), f)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, &traceList{offset: page.Offset, limit: page.Limit, count: count, traces: traces})
+	var deep bool
+	if f.ToBlock != nil {
+		deep = bound.covers(*f.ToBlock)
+	} else {
+		deep = s.coversTime(r.Context(), chain, bound, *f.ToTime)
+	}
+	s.writeAnswer(w, r, &traceList{offset: page.Offset, limit: page.Limit, count: count, traces: traces}, deep)
 	return nil
 }
 
