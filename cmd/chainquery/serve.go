@@ -203,6 +203,7 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 		Store: store, Logger: logger, TraceHistoryStart: c.traceStart,
 		RateLimit: c.rateLimit, RateBurst: c.rateBurst, Metrics: c.metrics,
 		Ready: readiness(store, followers, c.readyMaxLag), NodeHeads: nodeHeads(followers),
+		Confirmations: confirmations(c.chains),
 	}, dbAttrs)
 	if err := registerIngestMetrics(api.srv.Registry(), store, followers); err != nil {
 		return err
@@ -225,6 +226,20 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 		logger.Info("stopped")
 	}
 	return err
+}
+
+// confirmations returns, per EVM chain, how deep below the latest indexed
+// block an answer must be for the API to let it be cached: the chain's
+// default confirmations, or those of its follower in the config file.
+func confirmations(chains []chainSettings) map[chainquery.Chain]uint64 {
+	m := make(map[chainquery.Chain]uint64, len(chainDefaults))
+	for c, d := range chainDefaults {
+		m[c] = d.confirmations
+	}
+	for _, s := range chains {
+		m[s.chain] = s.confirmations
+	}
+	return m
 }
 
 // api is the HTTP server of serve and dev, listening.
