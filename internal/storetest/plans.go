@@ -97,5 +97,8 @@ func PlanQueries(sql chainquery.StoreSQL, lo, hi uint64, page chainquery.Page, x
 		PlanQuery{Name: "Token Balance by Account: the token", SQL: sql.Token, Args: []any{a.Mint}},
 		PlanQuery{Name: "API key lookup", SQL: sql.APIKeyByHash, Args: []any{a.APIKeyHash}},
 		PlanQuery{Name: "Ingester: block hash", SQL: sql.BlockHash, Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Indexing status: the chain's first and last block", SQL: sql.ChainExtent, Args: []any{a.Chain}},
+		PlanQuery{Name: "Indexing status: the block about 100 below the last", SQL: sql.BlockAtOrBelow, Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Indexing status: the first block holding a trace", SQL: sql.TracesFrom, Args: []any{a.Chain}},
 	)
 }
