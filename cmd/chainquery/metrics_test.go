@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chainquery/chainquery/solana"
+	"github.com/chainquery/chainquery/solana/solanatest"
 )
 
 // scrape reads the Prometheus text at url and returns each sample's value
@@ -164,4 +167,57 @@ func TestServeFollowerStatus(t *testing.T) {
 		t.Errorf("lag_seconds %v, want a number", p["lag_seconds"])
 	}
 	api.stop(t)
+}
+
+// TestIngestSolanaMetrics runs ingest solana --follow --metrics-listen
+// against a recorded node: the slots, rows of token balances and node calls
+// on its /metrics, and the slot the status endpoint then reports.
+func TestIngestSolanaMetrics(t *testing.T) {
+	node := solanatest.NewServer(t)
+	var lastSlot uint64
+	var lastTime time.Time
+	for _, b := range solanatest.FullBlocks {
+		raw := solanatest.ReadBlock(t, b.File)
+		node.AddBlock(b.Slot, raw)
+		blk, err := solana.DecodeBlock(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lastSlot, lastTime = b.Slot, blk.Time()
+	}
+	db := "sqlite:" + filepath.Join(t.TempDir(), "solana.db")
+	r := start(t, nil, "ingest", "solana", "--db", db, "--rpc", node.URL, "--from-slot", fmt.Sprint(solanatest.FullBlocks[0].Slot),
+		"--follow", "--metadata=false", "--metrics-listen", "127.0.0.1:0")
+	m := waitMetric(t, r.base()+"/metrics", `chainquery_ingest_stored_head{chain="solana"}`, float64(lastSlot), r.stderr)
+	for series, want := range map[string]float64{
+		`chainquery_ingest_node_head{chain="solana"}`:  float64(lastSlot),
+		`chainquery_ingest_lag_blocks{chain="solana"}`: 0,
+		`chainquery_store_up`:                          1,
+	} {
+		if m[series] != want {
+			t.Errorf("%s = %v, want %v", series, m[series], want)
+		}
+	}
+	for _, series := range []string{
+		`chainquery_ingest_rows_total{chain="solana",table="token_balances"}`,
+		`chainquery_ingest_batch_blocks_count{chain="solana"}`,
+		`chainquery_rpc_requests_total{chain="solana",method="getSlot"}`,
+		`chainquery_rpc_requests_total{chain="solana",method="getBlocks"}`,
+		`chainquery_rpc_requests_total{chain="solana",method="getBlock"}`,
+	} {
+		if m[series] <= 0 {
+			t.Errorf("%s = %v, want more than 0", series, m[series])
+		}
+	}
+	r.stop(t)
+
+	key := lastLine(mustExecute(t, nil, "keys", "create", "--db", db, "--name", "k", "--endpoints", "token_balance_by_account"))
+	api := start(t, nil, "serve", "--db", db, "--listen", "127.0.0.1:0")
+	defer api.stop(t)
+	status, body := call(t, "GET", api.base()+"/api/v1/customer/status", key, nil)
+	s, _ := body["solana"].(map[string]any)
+	if status != 200 || s == nil || fmt.Sprint(s["last_slot"]) != fmt.Sprint(lastSlot) ||
+		s["last_block_time"] != lastTime.UTC().Format("2006-01-02T15:04:05") {
+		t.Errorf("status: %d %v, want solana at slot %d, %s", status, body, lastSlot, lastTime.UTC())
+	}
 }
