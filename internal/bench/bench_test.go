@@ -6,15 +6,18 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/bench"
 	"github.com/chainquery/chainquery/internal/polychain"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 // buildChainquery builds the service binary, as the harness runs it.
@@ -172,4 +175,35 @@ func getJSON(t *testing.T, s *bench.Server, method, path, body string, v any) st
 		t.Fatal(err)
 	}
 	return string(raw)
+}
+
+// TestLoad_NoAcceptEncoding checks that the load asks for answers as they
+// are, as the ceiling serves them: Go's transport (and so vegeta's) sends
+// Accept-Encoding: gzip unless told not to, and the server would then
+// compress what the ceiling sends plain.
+func TestLoad_NoAcceptEncoding(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.Header.Get("Accept-Encoding")]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintln(w, `{"block_number":1}`)
+	}))
+	defer srv.Close()
+	s := &bench.Server{URL: srv.URL, Key: "k"}
+	w := bench.Workload{Name: "latest", Targets: []vegeta.Target{{Method: "GET", URL: "/api/v1/customer/polygon/blocks/latest"}}, Count: -1}
+	rows, err := bench.Load(context.Background(), s, []bench.Workload{w}, bench.LoadOptions{Duration: 200 * time.Millisecond, Connections: 2, MaxRequests: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Server.Requests == 0 || rows[0].Server.Errors+rows[0].Ceiling.Errors != 0 {
+		t.Fatalf("load rows %+v", rows)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[""] == 0 {
+		t.Errorf("Accept-Encoding sent (value: requests): %v; want none", seen)
+	}
 }

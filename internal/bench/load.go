@@ -59,7 +59,7 @@ func (s *Server) Do(ctx context.Context, t vegeta.Target) (int, []byte, error) {
 	if t.Body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := plainClient.Do(req)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -67,6 +67,10 @@ func (s *Server) Do(ctx context.Context, t vegeta.Target) (int, []byte, error) {
 	body, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, body, err
 }
+
+// plainClient asks for answers as they are: Go's transport would otherwise
+// send Accept-Encoding: gzip by itself (and decompress the answer).
+var plainClient = &http.Client{Transport: &http.Transport{DisableCompression: true}}
 
 // Workload is one kind of request: its targets are paths relative to the
 // server (method, path and query, body), taken in turn.
@@ -110,7 +114,9 @@ func (r *LoadRow) Ratio() float64 { return r.Server.Rate / r.Ceiling.Rate }
 // Load measures each workload: first the ceiling, a bare net/http server on
 // 127.0.0.1 that checks the apikey header and answers the pre-encoded body
 // the real server gave for the same request, then the real server, with the
-// same load.
+// same load. No request asks for compression (no Accept-Encoding header),
+// so that both serve the same bytes: the server compresses for clients that
+// ask, which the ceiling does not.
 func Load(ctx context.Context, s *Server, workloads []Workload, o LoadOptions) ([]*LoadRow, error) {
 	if o.Connections <= 0 {
 		o.Connections = 32
@@ -211,7 +217,15 @@ func attack(ctx context.Context, base, key string, w Workload, o LoadOptions) St
 		targets[i] = t
 	}
 	n := uint64(o.Connections)
-	a := vegeta.NewAttacker(vegeta.Workers(n), vegeta.MaxWorkers(n), vegeta.Connections(o.Connections),
+	// vegeta's own transport leaves compression on, so Go would add
+	// Accept-Encoding: gzip to every request: this one is vegeta's without it.
+	tr := &http.Transport{
+		Proxy:              http.ProxyFromEnvironment,
+		DialContext:        (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
+		DisableCompression: true,
+	}
+	a := vegeta.NewAttacker(vegeta.Client(&http.Client{Transport: tr}),
+		vegeta.Workers(n), vegeta.MaxWorkers(n), vegeta.Connections(o.Connections),
 		vegeta.MaxConnections(o.Connections), vegeta.KeepAlive(true), vegeta.MaxBody(0), vegeta.Timeout(30*time.Second))
 	var m vegeta.Metrics
 	var errs uint64
