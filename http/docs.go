@@ -22,6 +22,7 @@ import (
 //go:embed docs/docs.js docs/swagger-ui
 var docsFS embed.FS
 
+// pathDocs is the docs page; its assets are under pathDocs/assets/HASH/.
 const pathDocs = "/docs"
 
 // docsCSP is the Content-Security-Policy of the page and its assets: every
