@@ -243,3 +243,23 @@ func TestCache_TipMoves(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestCache_Documented checks that the OpenAPI document says which
+// operations answer with an ETag and 304, and only those.
+func TestCache_Documented(t *testing.T) {
+	s := MustOpenServer(t)
+	ops := docOperations(openAPI(t, s))
+	for name, op := range ops {
+		responses := op["responses"].(map[string]any)
+		_, has304 := responses["304"]
+		headers, _ := responses["200"].(map[string]any)["headers"].(map[string]any)
+		_, hasETag := headers["ETag"]
+		want := map[string]bool{
+			"GET /api/v1/customer/{chain}/block": true, "GET /api/v1/customer/{chain}/blocks/receipts": true,
+			"GET /api/v1/customer/{chain}/transactions/{transaction_hash}/logs": true, "POST /api/v1/customer/{chain}/traces/filter": true,
+		}[name]
+		if has304 != want || hasETag != want {
+			t.Errorf("%s: 304 documented %v, ETag documented %v; want %v", name, has304, hasETag, want)
+		}
+	}
+}

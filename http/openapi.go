@@ -23,6 +23,7 @@ type operation struct {
 	response    string
 	notFound    string // when 404 answers an existing path; "" if never
 	unavailable bool   // 503 answers without a key too (readiness)
+	cacheable   bool   // deep answers get an ETag and may be cached (cache.go)
 }
 
 // obj is a JSON object that keeps its keys in the order given, so that the
@@ -68,9 +69,10 @@ var (
 			"both fields together must both match. Results are ordered by block_number, transaction_index and the trace's " +
 			"depth-first position (trace_address compared component by component as integers). count is the number of " +
 			"matching traces over all pages. Traces are served from the chain's trace history start (polygon: 2025-01-01T00:00:00Z).",
-		params:   []obj{limitParam, offsetParam},
-		body:     ref("TraceFilter"),
-		response: "TraceList",
+		params:    []obj{limitParam, offsetParam},
+		body:      ref("TraceFilter"),
+		response:  "TraceList",
+		cacheable: true,
 	}
 	transactionLogsDoc = operation{
 		id:          "getTransactionLogs",
@@ -79,6 +81,7 @@ var (
 		params:      []obj{blockNumberParam(false, "Block of the transaction; narrows the lookup, and a wrong block gives 404."), limitParam, offsetParam},
 		response:    "LogList",
 		notFound:    "The transaction is not indexed (in the given block, when block_number is given).",
+		cacheable:   true,
 	}
 	blockReceiptsDoc = operation{
 		id:          "getBlockReceipts",
@@ -87,6 +90,7 @@ var (
 		params:      []obj{blockNumberParam(true, "Block to query."), limitParam, offsetParam},
 		response:    "ReceiptList",
 		notFound:    "The block is not indexed.",
+		cacheable:   true,
 	}
 	blockDoc = operation{
 		id:          "getBlock",
@@ -94,8 +98,9 @@ var (
 		description: "One block; with full_transactions=true, its transactions in transaction_index order.",
 		params: []obj{blockNumberParam(true, "Block to query."), boolParam("full_transactions",
 			"When true, transactions holds the block's transactions; when false it is null.")},
-		response: "Block",
-		notFound: "The block is not indexed.",
+		response:  "Block",
+		notFound:  "The block is not indexed.",
+		cacheable: true,
 	}
 	latestBlockDoc = operation{
 		id:          "getLatestBlock",
@@ -236,7 +241,8 @@ func buildOpenAPI(routes []route) []byte {
 			{"title", "chainquery"},
 			{"version", "1.0.0"},
 			{"description", "Read-only API over indexed blockchain data. Every operation under /api/v1/customer/ needs an API key in the apikey header. " +
-				"Every error answers {\"detail\": \"...\"}. Response datetimes are UTC: YYYY-MM-DDTHH:MM:SS, and YYYY-MM-DD HH:MM:SS.mmm for token balances."},
+				"Every error answers {\"detail\": \"...\"}. Response datetimes are UTC: YYYY-MM-DDTHH:MM:SS, and YYYY-MM-DD HH:MM:SS.mmm for token balances. " +
+				"Answers of 1 KiB or more are gzip-compressed when the request's Accept-Encoding allows gzip."},
 		}},
 		{"paths", paths},
 		{"components", obj{
@@ -280,6 +286,16 @@ func buildOperation(rt route) obj {
 		ok = append(ok, kv{"content", obj{{"application/json", obj{{"schema", obj{{"type", "object"}}}}}}})
 	}
 	responses := obj{{"200", ok}}
+	if d.cacheable {
+		ok = append(ok, kv{"headers", obj{
+			{"Cache-Control", obj{{"description", cacheControlDoc}, {"schema", obj{{"type", "string"}}}}},
+			{"ETag", obj{{"description", etagDoc}, {"schema", obj{{"type", "string"}}}}},
+		}})
+		responses = obj{{"200", ok}, {"304", obj{
+			{"description", "Not Modified: the request's If-None-Match names the answer's current ETag (compared weakly), or is *. No body."},
+			{"headers", obj{{"ETag", obj{{"description", "The answer's current entity tag."}, {"schema", obj{{"type", "string"}}}}}}},
+		}}}
+	}
 	for _, e := range errorResponses {
 		if !answers(rt, e.status) {
 			continue
@@ -292,6 +308,15 @@ func buildOperation(rt route) obj {
 	}
 	return append(op, kv{"responses", responses})
 }
+
+// What the OpenAPI document says of the caching headers of cacheable
+// operations (cache.go).
+const (
+	cacheControlDoc = "max-age=3600 when every block the answer is about is at least the chain's confirmations below the latest " +
+		"indexed block (such an answer changes only through a reorg deeper than that); no-cache otherwise."
+	etagDoc = "A strong entity tag of the answer's bytes, sent only with max-age=3600; the gzip-compressed form has its own " +
+		"(suffix -gzip). Send it back in If-None-Match to get 304 while the answer is unchanged."
+)
 
 // answers reports whether rt can answer status: which errors a route can
 // give follows from what it takes and whether it needs a key.
