@@ -10,7 +10,7 @@ import (
 
 // GzipMinBytes is the smallest answer (JSON and its trailing newline) sent
 // gzip-compressed to a client that accepts it. Compressing costs about 2 µs
-// plus 2 to 8 ns a byte at gzipLevel, and the header, trailer and chunking
+// plus 3 to 8 ns a byte at gzipLevel, and the header, trailer and chunking
 // add some 30 bytes: under 1 KiB the saving is a few hundred bytes at most.
 // Errors, Get Latest Block and /healthz go as they are; at Polygon shape a
 // header-only Get Block (1.4 KB, with its 256-byte bloom) is compressed to
@@ -19,7 +19,7 @@ import (
 const GzipMinBytes = 1024
 
 // gzipLevel is gzip.BestSpeed: on Polygon-shaped answers it runs 1.6 to 2.4
-// times as fast as the default level for 1 to 4 points of ratio; a full
+// times as fast as the default level for 0.7 to 4 points of ratio; a full
 // block of 106 KB takes 0.9 ms and becomes 36%, where the default level
 // takes 1.6 ms for 32% (BenchmarkGzip; figures in docs/benchmarks.md).
 const gzipLevel = gzip.BestSpeed
