@@ -26,13 +26,13 @@ import (
 // that asks again still gets a 304 from its ETag.
 const deepMaxAge = "max-age=3600"
 
-// DefaultTipTTL is how long the server trusts the latest indexed block of a
+// TipTTL is how long the server trusts the latest indexed block of a
 // chain it last read before reading it again: deep answers cost one
 // LatestBlock query per chain per TTL, not one per request. A stale tip is
 // lower than the real one (fewer answers count as deep), so staleness only
 // ever withholds caching; after a rewind shallower than the confirmations,
 // the blocks a stale tip calls deep are below the rewind and unchanged.
-const DefaultTipTTL = time.Second
+const TipTTL = time.Second
 
 // cacheControl sets Cache-Control: no-cache on every answer before next
 // runs; the handlers of deep answers replace it.
@@ -74,7 +74,7 @@ func newTips(confirmations map[chainquery.Chain]uint64) tips {
 }
 
 // tipOf returns the latest reading of chain's tip, reading it again when it
-// is older than the server's TTL, or nil when chain has no confirmations
+// is older than TipTTL, or nil when chain has no confirmations
 // configured or its tip could not be read (nothing is then deep).
 func (s *Server) tipOf(ctx context.Context, chain chainquery.Chain) (*tipState, *tip) {
 	t := s.tips[chain]
@@ -82,7 +82,7 @@ func (s *Server) tipOf(ctx context.Context, chain chainquery.Chain) (*tipState, 
 		return nil, nil
 	}
 	st := t.state.Load()
-	if st != nil && time.Since(st.at) < s.tipTTL {
+	if st != nil && time.Since(st.at) < TipTTL {
 		return st, t
 	}
 	if st != nil {

@@ -235,10 +235,10 @@ func TestCache_TipMoves(t *testing.T) {
 	if err := s.DB.WriteBlocks(context.Background(), chainquery.Polygon, []*chainquery.BlockData{next}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(cqhttp.DefaultTipTTL + 5*time.Second)
+	deadline := time.Now().Add(cqhttp.TipTTL + 5*time.Second)
 	for s.Get(t, path).Header.Get("ETag") == "" {
 		if time.Now().After(deadline) {
-			t.Fatalf("block %d still not cached %s after a block was indexed above it", storetest.PolygonLaterBlock, cqhttp.DefaultTipTTL+5*time.Second)
+			t.Fatalf("block %d still not cached %s after a block was indexed above it", storetest.PolygonLaterBlock, cqhttp.TipTTL+5*time.Second)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -109,8 +109,7 @@ type Server struct {
 	serveMetrics bool // GET /metrics is routed
 	ready        func(ctx context.Context) error
 	nodeHeads    func() map[chainquery.Chain]uint64
-	tips         tips          // per chain with confirmations: its latest block, as last read
-	tipTTL       time.Duration // how long a reading of a tip is trusted
+	tips         tips // per chain with confirmations: its latest block, as last read
 
 	routes  []route
 	handler http.Handler
@@ -133,7 +132,6 @@ func NewServer(cfg Config) *Server {
 		ready:        cfg.Ready,
 		nodeHeads:    cfg.NodeHeads,
 		tips:         newTips(cfg.Confirmations),
-		tipTTL:       DefaultTipTTL,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
