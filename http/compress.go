@@ -90,7 +90,7 @@ func (w *gzipWriter) WriteHeader(status int) {
 // worthCompressing reports whether an answer with this status and header
 // gets compressed: one with a body, not encoded already (the Prometheus
 // handler compresses its own), and at least GzipMinBytes long, or of a
-// length unknown in advance (the OpenAPI document, ~40 KB).
+// length unknown in advance (the OpenAPI document, 59 KB).
 func worthCompressing(status int, h http.Header) bool {
 	if status == http.StatusNoContent || status == http.StatusNotModified || h.Get("Content-Encoding") != "" {
 		return false
