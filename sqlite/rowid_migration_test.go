@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/chainquery/chainquery/internal/sqltest"
 	"github.com/chainquery/chainquery/internal/storetest"
 	"github.com/chainquery/chainquery/sqlite"
 )
@@ -65,24 +66,8 @@ func dumpTables(t *testing.T, conn *sql.DB) map[string][]string {
 	}
 	out := map[string][]string{}
 	for table, q := range queries {
-		rows, err := conn.Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
+		for _, vals := range sqltest.Rows(t, conn, q) {
 			out[table] = append(out[table], fmt.Sprintf("%T%v", vals, vals))
-		}
-		if err := rows.Close(); err != nil {
-			t.Fatal(err)
 		}
 	}
 	return out

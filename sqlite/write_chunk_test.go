@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/internal/sqltest"
 	"github.com/chainquery/chainquery/internal/storetest"
 	"github.com/chainquery/chainquery/sqlite"
 )
@@ -74,27 +75,11 @@ func dump(t *testing.T, path string) string {
 	defer db.Close()
 	var b strings.Builder
 	for _, table := range chainquery.BlockTables() {
-		rows, err := db.Query(`SELECT * FROM ` + table.Name + ` ORDER BY 1, 2, 3, 4`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		n := 0
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
+		rows := sqltest.Rows(t, db, `SELECT * FROM `+table.Name+` ORDER BY 1, 2, 3, 4`)
+		for _, vals := range rows {
 			fmt.Fprintln(&b, vals...)
-			n++
 		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
+		n := len(rows)
 		fmt.Fprintf(&b, "%s: %d rows\n", table.Name, n)
 	}
 	return b.String()

@@ -14,6 +14,7 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/http"
+	"github.com/chainquery/chainquery/ingest"
 	"github.com/chainquery/chainquery/internal/devchain"
 	"github.com/chainquery/chainquery/jsonrpc"
 )
@@ -151,18 +152,35 @@ func (c *devCmd) runAll(ctx context.Context, m *Main) error {
 
 	s := newChainSettings(chainquery.Polygon, node.URL)
 	s.from, s.confirmations, s.traces = new(uint64), 0, evm.TracesAuto // anvil never reorganizes by itself
-	src, err := s.source(ctx, logger)
-	if err != nil {
-		return err
-	}
 	// The default trace history (polygon from 2025-01-01) shows every dev
 	// block: anvil stamps blocks with the current time.
 	// Metrics on, as serve's default: dev listens on loopback unless told
-	// otherwise, and /metrics is part of what there is to look at.
-	api := m.startAPIWith(ln, http.Config{Store: store, Logger: logger, Metrics: true}, []any{"db", c.db.String()})
+	// otherwise, and /metrics is part of what there is to look at. As
+	// serve's followers, the ingester records the ingestion metrics there
+	// and gives the status endpoint the node's head.
+	progress := &ingest.Progress{Chain: string(s.chain)}
+	heads := func() map[chainquery.Chain]uint64 {
+		return map[chainquery.Chain]uint64{s.chain: progress.Snapshot().Head}
+	}
+	api := m.startAPIWith(ln, http.Config{Store: store, Logger: logger, Metrics: true, NodeHeads: heads},
+		[]any{"db", c.db.String()})
 	serving = true
+	// Until the group below runs it, an error stops the API here.
+	abort := func(err error) error {
+		done, cancel := context.WithCancel(ctx)
+		cancel()
+		api.wait(done, time.Second)
+		return err
+	}
+	if s.metrics, err = registerIngestMetrics(api.srv.Registry(), store, nil); err != nil {
+		return abort(err)
+	}
+	src, err := s.source(ctx, logger)
+	if err != nil {
+		return abort(err)
+	}
 	e := s.ingester(store, src, logger)
-	e.Follow, e.PollInterval = true, 200*time.Millisecond // a local node is cheap to ask
+	e.Follow, e.PollInterval, e.Progress = true, 200*time.Millisecond, progress // a local node is cheap to ask
 
 	g := newGroup(ctx)
 	g.run(e.Run)

@@ -66,11 +66,13 @@ func TestDev(t *testing.T) {
 	}
 	metrics, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !bytes.Contains(metrics, []byte("chainquery_http_requests_total")) {
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(metrics, []byte("chainquery_http_requests_total")) ||
+		!bytes.Contains(metrics, []byte(`chainquery_ingest_stored_head{chain="polygon"}`)) {
 		t.Errorf("GET /metrics: %d\n%.300s", resp.StatusCode, metrics)
 	}
-	if !strings.Contains(out, dev.base()+"/metrics") || !strings.Contains(out, "limit is 1 to 50") {
-		t.Errorf("dev's welcome names no /metrics or page limits:\n%s", out)
+	if !strings.Contains(out, dev.base()+"/metrics") || !strings.Contains(out, dev.base()+"/docs") ||
+		!strings.Contains(out, "limit is 1 to 50") {
+		t.Errorf("dev's welcome names no /metrics, /docs or page limits:\n%s", out)
 	}
 	// The chain goes on: new blocks are followed.
 	key := cmds[0].headers["apikey"]

@@ -104,6 +104,7 @@ chainquery dev is running:
   test contracts        Driver {{.Driver}}, Lib {{.Lib}}{{if .Keep}} (the last run's, when kept){{end}}
   indexed as polygon    into {{.DB}}
   the API               {{.Base}}  (OpenAPI: {{.Base}}/openapi.json)
+  docs, try it out      {{.Base}}/docs  (paste the key below into Authorize)
   metrics               {{.Base}}/metrics  (Prometheus, no key)
 Ctrl-C stops everything.
 

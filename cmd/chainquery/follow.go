@@ -200,15 +200,16 @@ func nodeHeads(followers []*follower) func() map[chainquery.Chain]uint64 {
 }
 
 // registerIngestMetrics registers on reg (serve's /metrics) the ingestion
-// metrics, which the followers then record, and chainquery_store_up. It must
-// be called before the followers start.
-func registerIngestMetrics(reg prometheus.Registerer, store chainquery.Store, followers []*follower) error {
+// metrics, which the followers then record, and chainquery_store_up, and
+// returns the metrics for other ingesters of the process (dev's). It must be
+// called before the followers start.
+func registerIngestMetrics(reg prometheus.Registerer, store chainquery.Store, followers []*follower) (*metrics.Ingest, error) {
 	m, err := metrics.NewIngest(reg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, f := range followers {
 		f.settings.metrics = m
 	}
-	return metrics.RegisterStoreUp(reg, store.Ping)
+	return m, metrics.RegisterStoreUp(reg, store.Ping)
 }

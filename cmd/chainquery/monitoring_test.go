@@ -56,7 +56,7 @@ func TestMonitoringMetrics(t *testing.T) {
 	}
 	defer store.Close()
 	srv := cqhttp.NewServer(cqhttp.Config{Store: store, Metrics: true})
-	if err := registerIngestMetrics(srv.Registry(), store, nil); err != nil {
+	if _, err := registerIngestMetrics(srv.Registry(), store, nil); err != nil {
 		t.Fatal(err)
 	}
 	exported := describedMetrics(srv.Registry())

@@ -205,7 +205,7 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 		Ready: readiness(store, followers, c.readyMaxLag), NodeHeads: nodeHeads(followers),
 		Confirmations: confirmations(c.chains),
 	}, dbAttrs)
-	if err := registerIngestMetrics(api.srv.Registry(), store, followers); err != nil {
+	if _, err := registerIngestMetrics(api.srv.Registry(), store, followers); err != nil {
 		return err
 	}
 	// The followers and the watch on the store stop when ctx ends, or when
