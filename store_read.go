@@ -222,29 +222,22 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f LogFilter) ([]*Log
 // f.At. It returns ENOTFOUND if f.At is later than the indexed history or if
 // the account has no change at or before f.At.
 func (s *SQLStore) FindTokenBalance(ctx context.Context, f TokenBalanceFilter) (*TokenBalance, error) {
-	tx, err := s.ReadTx(ctx)
-	if err != nil {
+	b := &TokenBalance{AsOf: f.At, Account: f.Account}
+	var upTo, blockTime int64
+	var found bool
+	var owner []byte
+	var amount *big.Int
+	var name, symbol *string
+	var sc scan
+	sc.to(&upTo, &found, &owner).fixed(b.Mint[:]).to(s.ScanAmount(&amount), &b.Decimals, &blockTime).
+		counter(&b.Slot).to(&name, &symbol)
+	args := []any{f.Account[:], f.At.UnixMilli(), f.IncludeMetadata}
+	if ok, err := queryRow(ctx, s.Read, s.SQL.TokenBalance, args, sc.dest...); err != nil {
 		return nil, err
-	}
-	defer tx.Rollback()
-
-	var upTo int64
-	if found, err := queryRow(ctx, tx, s.SQL.SolanaCursorTime, nil, &upTo); err != nil {
-		return nil, err
-	} else if !found {
+	} else if !ok {
 		return nil, IndexedUpToError(time.Time{})
 	} else if f.At.UnixMilli() > upTo {
 		return nil, IndexedUpToError(time.UnixMilli(upTo))
-	}
-
-	b := &TokenBalance{AsOf: f.At, Account: f.Account}
-	var owner []byte
-	var amount *big.Int
-	var blockTime int64
-	var sc scan
-	sc.to(&owner).fixed(b.Mint[:]).to(s.ScanAmount(&amount), &b.Decimals, &blockTime).counter(&b.Slot)
-	if found, err := queryRow(ctx, tx, s.SQL.TokenBalance, []any{f.Account[:], f.At.UnixMilli()}, sc.dest...); err != nil {
-		return nil, err
 	} else if !found {
 		return nil, NoBalanceError(f.Account)
 	}
@@ -261,13 +254,8 @@ func (s *SQLStore) FindTokenBalance(ctx context.Context, f TokenBalanceFilter) (
 			return nil, err
 		}
 	}
-	if f.IncludeMetadata {
-		var name, symbol string
-		if found, err := queryRow(ctx, tx, s.SQL.Token, []any{b.Mint[:]}, &name, &symbol); err != nil {
-			return nil, err
-		} else if found {
-			b.TokenName, b.TokenSymbol = &name, &symbol
-		}
+	if f.IncludeMetadata && name != nil {
+		b.TokenName, b.TokenSymbol = name, symbol
 	}
 	return b, nil
 }

@@ -160,15 +160,18 @@ type StoreSQL struct {
 	// all their rows.
 	Rewind []string
 
-	// SolanaCursorTime: → the cursor's block_time (unix milliseconds).
 	// SolanaCursor: → slot, block_time, blockhash (NULL when unknown).
-	SolanaCursorTime, SolanaCursor string
+	SolanaCursor string
 
-	// TokenBalance: account, unix milliseconds → owner, mint, amount,
-	// decimals, block_time, slot of the account's latest change at or
-	// before then. Token: mint → name, symbol. LatestOwner: account → the
-	// owner of its latest change that names one.
-	TokenBalance, Token, LatestOwner string
+	// TokenBalance: account, unix milliseconds, include metadata (bool) →
+	// the cursor's block_time (unix milliseconds); whether the account has
+	// a change at or before then; that latest change's owner, mint, amount,
+	// decimals, block_time and slot (zero values when none); and, when
+	// asked, its token's name and symbol (NULL when unknown). No row before
+	// the cursor exists. One statement, so that no read transaction is
+	// needed (on PostgreSQL a transaction costs two more round trips).
+	// LatestOwner: account → the owner of its latest change that names one.
+	TokenBalance, LatestOwner string
 
 	// CreateAPIKey: name, hash, endpoints, created_at; it inserts nothing
 	// when a key of that name exists. APIKeyByHash: hash, and APIKeys:

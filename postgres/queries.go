@@ -64,11 +64,14 @@ var queries = chainquery.StoreSQL{
 		`DELETE FROM blocks WHERE chain = $1 AND number >= $2`,
 	},
 
-	SolanaCursorTime: `SELECT block_time FROM solana_cursor WHERE id = 1`,
-	SolanaCursor:     `SELECT slot, block_time, blockhash FROM solana_cursor WHERE id = 1`,
-	TokenBalance: `SELECT owner, mint, amount, decimals, block_time, slot FROM token_balances
-		WHERE account = $1 AND block_time <= $2 ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`,
-	Token: `SELECT name, symbol FROM tokens WHERE mint = $1`,
+	SolanaCursor: `SELECT slot, block_time, blockhash FROM solana_cursor WHERE id = 1`,
+	TokenBalance: `SELECT c.block_time, b.mint IS NOT NULL, b.owner, coalesce(b.mint, '\x'::bytea), coalesce(b.amount, 0),
+			coalesce(b.decimals, 0), coalesce(b.block_time, 0), coalesce(b.slot, 0), k.name, k.symbol
+		FROM solana_cursor c
+		LEFT JOIN LATERAL (SELECT owner, mint, amount, decimals, block_time, slot FROM token_balances
+			WHERE account = $1 AND block_time <= $2 ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1) b ON true
+		LEFT JOIN LATERAL (SELECT name, symbol FROM tokens WHERE $3::boolean AND mint = b.mint) k ON true
+		WHERE c.id = 1`,
 	LatestOwner: `SELECT owner FROM token_balances WHERE account = $1 AND owner IS NOT NULL
 		ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`,
 

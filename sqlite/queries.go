@@ -58,11 +58,14 @@ var queries = chainquery.StoreSQL{
 		`DELETE FROM blocks WHERE chain = ? AND number >= ?`,
 	},
 
-	SolanaCursorTime: `SELECT block_time FROM solana_cursor WHERE id = 1`,
-	SolanaCursor:     `SELECT slot, block_time, blockhash FROM solana_cursor WHERE id = 1`,
-	TokenBalance: `SELECT owner, mint, amount, decimals, block_time, slot FROM token_balances
-		WHERE account = ? AND block_time <= ? ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`,
-	Token: `SELECT name, symbol FROM tokens WHERE mint = ?`,
+	SolanaCursor: `SELECT slot, block_time, blockhash FROM solana_cursor WHERE id = 1`,
+	TokenBalance: `SELECT c.block_time, b.mint IS NOT NULL, b.owner, coalesce(b.mint, x''), coalesce(b.amount, 0),
+			coalesce(b.decimals, 0), coalesce(b.block_time, 0), coalesce(b.slot, 0), k.name, k.symbol
+		FROM solana_cursor c
+		LEFT JOIN (SELECT owner, mint, amount, decimals, block_time, slot FROM token_balances
+			WHERE account = ?1 AND block_time <= ?2 ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1) b ON true
+		LEFT JOIN tokens k ON ?3 AND k.mint = b.mint
+		WHERE c.id = 1`,
 	// The primary key walked backwards from the account's latest change.
 	LatestOwner: `SELECT owner FROM token_balances WHERE account = ? AND owner IS NOT NULL
 		ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`,
