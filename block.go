@@ -66,4 +66,15 @@ type BlockService interface {
 	// LatestBlock returns the highest indexed block number of chain. It
 	// returns ENOTFOUND if nothing is indexed for chain.
 	LatestBlock(ctx context.Context, chain Chain) (uint64, error)
+
+	// Rewrites reports what was rewritten of chain's stored blocks: a
+	// rewind, or a block written at a height that held one or was rewound.
+	// mark is the chain's rewrite mark now, which grows with each rewrite
+	// and is 0 before the first; lowest is the lowest height the rewrites
+	// after since reached, NoRewrite when there were none. The API reads it
+	// to drop the answers it keeps about blocks that changed.
+	Rewrites(ctx context.Context, chain Chain, since uint64) (mark, lowest uint64, err error)
 }
+
+// NoRewrite is the lowest height of Rewrites when nothing was rewritten.
+const NoRewrite = ^uint64(0)

@@ -85,6 +85,22 @@ func (s *SQLStore) HeadBlock(ctx context.Context, chain Chain) (uint64, error) {
 	return s.latestBlock(ctx, s.Primary, chain)
 }
 
+// Rewrites reports the rewrites of chain's stored blocks after the mark
+// since (BlockService).
+func (s *SQLStore) Rewrites(ctx context.Context, chain Chain, since uint64) (mark, lowest uint64, err error) {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return 0, 0, err
+	}
+	var last, low *int64
+	if _, err := queryRow(ctx, s.Read, s.SQL.Rewrites, []any{id, int64(since)}, &last, &low); err != nil {
+		return 0, 0, err
+	} else if last == nil {
+		return since, NoRewrite, nil
+	}
+	return uint64(*last), uint64(*low), nil
+}
+
 func (s *SQLStore) latestBlock(ctx context.Context, c StoreConn, chain Chain) (uint64, error) {
 	id, err := storeChainID(chain)
 	if err != nil {

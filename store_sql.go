@@ -160,6 +160,12 @@ type StoreSQL struct {
 	// all their rows.
 	Rewind []string
 
+	// RecordRewrite: chain, from → appends the chain's next rewrite, of
+	// heights from up, to the rewrites log. Rewrites: chain, since → the
+	// highest seq after since and the lowest from_height of those rows,
+	// both NULL when there is none.
+	RecordRewrite, Rewrites string
+
 	// SolanaCursor: → slot, block_time, blockhash (NULL when unknown).
 	SolanaCursor string
 

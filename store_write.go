@@ -110,6 +110,14 @@ func (s *SQLStore) writeBlocks(ctx context.Context, chain Chain, rewindFrom *uin
 		if err := b.DeleteHeights(ctx, again); err != nil {
 			return err
 		}
+		if rewindFrom == nil || again[0] < *rewindFrom {
+			rewindFrom = &again[0]
+		}
+	}
+	if rewindFrom != nil { // something stored is rewritten: the API's kept answers must hear of it
+		if _, err := b.Exec(ctx, s.SQL.RecordRewrite, id, int64(*rewindFrom)); err != nil {
+			return err
+		}
 	}
 	if err := insertBlockRows(ctx, b, id, planVersions(blocks, prior), s.AmountArg); err != nil {
 		return err

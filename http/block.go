@@ -141,7 +141,7 @@ func (s *Server) handleBlock(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.writeAnswer(w, r, &blockAnswer{b: b, full: full}, bound.covers(number))
+	s.writeAnswer(w, r, &blockAnswer{b: b, full: full}, bound.answer(number))
 	return nil
 }
 

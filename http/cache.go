@@ -51,12 +51,14 @@ type tip struct {
 	confirmations uint64
 	state         atomic.Pointer[tipState] // nil until first read
 	refreshing    atomic.Bool              // one request at a time reads a stale tip again
+	mark          atomic.Uint64            // the store's rewrite mark as last read (Rewrites)
 }
 
 // tipState is one reading of a chain's latest indexed block.
 type tipState struct {
 	latest uint64
 	at     time.Time
+	seq    uint64 // of readings
 
 	// The time of the bound block (see deepBound), read once per reading
 	// and only for a datetime range.
@@ -97,10 +99,29 @@ func (s *Server) tipOf(ctx context.Context, chain chainquery.Chain) (*tipState, 
 		s.logger.DebugContext(ctx, "latest block for caching", "chain", chain, "error", err)
 		return st, t
 	}
-	st = &tipState{latest: latest, at: time.Now()}
-	t.state.Store(st)
-	return st, t
+	next := &tipState{latest: latest, at: time.Now(), seq: readings.Add(1)}
+	if s.answers != nil {
+		// Read after the tip, so that a rewrite the tip reflects is seen
+		// here too; the answers it reached are dropped before any request
+		// takes this reading's bound.
+		mark, lowest, err := s.store.Rewrites(ctx, chain, t.mark.Load())
+		if err != nil {
+			s.logger.DebugContext(ctx, "rewrites for caching", "chain", chain, "error", err)
+			return st, t
+		}
+		if lowest != chainquery.NoRewrite {
+			s.answers.forgetFrom(chain, lowest, next.seq)
+		}
+		t.mark.Store(mark)
+	}
+	t.state.Store(next)
+	return next, t
 }
+
+// readings numbers the tip readings of all chains, in the order they are
+// made: the answer cache refuses an answer read under a reading older than
+// the last one that dropped answers of its chain.
+var readings atomic.Uint64
 
 // deepBound is the deepest block of a chain's tip reading, latest -
 // confirmations: answers about blocks at or below it are deep. Handlers take
@@ -109,6 +130,7 @@ func (s *Server) tipOf(ctx context.Context, chain chainquery.Chain) (*tipState, 
 // confirmations of a later tip could rewrite a block that tip calls deep);
 // its zero value (no reading) calls nothing deep.
 type deepBound struct {
+	chain chainquery.Chain
 	block uint64
 	state *tipState // nil: no reading
 }
@@ -119,11 +141,29 @@ func (s *Server) deepBound(ctx context.Context, chain chainquery.Chain) deepBoun
 	if st == nil || st.latest < t.confirmations {
 		return deepBound{}
 	}
-	return deepBound{block: st.latest - t.confirmations, state: st}
+	return deepBound{chain: chain, block: st.latest - t.confirmations, state: st}
 }
 
 // covers reports whether block is deep.
 func (d deepBound) covers(block uint64) bool { return d.state != nil && block <= d.block }
+
+// deepAnswer says whether an answer is deep, and about which blocks: those
+// of chain up to block.
+type deepAnswer struct {
+	ok    bool
+	chain chainquery.Chain
+	block uint64
+	seq   uint64 // the tip reading that called it deep
+}
+
+// answer returns the deepness of an answer about blocks up to block.
+func (d deepBound) answer(block uint64) deepAnswer {
+	a := deepAnswer{ok: d.covers(block), chain: d.chain, block: block}
+	if a.ok {
+		a.seq = d.state.seq
+	}
+	return a
+}
 
 // coversTime reports whether every block of chain stamped at or before to is
 // deep. Block times do not decrease along a chain, so that holds when to is
@@ -146,19 +186,34 @@ func (s *Server) coversTime(ctx context.Context, chain chainquery.Chain, d deepB
 	return st.boundaryOK && to.Unix() < st.boundaryTime
 }
 
-// writeAnswer writes a, the 200 answer to r. A deep answer gets a strong
-// ETag of its bytes, Cache-Control for deepMaxAge and Vary: apikey (a
-// shared cache must not hand one key's answer to a request without one);
-// when r's If-None-Match matches the tag the answer is 304 with no body.
-// Any other answer goes as writeJSON sends it.
-func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a jsonAppender, deep bool) {
-	if !deep {
+// writeAnswer writes a, the 200 answer to r. A deep answer is kept in the
+// answer cache when the request was looked up there (answers.go), and
+// written by writeDeep. Any other answer goes as writeJSON sends it.
+func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a jsonAppender, deep deepAnswer) {
+	if !deep.ok {
 		writeJSON(w, http.StatusOK, a)
 		return
 	}
 	bp := bufferPool.Get().(*[]byte)
 	b := append(a.appendJSON((*bp)[:0]), '\n')
-	tag := etag(b, compresses(w, len(b)))
+	tag := etag(b)
+	s.keep(r, deep, b, tag)
+	s.writeDeep(w, r, b, tag)
+	if cap(b) <= maxPooledBuffer {
+		*bp = b[:0]
+		bufferPool.Put(bp)
+	}
+}
+
+// writeDeep writes b, a deep 200 answer to r whose uncompressed form has the
+// ETag tag. It gets the tag (with "-gzip" when compressed), Cache-Control for
+// deepMaxAge and Vary: apikey (a shared cache must not hand one key's answer
+// to a request without one); when r's If-None-Match matches the tag the
+// answer is 304 with no body.
+func (s *Server) writeDeep(w http.ResponseWriter, r *http.Request, b []byte, tag string) {
+	if compresses(w, len(b)) {
+		tag = tag[:len(tag)-1] + `-gzip"`
+	}
 	h := w.Header()
 	h.Set("ETag", tag)
 	h.Set("Cache-Control", deepMaxAge)
@@ -167,10 +222,6 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a jsonAppen
 		writeBody(w, http.StatusOK, b)
 	} else {
 		w.WriteHeader(http.StatusNotModified)
-	}
-	if cap(b) <= maxPooledBuffer {
-		*bp = b[:0]
-		bufferPool.Put(bp)
 	}
 }
 
@@ -181,9 +232,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // (a reorg's new block hash, a trace's version), at about 10 GB/s with the
 // CPU's CRC instructions where a cryptographic hash runs at 1.6. The
 // compressed form is another representation and gets "-gzip" after the
-// same digits. Equal bytes give equal tags on every server, so replicas
+// same digits (writeDeep). Equal bytes give equal tags on every server, so replicas
 // behind one cache agree.
-func etag(b []byte, gzipped bool) string {
+func etag(b []byte) string {
 	var sum [8]byte
 	ieee, c := crc32.ChecksumIEEE(b), crc32.Checksum(b, castagnoli)
 	sum[0], sum[1], sum[2], sum[3] = byte(ieee>>24), byte(ieee>>16), byte(ieee>>8), byte(ieee)
@@ -191,9 +242,6 @@ func etag(b []byte, gzipped bool) string {
 	tag := make([]byte, 0, 24)
 	tag = append(tag, '"')
 	tag = hex.AppendEncode(tag, sum[:])
-	if gzipped {
-		tag = append(tag, "-gzip"...)
-	}
 	return string(append(tag, '"'))
 }
 

@@ -98,7 +98,10 @@ func (s *Server) handleTransactionLogs(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	// The logs' block is known only from a log: an empty page is not cached.
-	deep := len(logs) > 0 && bound.covers(logs[0].BlockNumber)
+	var deep deepAnswer
+	if len(logs) > 0 {
+		deep = bound.answer(logs[0].BlockNumber)
+	}
 	s.writeAnswer(w, r, &logList{hash: hash, offset: f.Offset, limit: f.Limit, count: count, logs: logs}, deep)
 	return nil
 }

@@ -30,6 +30,8 @@ type metrics struct {
 	requests *prometheus.CounterVec   // route, method, status
 	duration *prometheus.HistogramVec // route, method
 	inFlight prometheus.Gauge
+
+	answerCache *prometheus.CounterVec // result: hit or miss
 }
 
 func newMetrics() *metrics {
@@ -48,9 +50,13 @@ func newMetrics() *metrics {
 			Name: "chainquery_http_requests_in_flight",
 			Help: "HTTP requests being answered now.",
 		}),
+		answerCache: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chainquery_http_answer_cache_lookups_total",
+			Help: "Lookups of requests whose answer may be deep in the answer cache, by result (hit or miss).",
+		}, []string{"result"}),
 	}
 	m.registry.MustRegister(
-		m.requests, m.duration, m.inFlight,
+		m.requests, m.duration, m.inFlight, m.answerCache,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

@@ -19,6 +19,10 @@ type requestInfo struct {
 	route   string
 	pattern string // the route pattern of the path hit, for metrics; "" if none
 	keyName string
+
+	// answerKey is the answer cache's key of the request, when it was
+	// looked up there and missed (answers.go).
+	answerKey string
 }
 
 type infoKey struct{}

@@ -74,6 +74,6 @@ func (s *Server) handleBlockReceipts(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	s.writeAnswer(w, r, &receiptList{number: number, offset: f.Offset, limit: f.Limit, count: count, receipts: receipts},
-		bound.covers(number))
+		bound.answer(number))
 	return nil
 }

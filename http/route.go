@@ -17,6 +17,7 @@ type route struct {
 	endpoint chainquery.Endpoint // "" for routes that need no API key
 	handle   func(w http.ResponseWriter, r *http.Request) error
 	doc      operation // what the OpenAPI document says about the route
+	deep     bool      // its answers may be deep, and so kept in the answer cache
 }
 
 // Paths of the API, exactly as interface.md spells them.
@@ -35,16 +36,16 @@ const (
 // routeTable returns every route the server answers.
 func (s *Server) routeTable() []route {
 	return []route{
-		{http.MethodPost, pathFilterTraces, chainquery.EndpointFilterTraces, s.handleFilterTraces, filterTracesDoc},
-		{http.MethodGet, pathTransactionLogs, chainquery.EndpointGetTransactionLogs, s.handleTransactionLogs, transactionLogsDoc},
-		{http.MethodGet, pathBlockReceipts, chainquery.EndpointGetBlockReceipts, s.handleBlockReceipts, blockReceiptsDoc},
-		{http.MethodGet, pathBlock, chainquery.EndpointGetBlock, s.handleBlock, blockDoc},
-		{http.MethodGet, pathLatestBlock, chainquery.EndpointGetLatestBlock, s.handleLatestBlock, latestBlockDoc},
-		{http.MethodGet, pathTokenBalance, chainquery.EndpointTokenBalanceByAccount, s.handleTokenBalance, tokenBalanceDoc},
-		{http.MethodGet, pathStatus, chainquery.EndpointAny, s.handleStatus, statusDoc},
-		{http.MethodGet, pathOpenAPI, "", s.handleOpenAPI, openAPIDoc},
-		{http.MethodGet, pathHealth, "", s.handleHealth, healthDoc},
-		{http.MethodGet, pathReady, "", s.handleReady, readyDoc},
+		{http.MethodPost, pathFilterTraces, chainquery.EndpointFilterTraces, s.handleFilterTraces, filterTracesDoc, true},
+		{http.MethodGet, pathTransactionLogs, chainquery.EndpointGetTransactionLogs, s.handleTransactionLogs, transactionLogsDoc, true},
+		{http.MethodGet, pathBlockReceipts, chainquery.EndpointGetBlockReceipts, s.handleBlockReceipts, blockReceiptsDoc, true},
+		{http.MethodGet, pathBlock, chainquery.EndpointGetBlock, s.handleBlock, blockDoc, true},
+		{http.MethodGet, pathLatestBlock, chainquery.EndpointGetLatestBlock, s.handleLatestBlock, latestBlockDoc, false},
+		{http.MethodGet, pathTokenBalance, chainquery.EndpointTokenBalanceByAccount, s.handleTokenBalance, tokenBalanceDoc, false},
+		{http.MethodGet, pathStatus, chainquery.EndpointAny, s.handleStatus, statusDoc, false},
+		{http.MethodGet, pathOpenAPI, "", s.handleOpenAPI, openAPIDoc, false},
+		{http.MethodGet, pathHealth, "", s.handleHealth, healthDoc, false},
+		{http.MethodGet, pathReady, "", s.handleReady, readyDoc, false},
 	}
 }
 
@@ -118,6 +119,9 @@ func (s *Server) dispatch(routes []route) http.Handler {
 					s.writeError(w, r, err)
 					return
 				}
+			}
+			if rt.deep && s.answers != nil && s.serveCached(w, r) {
+				return
 			}
 			if err := rt.handle(w, r); err != nil {
 				s.writeError(w, r, err)

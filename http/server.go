@@ -71,6 +71,12 @@ type Config struct {
 	// missing from the map, or a nil map, has no cached answers.
 	Confirmations map[chainquery.Chain]uint64
 
+	// AnswerCacheBytes bounds the memory of the answer cache: deep answers
+	// (see Confirmations) kept encoded and served again without the store,
+	// for at most an hour, least recently used first out. 0 keeps none;
+	// serve's default is DefaultAnswerCacheBytes.
+	AnswerCacheBytes int64
+
 	// NodeHeads returns, for each chain this process follows (serve
 	// --config), its node's head as the follower last heard it, 0 before it
 	// has: GET /api/v1/customer/status adds it and the lag behind it to the
@@ -109,7 +115,8 @@ type Server struct {
 	serveMetrics bool // GET /metrics is routed
 	ready        func(ctx context.Context) error
 	nodeHeads    func() map[chainquery.Chain]uint64
-	tips         tips // per chain with confirmations: its latest block, as last read
+	tips         tips         // per chain with confirmations: its latest block, as last read
+	answers      *answerCache // nil: no answer cache
 
 	routes  []route
 	handler http.Handler
@@ -132,6 +139,7 @@ func NewServer(cfg Config) *Server {
 		ready:        cfg.Ready,
 		nodeHeads:    cfg.NodeHeads,
 		tips:         newTips(cfg.Confirmations),
+		answers:      newAnswerCache(cfg.AnswerCacheBytes),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))

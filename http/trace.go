@@ -122,11 +122,11 @@ func (s *Server) handleFilterTraces(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	var deep bool
+	var deep deepAnswer
 	if f.ToBlock != nil {
-		deep = bound.covers(*f.ToBlock)
-	} else {
-		deep = s.coversTime(r.Context(), chain, bound, *f.ToTime)
+		deep = bound.answer(*f.ToBlock)
+	} else if s.coversTime(r.Context(), chain, bound, *f.ToTime) {
+		deep = bound.answer(bound.block) // every block of the range is at or below it
 	}
 	s.writeAnswer(w, r, &traceList{offset: page.Offset, limit: page.Limit, count: count, traces: traces}, deep)
 	return nil

@@ -58,6 +58,10 @@ var queries = chainquery.StoreSQL{
 		`DELETE FROM blocks WHERE chain = ? AND number >= ?`,
 	},
 
+	RecordRewrite: `INSERT INTO rewrites (chain, seq, from_height)
+		SELECT ?1, coalesce(max(seq), 0) + 1, ?2 FROM rewrites WHERE chain = ?1`,
+	Rewrites: `SELECT max(seq), min(from_height) FROM rewrites WHERE chain = ? AND seq > ?`,
+
 	SolanaCursor: `SELECT slot, block_time, blockhash FROM solana_cursor WHERE id = 1`,
 	TokenBalance: `SELECT c.block_time, b.mint IS NOT NULL, b.owner, coalesce(b.mint, x''), coalesce(b.amount, 0),
 			coalesce(b.decimals, 0), coalesce(b.block_time, 0), coalesce(b.slot, 0), k.name, k.symbol

@@ -37,6 +37,7 @@ type serveCmd struct {
 	rateBurst       int                            // 0: max(1, ceil(rateLimit))
 	metrics         bool                           // serve Prometheus metrics at GET /metrics
 	readyMaxLag     int                            // seconds a followed chain may be behind its node for /readyz; 0: not checked
+	answerCacheMB   int                            // MiB of deep answers kept in memory; 0: none
 	prof            profileFlags                   // hidden, as ingest evm's: cqbench load profiles serve with them
 }
 
@@ -57,6 +58,7 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	fs.Float64Var(&c.rateLimit, "rate-limit", 0, "requests per second each API key may make, `N`; over it a request gets 429\nwith Retry-After; 0 means no limit (env CHAINQUERY_RATE_LIMIT)")
 	fs.IntVar(&c.readyMaxLag, "ready-max-lag", 0, "with --config: GET /readyz answers 503 while a followed chain is more than `N`\nseconds behind its node; 0 does not check (config: ready_max_lag)")
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, "requests an API key may make at once before --rate-limit paces it, `N`;\n0 means max(1, ceil(--rate-limit))")
+	fs.IntVar(&c.answerCacheMB, "answer-cache-mb", http.DefaultAnswerCacheBytes>>20, "`MiB` of answers about blocks deeper than the chain's confirmations kept in\nmemory and served again without the database, for at most an hour; 0 keeps none")
 	fs.BoolVar(&c.metrics, "metrics", true, "serve Prometheus metrics at GET /metrics, without an API key; restrict it\nat the network level; --metrics=false turns it off")
 	fs.Func("trace-history-start", "where Filter Traces history starts on a chain, `CHAIN=DATETIME` (RFC 3339);\nrepeatable; default polygon=2025-01-01T00:00:00Z", func(s string) error {
 		chain, at, err := parseTraceStart(s)
@@ -134,6 +136,9 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	if c.readyMaxLag < 0 {
 		return nil, usagef(help, "--ready-max-lag must be a number of seconds, at least 0 (0: not checked)")
 	}
+	if c.answerCacheMB < 0 {
+		return nil, usagef(help, "--answer-cache-mb must be at least 0 (0: no answer cache)")
+	}
 	if c.shutdownTimeout <= 0 {
 		return nil, usagef(help, "--shutdown-timeout must be positive")
 	}
@@ -203,7 +208,7 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 		Store: store, Logger: logger, TraceHistoryStart: c.traceStart,
 		RateLimit: c.rateLimit, RateBurst: c.rateBurst, Metrics: c.metrics,
 		Ready: readiness(store, followers, c.readyMaxLag), NodeHeads: nodeHeads(followers),
-		Confirmations: confirmations(c.chains),
+		Confirmations: confirmations(c.chains), AnswerCacheBytes: int64(c.answerCacheMB) << 20,
 	}, dbAttrs)
 	if _, err := registerIngestMetrics(api.srv.Registry(), store, followers); err != nil {
 		return err

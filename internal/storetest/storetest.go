@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(testing.TB) chainquery.Store) {
 	t.Run("Logs", func(t *testing.T) { testLogs(t, loaded(t)) })
 	t.Run("Traces", func(t *testing.T) { testTraces(t, loaded(t)) })
 	t.Run("Reorg", func(t *testing.T) { testReorg(t, loaded(t)) })
+	t.Run("Rewrites", func(t *testing.T) { testRewrites(t, open) })
 	t.Run("TraceCounts", func(t *testing.T) { testTraceCounts(t, open(t)) })
 	t.Run("TokenBalances", func(t *testing.T) { testTokenBalances(t, loaded(t)) })
 	t.Run("TokenBalancesEmpty", func(t *testing.T) { testTokenBalancesEmpty(t, open(t)) })

@@ -39,6 +39,7 @@ const usage = `Usage:
                  [--traces trace_block|debug_trace|both] [--batch N] [--concurrency N] [--node-cpus LIST]
   cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s]
                  [--connections 32] [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST] [--server-cpuprofile FILE]
+                 [--answer-cache-mb N]
 
 node serves the chain over JSON-RPC on 127.0.0.1; shape prints what its blocks
 hold; ingest builds the dataset with the real ingester, measured against the
@@ -314,6 +315,7 @@ func runLoad(ctx context.Context, args []string) error {
 	only := fs.String("only", "", "run only the workloads whose name matches `REGEXP`")
 	serverCPUs := fs.String("server-cpus", "", "taskset CPU `LIST` for the server")
 	cpuProfile := fs.String("server-cpuprofile", "", "write the server's CPU profile over the whole run to `FILE`")
+	answerCache := fs.Int("answer-cache-mb", -1, "serve's --answer-cache-mb `MIB` (0: the store answers every request); -1: serve's default")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -323,6 +325,9 @@ func runLoad(ctx context.Context, args []string) error {
 	var serveArgs []string
 	if *cpuProfile != "" {
 		serveArgs = append(serveArgs, "--cpuprofile", *cpuProfile)
+	}
+	if *answerCache >= 0 {
+		serveArgs = append(serveArgs, "--answer-cache-mb", strconv.Itoa(*answerCache))
 	}
 	c, err := w.chain()
 	if err != nil {
