@@ -11,15 +11,33 @@ import (
 // the plans.
 
 // traceCountSQL counts the plan's traces: per-block trace counts without
-// addresses, index entries with them.
+// addresses, index entries with them (walkSQL).
 func traceCountSQL(p *chainquery.TracePlan) (string, []any) {
 	if len(p.Walk) == 0 {
 		return `SELECT coalesce(sum(trace_count), 0) FROM blocks WHERE chain = ? AND number BETWEEN ? AND ?`,
 			[]any{p.Chain, p.Lo, p.Hi}
 	}
-	args := appendBlobs(appendBlobs([]any{p.Chain}, p.Walk), p.Also)
-	return `SELECT count(*) FROM traces INDEXED BY ` + traceIndex(p) + ` WHERE chain = ? AND ` + walkColumn(p) +
-		` IN (` + placeholders(len(p.Walk)) + `)` + alsoSQL(p) + ` AND block_number BETWEEN ? AND ?`, append(args, p.Lo, p.Hi)
+	from, args := walkSQL(p, p.Walk)
+	return `SELECT count(*) ` + from, args
+}
+
+// walkSQL is the FROM and WHERE of a walk of the plan's index for the
+// addresses in walk, in the plan's range, and its arguments. The address
+// indexes lead with the bucket of trace_counts (migration 0007), so a walk
+// seeks once per bucket and address: trace_counts lists, in bucket order,
+// the buckets where each address has traces (n > 0), and the index is
+// searched at each. The unary + keeps SQLite from taking the join term for
+// a constraint on c, so that it matches the index's block_number / 100.
+// Rows come in bucket order, then the index's (block_number, tx_index,
+// trace_pos) within a bucket: API order, when walk is one address.
+func walkSQL(p *chainquery.TracePlan, walk [][]byte) (string, []any) {
+	const b = chainquery.TraceCountBlocks
+	args := appendBlobs([]any{p.Chain, p.Dir()}, walk)
+	args = appendBlobs(append(args, p.Lo/b, p.Hi/b, p.Lo, p.Hi), p.Also)
+	return `FROM trace_counts c CROSS JOIN traces t INDEXED BY ` + traceIndex(p) +
+		` ON t.chain = c.chain AND t.block_number / 100 = +c.bucket AND t.` + walkColumn(p) + ` = c.address
+		WHERE c.chain = ? AND c.dir = ? AND c.address IN (` + placeholders(len(walk)) + `)
+			AND c.bucket BETWEEN ? AND ? AND c.n > 0 AND t.block_number BETWEEN ? AND ?` + alsoSQL(p), args
 }
 
 // traceBucketSumSQL adds up trace_counts over the plan's whole buckets.
@@ -67,7 +85,8 @@ func tracePageSQL(p *chainquery.TracePlan) (string, []any) {
 
 // traceKeysSQL selects the keys and rowids of the page. With addresses, each
 // address contributes its first offset+limit matches in API order, read
-// from its index; the union of those holds the page.
+// from its index bucket by bucket (walkSQL); the union of those holds the
+// page.
 func traceKeysSQL(p *chainquery.TracePlan) (string, []any) {
 	const order = ` ORDER BY block_number, tx_index, trace_pos`
 	if len(p.Walk) == 0 {
@@ -78,10 +97,10 @@ func traceKeysSQL(p *chainquery.TracePlan) (string, []any) {
 	var parts []string
 	var args []any
 	for _, a := range p.Walk {
-		parts = append(parts, `SELECT * FROM (SELECT block_number, tx_index, trace_pos, rowid FROM traces INDEXED BY `+traceIndex(p)+
-			` WHERE chain = ? AND `+walkColumn(p)+` = ?`+alsoSQL(p)+` AND block_number BETWEEN ? AND ?`+order+` LIMIT ?)`)
-		args = appendBlobs(append(args, p.Chain, a), p.Also)
-		args = append(args, p.Lo, p.Hi, p.Page.Offset+p.Page.Limit)
+		from, walkArgs := walkSQL(p, [][]byte{a})
+		parts = append(parts, `SELECT * FROM (SELECT t.block_number, t.tx_index, t.trace_pos, t.rowid `+from+
+			` ORDER BY c.bucket, t.block_number, t.tx_index, t.trace_pos LIMIT ?)`)
+		args = append(append(args, walkArgs...), p.Page.Offset+p.Page.Limit)
 	}
 	return strings.Join(parts, " UNION ALL ") + ` ORDER BY 1, 2, 3 LIMIT ? OFFSET ?`,
 		append(args, p.Page.Limit, p.Page.Offset)
@@ -108,7 +127,7 @@ func alsoSQL(p *chainquery.TracePlan) string {
 	if len(p.Also) == 0 {
 		return ""
 	}
-	return ` AND ` + p.AlsoColumn() + ` IN (` + placeholders(len(p.Also)) + `)`
+	return ` AND t.` + p.AlsoColumn() + ` IN (` + placeholders(len(p.Also)) + `)`
 }
 
 // appendBlobs appends each of blobs as an argument of its own.
