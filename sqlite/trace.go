@@ -94,6 +94,13 @@ func traceKeysSQL(p *chainquery.TracePlan) (string, []any) {
 			WHERE chain = ? AND block_number BETWEEN ? AND ?` + order + ` LIMIT ? OFFSET ?`,
 			[]any{p.Chain, p.Lo, p.Hi, p.Page.Limit, p.Page.Offset}
 	}
+	if len(p.Walk) == 1 {
+		// One walk is the page in API order already: no merge, and no
+		// sort of its offset+limit rows.
+		from, args := walkSQL(p, p.Walk)
+		return `SELECT t.block_number, t.tx_index, t.trace_pos, t.rowid ` + from +
+			` ORDER BY c.bucket, t.block_number, t.tx_index, t.trace_pos LIMIT ? OFFSET ?`, append(args, p.Page.Limit, p.Page.Offset)
+	}
 	var parts []string
 	var args []any
 	for _, a := range p.Walk {
