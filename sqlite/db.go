@@ -65,17 +65,20 @@ func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, e
 	// same index pages change again and again; measured with
 	// BenchmarkWriteBlocks, 80k rows/s at the default, 107k at 8192.
 	//
-	// The writer's page cache is 24 MiB (each reader's 16 MiB, below):
+	// The writer's page cache is 16 MiB (each reader's too, below):
 	// modernc's allocator puts each cached page (4 KiB and SQLite's header)
 	// in an 8 KiB slot, so a cache costs twice its size in RSS. At 64 MiB
 	// the writer's cache was 130 MB of the ingester's 336 MB peak RSS
-	// (Polygon-shaped blocks, cqbench ingest); at 24 MiB the peak is 254 MB,
-	// and no loss of speed showed next to it on the busy benchmark machine
-	// (the traces' address indexes outgrow either cache within a few hundred
-	// blocks). A larger page_size would cost more: 8 and 16 KiB pages fall
-	// in 16 KiB slots and in mappings of their own (506 and 1,101 MB).
+	// (Polygon-shaped blocks, cqbench ingest). Since the traces' address
+	// indexes lead with the block's bucket (migration 0007), the pages a
+	// batch writes are its bucket's, a few MB per index: ingesting 1,000
+	// blocks onto the 5,000-block dataset ran at 23.0 / 19.5 blocks/s with
+	// 16 MiB, 21.7 / 20.0 with 24 MiB and 18.4 with 32 MiB (two rounds, same
+	// session), at peak RSS 237-240, 246-250 and 268 MB. A larger page_size
+	// would cost more: 8 and 16 KiB pages fall in 16 KiB slots and in
+	// mappings of their own (506 and 1,101 MB).
 	pragmas := []string{"wal_autocheckpoint(8192)", "busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(OFF)", "temp_store(MEMORY)", "cache_size(-65536)"}
-	writePragmas := append(pragmas[:len(pragmas)-1:len(pragmas)-1], "cache_size(-24576)")
+	writePragmas := append(pragmas[:len(pragmas)-1:len(pragmas)-1], "cache_size(-16384)")
 	if db.write, err = sql.Open("sqlite", dsn(path, writePragmas, "immediate")); err != nil {
 		return nil, err
 	}
