@@ -67,6 +67,21 @@ func TestAppendersMatchMarshal(t *testing.T) {
 		}
 	})
 
+	t.Run("OK/TokenBalance", func(t *testing.T) {
+		owner := "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+		for i, s := range edgeStrings {
+			b := &cqhttp.TokenBalanceJSON{
+				AsOfDatetime: "2025-06-01T12:00:00Z", TokenAddress: s, TokenAccount: owner,
+				Balance: json.RawMessage([]string{"0", "12.956933", "18446744073709551615", "0.000000000001"}[i%4]),
+				BalanceSource: uint64(i) << 60, DatetimeLastUpdated: s, BlockSlotLastUpdated: math.MaxUint64 - uint64(i),
+			}
+			if i%2 == 0 {
+				b.AccountOwner, b.TokenName, b.TokenSymbol = &owner, &s, &edgeStrings[len(edgeStrings)-1-i]
+			}
+			sameAsMarshal(t, b, func(dst []byte) []byte { return cqhttp.AppendTokenBalanceJSON(dst, b) })
+		}
+	})
+
 	t.Run("OK/Block", func(t *testing.T) {
 		var txs []*chainquery.Transaction
 		for i, v := range edgeBigs {

@@ -37,3 +37,9 @@ func AppendReceiptListJSON(dst []byte, number uint64, offset, limit, count int, 
 }
 
 func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }
+
+// TokenBalanceJSON is the Token Balance by Account answer, for the test
+// that holds its encoder to encoding/json.
+type TokenBalanceJSON = tokenBalanceJSON
+
+func AppendTokenBalanceJSON(dst []byte, b *TokenBalanceJSON) []byte { return b.appendJSON(dst) }

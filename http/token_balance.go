@@ -3,6 +3,7 @@ package http
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/chainquery/chainquery"
 )
@@ -23,6 +24,44 @@ type tokenBalanceJSON struct {
 	BalanceSource        uint64          `json:"balance_source"`
 	DatetimeLastUpdated  string          `json:"datetime_last_updated"`
 	BlockSlotLastUpdated uint64          `json:"block_slot_last_updated"`
+}
+
+// appendJSON writes b as json.Marshal would (TestAppendersMatchMarshal),
+// without its reflection: Token Balance by Account answers in a few
+// microseconds, and encoding/json was 4% of its CPU under load.
+func (b *tokenBalanceJSON) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"as_of_datetime":`...)
+	dst = appendString(dst, b.AsOfDatetime)
+	dst = append(dst, `,"account_owner":`...)
+	dst = appendStringOrNull(dst, b.AccountOwner)
+	dst = append(dst, `,"token_address":`...)
+	dst = appendString(dst, b.TokenAddress)
+	dst = append(dst, `,"token_account":`...)
+	dst = appendString(dst, b.TokenAccount)
+	dst = append(dst, `,"token_name":`...)
+	dst = appendStringOrNull(dst, b.TokenName)
+	dst = append(dst, `,"token_symbol":`...)
+	dst = appendStringOrNull(dst, b.TokenSymbol)
+	dst = append(dst, `,"balance":`...)
+	if b.Balance == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, b.Balance...) // decimal text (TokenBalance.Balance): valid JSON as it is
+	}
+	dst = append(dst, `,"balance_source":`...)
+	dst = strconv.AppendUint(dst, b.BalanceSource, 10)
+	dst = append(dst, `,"datetime_last_updated":`...)
+	dst = appendString(dst, b.DatetimeLastUpdated)
+	dst = append(dst, `,"block_slot_last_updated":`...)
+	dst = strconv.AppendUint(dst, b.BlockSlotLastUpdated, 10)
+	return append(dst, '}')
+}
+
+func appendStringOrNull(dst []byte, s *string) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return appendString(dst, *s)
 }
 
 // handleTokenBalance serves GET
@@ -62,6 +101,6 @@ func (s *Server) handleTokenBalance(w http.ResponseWriter, r *http.Request) erro
 	if f.IncludeMetadata { // a store that fills them regardless must not leak them
 		out.TokenName, out.TokenSymbol = b.TokenName, b.TokenSymbol
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, &out)
 	return nil
 }
