@@ -72,7 +72,7 @@ func TestAppendersMatchMarshal(t *testing.T) {
 		for i, s := range edgeStrings {
 			b := &cqhttp.TokenBalanceJSON{
 				AsOfDatetime: "2025-06-01T12:00:00Z", TokenAddress: s, TokenAccount: owner,
-				Balance: json.RawMessage([]string{"0", "12.956933", "18446744073709551615", "0.000000000001"}[i%4]),
+				Balance:       json.RawMessage([]string{"0", "12.956933", "18446744073709551615", "0.000000000001"}[i%4]),
 				BalanceSource: uint64(i) << 60, DatetimeLastUpdated: s, BlockSlotLastUpdated: math.MaxUint64 - uint64(i),
 			}
 			if i%2 == 0 {
