@@ -120,3 +120,8 @@ const (
 	qMigrationApplied = `SELECT count(*) FROM schema_migrations WHERE name = ?`
 	qRecordMigration  = `INSERT INTO schema_migrations (name, applied_at) VALUES (?, CAST(unixepoch('subsec') * 1000 AS INTEGER))`
 )
+
+// Statements returns the store's statements in SQLite's dialect, for the
+// tools that run them through another driver: internal/driverbench
+// compares the cgo driver with the one the store uses on these very texts.
+func Statements() chainquery.StoreSQL { return queries }
