@@ -94,6 +94,14 @@ type StoreSQL struct {
 	// sums bucket by bucket (bucket, n), in bucket order. See trace_count.go.
 	TraceBucketSum, TraceBuckets func(p *TracePlan) (string, []any)
 
+	// NarrowWalks ends the range of a page's address walks at the last
+	// bucket the page needs, by trace_counts, before the page statement
+	// runs (narrowWalks): set where a walk's rows are sorted after it
+	// (PostgreSQL, whose nested loop over the buckets keeps no order it
+	// knows of), so that the sort is bounded by the page, not by the
+	// range's buckets.
+	NarrowWalks bool
+
 	// BlockTraceCounts: chain, first, last → number, trace_count of the
 	// blocks between them, in number order.
 	BlockTraceCounts string

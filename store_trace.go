@@ -138,6 +138,9 @@ func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int
 	if err := s.skipOffset(ctx, tx, p); err != nil {
 		return nil, 0, err
 	}
+	if err := s.narrowWalks(ctx, tx, p); err != nil {
+		return nil, 0, err
+	}
 	var t Trace
 	q, args := s.SQL.TracePage(p)
 	out, err := queryRows(ctx, tx, q, args, s.traceScan(&t), &t)

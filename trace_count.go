@@ -295,3 +295,35 @@ func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan) err
 	}
 	return nil
 }
+
+// narrowWalks ends the range of the plan's address walks at the end of the
+// first whole bucket by which the whole buckets from the range's start hold
+// the page's offset+limit matches (StoreSQL.NarrowWalks): the matches in
+// the range up to there are at least those, so the page lies inside it. The
+// matches of a partial first bucket are left out of the sum, which only
+// makes the range longer. A from+to filter is not narrowed: trace_counts
+// has no counts of the pair.
+func (s *SQLStore) narrowWalks(ctx context.Context, tx StoreTx, p *TracePlan) error {
+	if !s.SQL.NarrowWalks || len(p.Walk) == 0 || len(p.Also) > 0 {
+		return nil
+	}
+	q := p.over(p.Lo, p.Hi)
+	if !q.Bucketed() {
+		return nil // at most two partial buckets
+	}
+	const b = TraceCountBlocks
+	need := int64(p.Page.Offset + p.Page.Limit)
+	var bucket, n int64
+	query, args := s.SQL.TraceBuckets(q)
+	err := tx.Query(ctx, query, args, []any{&bucket, &n}, func() error {
+		if need -= n; need <= 0 {
+			return errFound
+		}
+		return nil
+	})
+	if errors.Is(err, errFound) {
+		*p = *p.over(p.Lo, min(p.Hi, bucket*b+b-1))
+		return nil
+	}
+	return err
+}

@@ -14,6 +14,7 @@ var queries = chainquery.StoreSQL{
 	TracePage:           tracePageSQL,
 	TraceBucketSum:      traceBucketSumSQL,
 	TraceBuckets:        traceBucketsSQL,
+	NarrowWalks:         true,
 	BlockTraceCounts: `SELECT number, trace_count FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3
 		ORDER BY number`,
 

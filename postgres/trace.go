@@ -40,23 +40,45 @@ func alsoSQL(p *chainquery.TracePlan, a *args) string {
 
 // traceCountSQL returns the count statement and its arguments. With
 // addresses it adds up one count per address walked (NewTracePlan walks an
-// address once), each an equality on the walks' index column, as the
-// walks are: with every address in one = ANY($n), a planner without
-// statistics rated that index below the primary key's walk of the whole
-// block range (it prices an array of unknown length as ten index
-// searches), and counted by reading every trace of the range.
+// address once), each a walk of its own (walkSQL): with every address in
+// one = ANY($n), a planner without statistics rated that index below the
+// primary key's walk of the whole block range (it prices an array of
+// unknown length as ten index searches), and counted by reading every
+// trace of the range.
 func traceCountSQL(p *chainquery.TracePlan) (string, []any) {
 	a := args{p.Chain, p.Lo, p.Hi}
 	if len(p.Walk) == 0 {
 		return `SELECT coalesce(sum(trace_count), 0) FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3`, a
 	}
-	also := alsoSQL(p, &a)
+	also, dir := alsoSQL(p, &a), a.add(p.Dir())
 	var parts []string
 	for _, addr := range p.Walk {
-		parts = append(parts, `SELECT count(*) FROM traces WHERE chain = $1 AND `+walkColumn(p)+` = `+a.add(addr)+
-			also+` AND block_number BETWEEN $2 AND $3`)
+		parts = append(parts, `SELECT count(*) FROM (`+walkSQL(p, addr, &a, dir, also, "c.n")+`) w`)
 	}
 	return `SELECT sum(n)::bigint FROM (` + strings.Join(parts, " UNION ALL ") + `) walks (n)`, a
+}
+
+// walkSQL walks one address's entries of the plan's index in the plan's
+// range, bucket by bucket: the address indexes lead with the bucket of
+// trace_counts (migration 0007), so trace_counts lists, in bucket order,
+// the buckets where the address has traces (n > 0), and the index is
+// searched at each. Each search is a LATERAL subquery that its LIMIT (or
+// OFFSET 0) keeps PostgreSQL from flattening into a join, so that the walk
+// is a nested loop driven by the buckets whatever the statistics. With
+// limit (a page's walk), each search returns at most limit entries in API
+// order; PostgreSQL does not know that the loop keeps that order within a
+// bucket, so the page sorts the walk's rows, which the store bounds by
+// ending the range at the page's last bucket (StoreSQL.NarrowWalks). A
+// count's walk needs no order. dir is the placeholder of the plan's
+// direction.
+func walkSQL(p *chainquery.TracePlan, addr []byte, a *args, dir, also, limit string) string {
+	ph := a.add(addr)
+	return `SELECT t.block_number, t.tx_index, t.trace_pos FROM trace_counts c
+		CROSS JOIN LATERAL (SELECT block_number, tx_index, trace_pos FROM traces
+			WHERE chain = $1 AND block_number / 100 = c.bucket AND ` + walkColumn(p) + ` = ` + ph + also + `
+				AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, trace_pos LIMIT ` + limit + `) t
+		WHERE c.chain = $1 AND c.dir = ` + dir + ` AND c.address = ` + ph + `
+			AND c.bucket BETWEEN $2 / 100 AND $3 / 100 AND c.n > 0`
 }
 
 // traceBucketSumSQL adds up trace_counts over the plan's whole buckets,
@@ -100,7 +122,8 @@ func traceBucketsSQL(p *chainquery.TracePlan) (string, []any) {
 
 // traceKeysSQL selects the primary keys of the page. With addresses, each
 // address contributes its first offset+limit matches in API order, read
-// from its index; the union of those holds the page.
+// from its index bucket by bucket (walkSQL); the union of those holds the
+// page.
 func traceKeysSQL(p *chainquery.TracePlan) (string, []any) {
 	const order = ` ORDER BY block_number, tx_index, trace_pos`
 	a := args{p.Chain, p.Lo, p.Hi}
@@ -110,11 +133,15 @@ func traceKeysSQL(p *chainquery.TracePlan) (string, []any) {
 			` LIMIT ` + a.add(p.Page.Limit) + ` OFFSET ` + a.add(p.Page.Offset)
 		return s, a
 	}
-	walkLimit, also := a.add(p.Page.Offset+p.Page.Limit), alsoSQL(p, &a)
+	const walkOrder = ` ORDER BY c.bucket, t.block_number, t.tx_index, t.trace_pos LIMIT `
+	walkLimit, also, dir := a.add(p.Page.Offset+p.Page.Limit), alsoSQL(p, &a), a.add(p.Dir())
+	if len(p.Walk) == 1 { // the walk is the page
+		s := walkSQL(p, p.Walk[0], &a, dir, also, walkLimit) + walkOrder + a.add(p.Page.Limit) + ` OFFSET ` + a.add(p.Page.Offset)
+		return s, a
+	}
 	var parts []string
 	for _, addr := range p.Walk {
-		parts = append(parts, `(SELECT block_number, tx_index, trace_pos FROM traces
-			WHERE chain = $1 AND `+walkColumn(p)+` = `+a.add(addr)+also+` AND block_number BETWEEN $2 AND $3`+order+` LIMIT `+walkLimit+`)`)
+		parts = append(parts, `(`+walkSQL(p, addr, &a, dir, also, walkLimit)+walkOrder+walkLimit+`)`)
 	}
 	s := `SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `) walks ORDER BY 1, 2, 3 LIMIT ` +
 		a.add(p.Page.Limit) + ` OFFSET ` + a.add(p.Page.Offset)
