@@ -53,7 +53,7 @@ func traceCountSQL(p *chainquery.TracePlan) (string, []any) {
 	also, dir := alsoSQL(p, &a), a.add(p.Dir())
 	var parts []string
 	for _, addr := range p.Walk {
-		parts = append(parts, `SELECT count(*) FROM (`+walkSQL(p, addr, &a, dir, also, "c.n")+`) w`)
+		parts = append(parts, `SELECT count(*) FROM (`+walkSQL(p, "traces", addr, &a, dir, also, "c.n")+`) w`)
 	}
 	return `SELECT sum(n)::bigint FROM (` + strings.Join(parts, " UNION ALL ") + `) walks (n)`, a
 }
@@ -71,10 +71,10 @@ func traceCountSQL(p *chainquery.TracePlan) (string, []any) {
 // ending the range at the page's last bucket (StoreSQL.NarrowWalks). A
 // count's walk needs no order. dir is the placeholder of the plan's
 // direction.
-func walkSQL(p *chainquery.TracePlan, addr []byte, a *args, dir, also, limit string) string {
+func walkSQL(p *chainquery.TracePlan, table string, addr []byte, a *args, dir, also, limit string) string {
 	ph := a.add(addr)
 	return `SELECT t.block_number, t.tx_index, t.trace_pos FROM trace_counts c
-		CROSS JOIN LATERAL (SELECT block_number, tx_index, trace_pos FROM traces
+		CROSS JOIN LATERAL (SELECT block_number, tx_index, trace_pos FROM ` + table + `
 			WHERE chain = $1 AND block_number / 100 = c.bucket AND ` + walkColumn(p) + ` = ` + ph + also + `
 				AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, trace_pos LIMIT ` + limit + `) t
 		WHERE c.chain = $1 AND c.dir = ` + dir + ` AND c.address = ` + ph + `
@@ -135,17 +135,35 @@ func traceKeysSQL(p *chainquery.TracePlan) (string, []any) {
 	}
 	const walkOrder = ` ORDER BY c.bucket, t.block_number, t.tx_index, t.trace_pos LIMIT `
 	walkLimit, also, dir := a.add(p.Page.Offset+p.Page.Limit), alsoSQL(p, &a), a.add(p.Dir())
+	table := searchTable(p)
 	if len(p.Walk) == 1 { // the walk is the page
-		s := walkSQL(p, p.Walk[0], &a, dir, also, walkLimit) + walkOrder + a.add(p.Page.Limit) + ` OFFSET ` + a.add(p.Page.Offset)
+		s := walkSQL(p, table, p.Walk[0], &a, dir, also, walkLimit) + walkOrder + a.add(p.Page.Limit) + ` OFFSET ` + a.add(p.Page.Offset)
 		return s, a
 	}
 	var parts []string
 	for _, addr := range p.Walk {
-		parts = append(parts, `(`+walkSQL(p, addr, &a, dir, also, walkLimit)+walkOrder+walkLimit+`)`)
+		parts = append(parts, `(`+walkSQL(p, table, addr, &a, dir, also, walkLimit)+walkOrder+walkLimit+`)`)
 	}
 	s := `SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `) walks ORDER BY 1, 2, 3 LIMIT ` +
 		a.add(p.Page.Limit) + ` OFFSET ` + a.add(p.Page.Offset)
 	return s, a
+}
+
+// searchTable is the table a page's walk searches bucket by bucket: the
+// one partition of traces holding the plan's range when there is one
+// (after NarrowWalks, nearly always), else traces. Searched through the
+// partitioned parent, each bucket's search is an Append over its
+// partitions, and on analyzed tables the generic plan sorted the
+// address's entries of the whole bucket under it (top-N heapsort of 8,046
+// entries of the hot address for a page of 50) rather than read the
+// index in order up to the LIMIT; a partition alone is one index, whose
+// order the LIMIT stops. The partition exists: a page is read only when
+// the range holds matches.
+func searchTable(p *chainquery.TracePlan) string {
+	if r := p.Lo / PartitionBlocks; r == p.Hi/PartitionBlocks {
+		return partitionName("traces", r)
+	}
+	return "traces"
 }
 
 // tracePageSQL fetches the rows of the page's keys (at most 50): each key
