@@ -62,15 +62,18 @@ func traceCountSQL(p *chainquery.TracePlan) (string, []any) {
 // range, bucket by bucket: the address indexes lead with the bucket of
 // trace_counts (migration 0007), so trace_counts lists, in bucket order,
 // the buckets where the address has traces (n > 0), and the index is
-// searched at each. Each search is a LATERAL subquery that its LIMIT (or
-// OFFSET 0) keeps PostgreSQL from flattening into a join, so that the walk
-// is a nested loop driven by the buckets whatever the statistics. With
-// limit (a page's walk), each search returns at most limit entries in API
-// order; PostgreSQL does not know that the loop keeps that order within a
-// bucket, so the page sorts the walk's rows, which the store bounds by
-// ending the range at the page's last bucket (StoreSQL.NarrowWalks). A
-// count's walk needs no order. dir is the placeholder of the plan's
-// direction.
+// searched at each, in table (traces, or the one partition of a page's
+// range: searchTable). Each search is a LATERAL subquery that its LIMIT
+// keeps PostgreSQL from flattening into a join, so that the walk is a
+// nested loop driven by the buckets whatever the statistics. A page's walk
+// limits each search to offset+limit entries; a count's to the bucket's n,
+// all of them, and its ORDER BY (the walked index's order) keeps a planner
+// without statistics from searching the other address index, which also
+// leads with the bucket, and filtering (TestReadsWithoutStatistics).
+// PostgreSQL does not know that the loop keeps the searches' order within
+// a bucket, so a page sorts the walk's rows, which the store bounds by
+// ending the range at the page's last bucket (StoreSQL.NarrowWalks). dir
+// is the placeholder of the plan's direction.
 func walkSQL(p *chainquery.TracePlan, table string, addr []byte, a *args, dir, also, limit string) string {
 	ph := a.add(addr)
 	return `SELECT t.block_number, t.tx_index, t.trace_pos FROM trace_counts c
