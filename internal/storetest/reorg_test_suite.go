@@ -129,6 +129,45 @@ func testReorg(t *testing.T, s chainquery.Store) {
 		}
 	})
 
+	t.Run("FailedWriteLeavesNothing", func(t *testing.T) {
+		// A batch whose last block breaks a key leaves none of its blocks,
+		// rows or trace counts behind. The SQLite store inserts with OR
+		// FAIL (no statement journal: sqlite/bulk.go), which keeps the rows
+		// a failing statement wrote before the bad one: only the rollback
+		// of the whole batch takes them away.
+		routerCount := func() int {
+			t.Helper()
+			_, n, err := s.FindTraces(ctx, chainquery.TraceFilter{Chain: chainquery.Polygon,
+				FromBlock: ptr(PolygonLaterBlock), ToBlock: ptr(PolygonLaterBlock + 300),
+				ToAddresses: []chainquery.Address{Router}, Page: chainquery.Page{Limit: 1}})
+			must(t, err)
+			return n
+		}
+		head, err := s.HeadBlock(ctx, chainquery.Polygon)
+		must(t, err)
+		before := routerCount()
+		good, bad := polygonLaterBlock(), polygonLaterBlock()
+		for i, d := range []*chainquery.BlockData{good, bad} {
+			n := PolygonLaterBlock + 200 + uint64(i)
+			d.Block.Number, d.Block.Hash = n, H(TagBlock, 0xa0+byte(i))
+			d.Transactions[0].BlockNumber, d.Traces[0].BlockNumber = n, n
+		}
+		dup := *bad.Transactions[0]
+		bad.Transactions = append(bad.Transactions, &dup) // the same index twice
+		if err := s.WriteBlocks(ctx, chainquery.Polygon, []*chainquery.BlockData{good, bad}); err == nil {
+			t.Fatal("a block with one transaction index twice was written")
+		}
+		if _, err := s.FindBlock(ctx, chainquery.Polygon, good.Block.Number, false); chainquery.ErrorCode(err) != chainquery.ENOTFOUND {
+			t.Errorf("the batch's first block after the failed write: %v, want ENOTFOUND", err)
+		}
+		if h, err := s.HeadBlock(ctx, chainquery.Polygon); err != nil || h != head {
+			t.Errorf("head %d, %v after the failed write; want %d", h, err, head)
+		}
+		if n := routerCount(); n != before {
+			t.Errorf("traces to Router: %d after the failed write, want %d", n, before)
+		}
+	})
+
 	t.Run("ErrUnknownChain", func(t *testing.T) {
 		err := s.WriteBlocks(ctx, chainquery.Solana, []*chainquery.BlockData{polygonBlock()})
 		wantCode(t, err, chainquery.EINVALID)
