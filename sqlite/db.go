@@ -37,6 +37,8 @@ type DB struct {
 	// connection: parsing them for every batch cost more than the inserts.
 	// Statements of the reads, prepared on the read pool on first use.
 	writes, reads *statements
+
+	tip *tipMemo // Get Latest Block between commits (tip.go)
 }
 
 // shared is embedded under this name so that it stays unexported.
@@ -118,6 +120,8 @@ func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, e
 	read := conn{q: db.read, stmts: db.reads}
 	db.shared = &shared{SQL: queries, Read: read, Primary: read, Write: conn{q: db.write},
 		ReadTx: db.readTx, BeginBlocks: db.beginBlocks, AmountArg: bigArg, ScanAmount: scanAmount}
+	// After migrate, the write connection is open in WAL mode: -shm exists.
+	db.tip = newTipMemo(path)
 	return db, nil
 }
 
@@ -152,7 +156,7 @@ func (db *DB) prepareWrites(ctx context.Context) error {
 
 // Close closes the database.
 func (db *DB) Close() error {
-	var errs []error
+	errs := []error{db.tip.close()}
 	for _, s := range []*statements{db.reads, db.writes} {
 		if s != nil {
 			errs = append(errs, s.close())

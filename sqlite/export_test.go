@@ -28,3 +28,9 @@ func ReadStatements(db *DB) int {
 
 // ReadConns returns the size of the read pool.
 func ReadConns(db *DB) int { return db.read.Stats().MaxOpenConnections }
+
+// TipQueries returns how many Get Latest Block reads reached the store, and
+// whether the WAL-index header is being watched at all.
+func TipQueries(db *DB) (int64, bool) {
+	return db.tip.queries.Load(), db.tip.shm != nil && !db.tip.off.Load()
+}
