@@ -13,7 +13,13 @@ import (
 // the test ends.
 func MustOpenDB(tb testing.TB) *sqlite.DB {
 	tb.Helper()
-	db, err := sqlite.Open(filepath.Join(tb.TempDir(), "chainquery.db"))
+	return mustOpenPath(tb, filepath.Join(tb.TempDir(), "chainquery.db"))
+}
+
+// mustOpenPath opens the database at path, closed when the test ends.
+func mustOpenPath(tb testing.TB, path string) *sqlite.DB {
+	tb.Helper()
+	db, err := sqlite.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}

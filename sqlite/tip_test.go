@@ -18,19 +18,7 @@ import (
 // answer must come without a query.
 func TestLatestBlockBetweenCommits(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "chainquery.db")
-	open := func() *sqlite.DB {
-		db, err := sqlite.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := db.Close(); err != nil {
-				t.Error(err)
-			}
-		})
-		return db
-	}
-	writer, server := open(), open()
+	writer, server := mustOpenPath(t, path), mustOpenPath(t, path)
 	storetest.Load(t, writer)
 	ctx := context.Background()
 
@@ -97,16 +85,7 @@ func TestLatestBlockBetweenCommits(t *testing.T) {
 // older than the last commit that had returned before the read began.
 func TestLatestBlockRacingCommits(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "chainquery.db")
-	writer, err := sqlite.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer writer.Close()
-	server, err := sqlite.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
+	writer, server := mustOpenPath(t, path), mustOpenPath(t, path)
 	ctx := context.Background()
 	block := func(n uint64) *chainquery.BlockData {
 		d := storetest.Blocks()[chainquery.Polygon][1] // the empty block
