@@ -135,11 +135,14 @@ func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int
 	if f.Offset >= count {
 		return []*Trace{}, count, nil
 	}
-	if err := s.skipOffset(ctx, tx, p); err != nil {
+	narrowed, err := s.skipOffset(ctx, tx, p)
+	if err != nil {
 		return nil, 0, err
 	}
-	if err := s.narrowWalks(ctx, tx, p); err != nil {
-		return nil, 0, err
+	if !narrowed {
+		if err := s.narrowWalks(ctx, tx, p); err != nil {
+			return nil, 0, err
+		}
 	}
 	var t Trace
 	q, args := s.SQL.TracePage(p)

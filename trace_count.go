@@ -224,11 +224,15 @@ var errFound = errors.New("offset reached")
 // skips, as far as whole buckets and (without addresses) whole blocks
 // allow, and lowers the offset to match: the page then walks at most a
 // bucket's matches of its addresses, or a block's traces, before its rows.
-func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan) error {
+// Where the store narrows its walks (StoreSQL.NarrowWalks) and the offset
+// ends in a whole bucket, the same read of the buckets goes on to end the
+// range where narrowWalks would, and narrowed reports it: the page needs
+// no second read of trace_counts.
+func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan) (narrowed bool, err error) {
 	const b = TraceCountBlocks
 	all := len(p.Walk) == 0
 	if p.Page.Offset == 0 || len(p.Also) > 0 {
-		return nil
+		return false, nil
 	}
 	// skipBlocks skips whole blocks from lo to hi by their trace counts.
 	skipBlocks := func(lo, hi int64) (bool, error) {
@@ -250,50 +254,65 @@ func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan) err
 	if !p.Bucketed() {
 		if all {
 			_, err := skipBlocks(p.Lo, p.Hi)
-			return err
+			return false, err
 		}
-		return nil
+		return false, nil
 	}
 	// The matches before the first whole bucket.
 	before, err := s.countTraces(ctx, tx, p.over(p.Lo, p.FirstBucket*b-1))
 	if err != nil {
-		return err
+		return false, err
 	}
 	if p.Page.Offset < before {
 		if all {
 			_, err := skipBlocks(p.Lo, p.FirstBucket*b-1)
-			return err
+			return false, err
 		}
-		return nil
+		return false, nil
 	}
 	p.Page.Offset -= before
+	narrow := s.SQL.NarrowWalks && !all
+	start, need := int64(-1), int64(0) // the offset's bucket; the matches the page needs from there
 	var bucket, n int64
 	query, args := s.SQL.TraceBuckets(p)
 	err = tx.Query(ctx, query, args, []any{&bucket, &n}, func() error {
-		if int64(p.Page.Offset) < n {
+		if start < 0 {
+			if int64(p.Page.Offset) >= n {
+				p.Page.Offset -= int(n)
+				return nil
+			}
+			start = bucket
+			if !narrow {
+				return errFound
+			}
+			need = int64(p.Page.Offset + p.Page.Limit)
+		}
+		if need -= n; need <= 0 { // narrowWalks' rule, from the offset's bucket on
 			return errFound
 		}
-		p.Page.Offset -= int(n)
 		return nil
 	})
-	if errors.Is(err, errFound) {
-		p.Lo = bucket * b
+	if err != nil && !errors.Is(err, errFound) {
+		return false, err
+	}
+	if start >= 0 {
+		p.Lo = start * b
 		if all {
 			_, err := skipBlocks(p.Lo, p.Lo+b-1)
-			return err
+			return false, err
 		}
-		return nil
-	}
-	if err != nil {
-		return err
+		if narrow && err != nil { // errFound: the page ends in bucket
+			*p = *p.over(p.Lo, min(p.Hi, bucket*b+b-1))
+		}
+		return narrow, nil
 	}
 	// Past the last whole bucket: the page lies in the partial one after.
 	p.Lo = (p.LastBucket + 1) * b
 	if all {
 		_, err := skipBlocks(p.Lo, p.Hi)
-		return err
+		return false, err
 	}
-	return nil
+	return false, nil
 }
 
 // narrowWalks ends the range of the plan's address walks at the end of the
@@ -302,7 +321,8 @@ func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan) err
 // the range up to there are at least those, so the page lies inside it. The
 // matches of a partial first bucket are left out of the sum, which only
 // makes the range longer. A from+to filter is not narrowed: trace_counts
-// has no counts of the pair.
+// has no counts of the pair. FindTraces skips it when skipOffset has
+// already narrowed the range in its own read of the buckets.
 func (s *SQLStore) narrowWalks(ctx context.Context, tx StoreTx, p *TracePlan) error {
 	if !s.SQL.NarrowWalks || len(p.Walk) == 0 || len(p.Also) > 0 {
 		return nil
