@@ -48,6 +48,14 @@ func appendAddressOrNull(dst []byte, a *chainquery.Address) []byte {
 	return appendQuotedHex(dst, a[:])
 }
 
+// appendStringOrNull writes s as a JSON string, or null when it is nil.
+func appendStringOrNull(dst []byte, s *string) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return appendString(dst, *s)
+}
+
 // appendBigOrNull appends v as a JSON number, as (*big.Int).MarshalJSON
 // does, or null when nil.
 func appendBigOrNull(dst []byte, v *big.Int) []byte {

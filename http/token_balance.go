@@ -57,13 +57,6 @@ func (b *tokenBalanceJSON) appendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-func appendStringOrNull(dst []byte, s *string) []byte {
-	if s == nil {
-		return append(dst, "null"...)
-	}
-	return appendString(dst, *s)
-}
-
 // handleTokenBalance serves GET
 // /api/v1/customer/solana/token-balances/token-account/{token_account}.
 func (s *Server) handleTokenBalance(w http.ResponseWriter, r *http.Request) error {
