@@ -3,7 +3,6 @@ package evm
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,24 +117,17 @@ func TestFastPathsPolychain(t *testing.T) {
 }
 
 // TestFastPathsFixtures compares both paths on every real node answer of
-// ../shared/testdata/evm, each given to every decoder (most are errors:
-// the errors must be the same too).
+// testdata/evm, each given to every decoder (most are errors: the errors
+// must be the same too).
 func TestFastPathsFixtures(t *testing.T) {
-	dir := testenv.SharedTestdata(t, "evm")
-	paths, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no fixtures in %s (%v)", dir, err)
-	}
+	paths := testenv.GlobTestdata(t, filepath.Join("evm", "*", "*.json"))
 	type fixture struct {
 		chain chainquery.Chain
 		data  []byte
 	}
 	var blocks, answers []fixture
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := testenv.ReadTestdata(t, p)
 		fx := fixture{chainquery.Chain(filepath.Base(filepath.Dir(p))), fixtureResult(data)}
 		answers = append(answers, fx)
 		if strings.Contains(filepath.Base(p), "_full__") || strings.Contains(filepath.Base(p), "eth_getBlockByHash") {

@@ -3,7 +3,6 @@ package evm_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,26 +12,17 @@ import (
 	"github.com/chainquery/chainquery/internal/testenv"
 )
 
-// tdDir returns the directory of the real mainnet responses,
-// ../shared/testdata/evm beside the repository (see its SOURCES.md). Tests
-// read them in place; they are never copied into the repo. Without them the
-// test skips, or fails in CI, as the Solana tests do.
-func tdDir(t testing.TB) string {
-	t.Helper()
-	return testenv.SharedTestdata(t, "evm")
-}
+// The real mainnet responses are in the repository's testdata/evm (see its
+// SOURCES.md), named here relative to that folder by their plain names:
+// testenv reads the gzipped copy of the large ones.
 
-// tdResult reads a fixture (path relative to tdDir) and returns the RPC
+// tdResult reads a fixture (path relative to testdata/evm) and returns the RPC
 // result in it, whichever of the three shapes the file has: a JSON-RPC
 // envelope {"jsonrpc", "id", "result"}, a recorded call {"method",
 // "params", "result"}, or the bare result.
 func tdResult(t testing.TB, name string) json.RawMessage {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(tdDir(t), name))
-	if err != nil {
-		t.Fatalf("fixture: %v", err)
-	}
-	data = bytes.TrimSpace(data)
+	data := bytes.TrimSpace(testenv.ReadTestdata(t, "evm", name))
 	if len(data) == 0 || data[0] != '{' {
 		return data
 	}
@@ -85,18 +75,14 @@ func tdArray(t testing.TB, names ...string) json.RawMessage {
 	return out
 }
 
-// tdGlob lists fixtures matching pattern (relative to tdDir), failing when
-// none match so that a moved directory cannot make a test pass vacuously.
+// tdGlob lists fixtures matching pattern (relative to testdata/evm), failing
+// when none match so that a moved directory cannot make a test pass
+// vacuously.
 func tdGlob(t testing.TB, pattern string) []string {
 	t.Helper()
-	dir := tdDir(t)
-	paths, err := filepath.Glob(filepath.Join(dir, pattern))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no fixtures match %s (%v)", pattern, err)
-	}
-	names := make([]string, len(paths))
-	for i, p := range paths {
-		names[i], _ = filepath.Rel(dir, p)
+	names := testenv.GlobTestdata(t, filepath.Join("evm", pattern))
+	for i, n := range names {
+		names[i], _ = filepath.Rel("evm", n)
 	}
 	return names
 }

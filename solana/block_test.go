@@ -1,10 +1,8 @@
 package solana_test
 
 import (
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/solana"
+	"github.com/chainquery/chainquery/solana/solanatest"
 )
 
 // want is a change as the test recomputes it, in text form.
@@ -169,40 +168,12 @@ func TestChangesBlocks(t *testing.T) {
 		{"mainnet_getBlock_110360000.full.json.gz", 110360000, 20},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			raw := readBlock(t, tc.file)
+			raw := solanatest.ReadBlock(t, tc.file)
 			if got := check(t, raw, tc.slot); len(got) < tc.min {
 				t.Fatalf("only %d changes", len(got))
 			}
 		})
 	}
-}
-
-// readBlock returns a getBlock result of the fixtures, unwrapped from its
-// JSON-RPC response and gunzipped where need be.
-func readBlock(t testing.TB, name string) []byte {
-	t.Helper()
-	f, err := os.Open(testdata(t, "getBlock", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if filepath.Ext(name) == ".gz" {
-		if r, err = gzip.NewReader(f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var resp struct {
-		Result json.RawMessage `json:"result"`
-	}
-	if json.Unmarshal(raw, &resp) == nil && len(resp.Result) > 0 {
-		return resp.Result
-	}
-	return raw
 }
 
 // synthetic builds a block of transactions from (err, pre, post) triples

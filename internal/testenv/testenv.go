@@ -1,5 +1,6 @@
-// Package testenv checks what tests need from outside the repository: the
-// shared test data read in place, and the PostgreSQL servers of scripts/pg.
+// Package testenv gives tests what they need beyond their own package: the
+// recorded chain data in the repository's testdata/ folder (testdata.go), and
+// the PostgreSQL servers of scripts/pg, which come from outside.
 //
 // A missing prerequisite skips the test on a developer's machine, where not
 // everything may be set up, but fails it when the environment variable CI is
@@ -12,17 +13,12 @@ package testenv
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
 // EnvCI is the environment variable that turns a missing prerequisite from a
 // skip into a failure. .ci/run sets it.
 const EnvCI = "CI"
-
-// EnvTestdata names the shared test data directory (the one holding evm/
-// and solana/), overriding the search of SharedTestdata.
-const EnvTestdata = "CHAINQUERY_TESTDATA"
 
 // Environment variables of the PostgreSQL tests, set by scripts/pg.
 const (
@@ -63,44 +59,4 @@ func Env(tb testing.TB, name, how string) string {
 func Postgres(tb testing.TB, name string) string {
 	tb.Helper()
 	return Env(tb, name, "run PostgreSQL tests through scripts/pg, e.g. scripts/pg run go test ./...")
-}
-
-// SharedTestdata returns the path of parts inside the shared test data, the
-// real chain answers that tests read in place and never copy into the
-// repository: EnvTestdata when set, else the first shared/testdata found in
-// the working directory or one of its parents (the repository's
-// ../shared/testdata, since go test runs in the package's directory). A
-// missing directory goes through Require. A file missing inside it is not a
-// missing prerequisite but broken data: the caller's read of it fails.
-func SharedTestdata(tb testing.TB, parts ...string) string {
-	tb.Helper()
-	dir, err := findTestdata()
-	Require(tb, err == nil, "shared test data not found: %v; put it at ../shared/testdata beside the repository or set %s to its path", err, EnvTestdata)
-	return filepath.Join(append([]string{dir}, parts...)...)
-}
-
-func findTestdata() (string, error) {
-	if dir := os.Getenv(EnvTestdata); dir != "" {
-		if !isDir(dir) {
-			return "", fmt.Errorf("%s=%s is not a directory", EnvTestdata, dir)
-		}
-		return dir, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if c := filepath.Join(d, "shared", "testdata"); isDir(c) {
-			return c, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no shared/testdata in %s or any parent", wd)
-		}
-	}
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }

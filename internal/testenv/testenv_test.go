@@ -3,7 +3,6 @@ package testenv_test
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,20 +36,17 @@ func TestMissing(t *testing.T) {
 		{"EnvCI", "env", "true", "FAIL", []string{unsetEnv + " is not set: export it"}},
 		{"EnvLocal", "env", "", "SKIP", []string{unsetEnv + " is not set: export it"}},
 		{"PostgresCI", "postgres", "1", "FAIL", []string{testenv.PostgresAdmin + " is not set", "scripts/pg"}},
-		{"TestdataCI", "testdata", "1", "FAIL", []string{"shared test data not found", testenv.EnvTestdata}},
-		{"TestdataLocal", "testdata", "", "SKIP", []string{"shared test data not found"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestMissing$", "-test.v", "-test.count=1")
 			cmd.Env = []string{
 				childEnv + "=" + tt.mode,
 				testenv.EnvCI + "=" + tt.ci,
-				testenv.EnvTestdata + "=" + filepath.Join(t.TempDir(), "absent"),
 			}
 			for _, kv := range os.Environ() {
 				name, _, _ := strings.Cut(kv, "=")
 				switch name {
-				case childEnv, testenv.EnvCI, testenv.EnvTestdata, unsetEnv, testenv.PostgresAdmin:
+				case childEnv, testenv.EnvCI, unsetEnv, testenv.PostgresAdmin:
 				default:
 					cmd.Env = append(cmd.Env, kv)
 				}
@@ -88,41 +84,8 @@ func child(t *testing.T, mode string) {
 		testenv.Env(t, unsetEnv, "export it")
 	case "postgres":
 		testenv.Postgres(t, testenv.PostgresAdmin)
-	case "testdata":
-		testenv.SharedTestdata(t, "evm")
 	default:
 		t.Fatalf("unknown mode %q", mode)
 	}
 	t.Log("continued")
-}
-
-// TestSharedTestdata finds shared/testdata in a parent of the working
-// directory, and takes the override instead when it is set.
-func TestSharedTestdata(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := filepath.Join(root, "shared", "testdata")
-	repo := filepath.Join(root, "main", "pkg")
-	for _, d := range []string{data, repo} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Chdir(repo)
-
-	t.Run("OK", func(t *testing.T) {
-		t.Setenv(testenv.EnvTestdata, "")
-		if got, want := testenv.SharedTestdata(t, "evm", "x.json"), filepath.Join(data, "evm", "x.json"); got != want {
-			t.Errorf("got %s, want %s", got, want)
-		}
-	})
-	t.Run("Override", func(t *testing.T) {
-		other := t.TempDir()
-		t.Setenv(testenv.EnvTestdata, other)
-		if got, want := testenv.SharedTestdata(t, "solana"), filepath.Join(other, "solana"); got != want {
-			t.Errorf("got %s, want %s", got, want)
-		}
-	})
 }

@@ -5,15 +5,12 @@ package solanatest
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -238,17 +235,11 @@ func (s *Server) answer(q request) (json.RawMessage, string) {
 	return nil, "method not found: " + q.Method
 }
 
-// Testdata returns the path of a file of the shared Solana test data:
-// CHAINQUERY_SOLANA_TESTDATA when set, else shared/testdata/solana (see
-// testenv.SharedTestdata). Missing data skip tb, or fail it in CI.
+// Testdata returns the path of a file of the repository's Solana test data,
+// testdata/solana (see its SOURCES.md).
 func Testdata(tb testing.TB, parts ...string) string {
 	tb.Helper()
-	if dir := os.Getenv("CHAINQUERY_SOLANA_TESTDATA"); dir != "" {
-		fi, err := os.Stat(dir)
-		testenv.Require(tb, err == nil && fi.IsDir(), "CHAINQUERY_SOLANA_TESTDATA=%s is not a directory: point it at the Solana test data or unset it", dir)
-		return filepath.Join(append([]string{dir}, parts...)...)
-	}
-	return testenv.SharedTestdata(tb, append([]string{"solana"}, parts...)...)
+	return testenv.Testdata(tb, append([]string{"solana"}, parts...)...)
 }
 
 // FullBlocks are the two complete mainnet blocks of the test data.
@@ -264,21 +255,7 @@ var FullBlocks = []struct {
 // gunzipped and unwrapped from its JSON-RPC response where need be.
 func ReadBlock(tb testing.TB, name string) json.RawMessage {
 	tb.Helper()
-	f, err := os.Open(Testdata(tb, "getBlock", name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if filepath.Ext(name) == ".gz" {
-		if r, err = gzip.NewReader(f); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	raw := testenv.ReadTestdata(tb, "solana", "getBlock", name)
 	var resp struct {
 		Result json.RawMessage `json:"result"`
 	}
