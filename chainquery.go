@@ -85,7 +85,7 @@ var Endpoints = []Endpoint{
 }
 
 // Chains returns the values of the path parameter chain that the endpoint
-// accepts (interface.md, "Allowed values of chain").
+// accepts (docs/api.md, "Endpoints at a glance").
 func (e Endpoint) Chains() []Chain {
 	switch e {
 	case EndpointFilterTraces, EndpointGetBlock:

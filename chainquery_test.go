@@ -10,7 +10,7 @@ import (
 )
 
 func TestCompareTraceAddress(t *testing.T) {
-	// The order decisions.md §2 spells out, each strictly before the next.
+	// The order docs/api.md gives (Filter Traces, "Order"), each strictly before the next.
 	order := []string{"", "0", "0.1", "0.2", "0.10", "0.10.0", "1", "2", "10"}
 	for i := range order {
 		for j := range order {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Response datetime shapes (decisions.md §7): UTC, no zone designator.
+// Response datetime shapes (docs/api.md, "Response values"): UTC, no zone designator.
 const (
 	DatetimeLayout        = "2006-01-02T15:04:05"
 	BalanceDatetimeLayout = "2006-01-02 15:04:05.000"
@@ -32,11 +32,11 @@ func ParseDatetime(param, s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// rfc3339 admits only the shapes decisions.md §7 names; time.Parse alone
+// rfc3339 admits only the shapes docs/api.md names ("Request values"); time.Parse alone
 // would also take a lowercase t or z and zone offsets up to 99:99.
 var rfc3339 = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$`)
 
-// snapshotGrid is the datetime_filter rule of interface.md.
+// snapshotGrid is the datetime_filter rule of Token Balance by Account (docs/api.md).
 var snapshotGrid = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:(00|10|20|30|40|50):00(Z|[+-]\d{2}:\d{2})$`)
 
 // SnapshotLag is how far behind the current time a balance snapshot must be.

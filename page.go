@@ -2,7 +2,7 @@ package chainquery
 
 import "strconv"
 
-// Limits of list endpoints (interface.md, Limits).
+// Limits of list endpoints (docs/api.md, "Lists and paging").
 const (
 	DefaultLimit = 10
 	MaxLimit     = 50

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Trace types and call types as the API names them (decisions.md §3).
+// Trace types and call types as the API names them (docs/api.md, Filter Traces).
 const (
 	TraceCall    = "call"
 	TraceCreate  = "create"
@@ -49,7 +49,7 @@ type Trace struct {
 }
 
 // GasRefund is the gas the call returned unused: gas - gas_used, never
-// below zero (decisions.md §3).
+// below zero (docs/api.md, Filter Traces).
 func (t *Trace) GasRefund() uint64 {
 	if t.GasUsed > t.Gas {
 		return 0
@@ -109,7 +109,7 @@ func CompareTraceAddress(a, b []int) int {
 }
 
 // MaxBlockRange is the most blocks one Filter Traces block range may hold:
-// both ends are inclusive, so to_block - from_block <= 99 (decisions.md §3).
+// both ends are inclusive, so to_block - from_block <= 99 (docs/api.md, Filter Traces).
 const MaxBlockRange = 100
 
 // MaxFilterAddresses is the most addresses each of from_address and
@@ -135,8 +135,7 @@ type TraceFilter struct {
 	Page
 }
 
-// Validate checks the Filter Traces rules of interface.md and decisions.md
-// §3 and returns EINVALID with a message naming the broken rule.
+// Validate checks the Filter Traces rules of docs/api.md and returns EINVALID with a message naming the broken rule.
 func (f *TraceFilter) Validate() error {
 	hasBlocks := f.FromBlock != nil || f.ToBlock != nil
 	hasTimes := f.FromTime != nil || f.ToTime != nil

@@ -54,7 +54,7 @@ func (x *traceTxIndex) resolve(hash chainquery.Hash, hasHash bool, pos int) (cha
 }
 
 // callTypeOf maps the call kinds of both node families to the API's
-// call_type (decisions.md §3): callcode is reported as call, create2 as
+// call_type (docs/api.md, Filter Traces): callcode is reported as call, create2 as
 // create, and anything unknown as call.
 func callTypeOf(kind string) (traceType, callType string) {
 	switch strings.ToLower(kind) {

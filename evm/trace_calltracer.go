@@ -40,7 +40,7 @@ type callElement struct {
 // with {"tracer": "callTracer"} (geth, Bor) into d.Traces, replacing what was
 // there. Each frame tree is flattened depth-first pre-order with
 // trace_address and subtraces as trace_block gives them, and types mapped as
-// decisions.md §3 says: CALLCODE is call, CREATE2 is create, SELFDESTRUCT
+// the API says (docs/api.md, Filter Traces): CALLCODE is call, CREATE2 is create, SELFDESTRUCT
 // (SUICIDE in old tracers) is suicide with call_type call, from the
 // destroyed contract to the beneficiary with the balance as value.
 //

@@ -65,7 +65,7 @@ type parityResult struct {
 // elements wrap the same Parity-format traces per transaction.
 //
 // Block-reward traces and any other trace without a transaction are not
-// served, so they are skipped. Types and call types follow decisions.md §3.
+// served, so they are skipped. Types and call types follow the API (docs/api.md, Filter Traces).
 // When d holds transactions, every trace must name one of them at its
 // index, and every trace must name d's block; otherwise (traces of another
 // fork, or a truncated answer) it is an error and d is unchanged.
@@ -209,7 +209,7 @@ func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes) (*chain
 	}
 	if result != nil {
 		// An errored frame has no result, hence no gas used: it is stored
-		// as 0 (decisions.md §3), which is where Parity and geth differ.
+		// as 0 (docs/api.md, Filter Traces), which is where Parity and geth differ.
 		t.GasUsed = r.uint("gasUsed", result.GasUsed)
 	}
 	finishTrace(t)

@@ -74,7 +74,7 @@ func (a *blockAnswer) appendJSON(dst []byte) []byte {
 }
 
 // appendTransaction appends a transaction of a block with
-// full_transactions=true, fields in the order of decisions.md §5.
+// full_transactions=true, fields in the order docs/api.md lists (Get Block).
 func appendTransaction(dst []byte, t *chainquery.Transaction) []byte {
 	dst = appendTxHead(dst, t.BlockNumber, t.Timestamp, &t.Hash, t.Index)
 	dst = append(dst, `,"from_address":`...)
@@ -111,7 +111,7 @@ func appendTransaction(dst []byte, t *chainquery.Transaction) []byte {
 }
 
 // requiredBlockNumber parses the block_number query parameter of Get Block
-// and Get Block Receipts, where it is required (decisions.md §4).
+// and Get Block Receipts, where it is required (docs/api.md).
 func requiredBlockNumber(q url.Values) (uint64, error) {
 	if !q.Has("block_number") {
 		return 0, chainquery.Errorf(chainquery.EINVALID, "block_number is required")

@@ -136,7 +136,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 func (c *countingReader) Close() error { return c.r.Close() }
 
-// Detail texts of authentication failures (decisions.md §4).
+// Detail texts of authentication failures (docs/api.md, "Authentication").
 const (
 	detailUnauthorized = "Invalid or missing API key"
 	detailForbidden    = "API key is not enabled for this endpoint"

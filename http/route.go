@@ -20,7 +20,7 @@ type route struct {
 	deep     bool      // its answers may be deep, and so kept in the answer cache
 }
 
-// Paths of the API, exactly as interface.md spells them.
+// Paths of the API, as docs/api.md spells them.
 const (
 	pathFilterTraces    = "/api/v1/customer/{chain}/traces/filter"
 	pathTransactionLogs = "/api/v1/customer/{chain}/transactions/{transaction_hash}/logs"
