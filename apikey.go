@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"math"
 	"slices"
 	"time"
 )
@@ -16,7 +17,43 @@ type APIKey struct {
 	Name      string
 	Hash      [32]byte
 	Endpoints []Endpoint
+	Limits    KeyLimits
 	CreatedAt time.Time
+}
+
+// KeyLimits are what one key may take of the service, beyond which endpoints
+// it may call. A zero field takes the server's default for every key (serve's
+// flags); a set field overrides it for this key alone.
+//
+// Requests are limited two ways, because counting requests alone lets one
+// expensive request a second through as freely as one cheap one: Rate and
+// Burst pace the requests, CostRate and CostBurst pace the work they cause.
+// A request's cost is the time it held the store, in milliseconds (a cached
+// answer costs nothing); a key whose cost budget is spent gets 429 until it
+// refills. Concurrency bounds how many of the key's requests use the store
+// at once, so that no key holds all of it.
+type KeyLimits struct {
+	Rate        float64 // requests per second
+	Burst       int     // requests at once before Rate paces them
+	CostRate    float64 // cost units (ms of store time) refilled per second
+	CostBurst   float64 // cost units the budget holds when full
+	Concurrency int     // requests in the store at once
+}
+
+// Validate returns EINVALID when a limit is negative or not a number.
+func (l KeyLimits) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"rate", l.Rate}, {"burst", float64(l.Burst)}, {"cost rate", l.CostRate},
+		{"cost burst", l.CostBurst}, {"concurrency", float64(l.Concurrency)},
+	} {
+		if !(f.v >= 0) || math.IsInf(f.v, 1) {
+			return Errorf(EINVALID, "the %s limit must be a finite number of at least 0 (0: the server's default)", f.name)
+		}
+	}
+	return nil
 }
 
 // Allows reports whether the key is enabled for endpoint e; for
