@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -28,7 +29,8 @@ const pathDocs = "/docs"
 // docsCSP is the Content-Security-Policy of the page and its assets: every
 // kind of fetch is limited to this server ('self'), and data: only for the
 // images Swagger UI's stylesheet inlines, so that the browser itself refuses
-// any request to another origin. Scripts are files, never inline.
+// any request to another origin. Scripts are files, never inline: the
+// OpenAPI document in the page is a JSON data block, which runs nothing.
 const docsCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
@@ -39,6 +41,9 @@ const docsAssetsCacheControl = "public, max-age=31536000, immutable"
 
 // docsPage is the HTML of /docs; Assets is the versioned assets path,
 // relative to /docs so that a path prefix in front of the API keeps working.
+// Spec is the OpenAPI document, as /openapi.json serves it, in a data block
+// that docs.js hands to Swagger UI: the operations are listed by the page's
+// load event, without a request for the document after the page's own.
 var docsPage = template.Must(template.New("docs").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -50,6 +55,7 @@ var docsPage = template.Must(template.New("docs").Parse(`<!DOCTYPE html>
 </head>
 <body>
 <div id="swagger-ui"></div>
+<script type="application/json" id="openapi-document">{{.Spec}}</script>
 <script src="{{.Assets}}/swagger-ui-bundle.js"></script>
 <script src="{{.Assets}}/docs.js"></script>
 </body>
@@ -63,9 +69,8 @@ type docsAsset struct {
 	contentType string
 }
 
-// docsBundle is what the docs routes serve, built once per process.
+// docsBundle is the assets the docs routes serve, read once per process.
 type docsBundle struct {
-	page   []byte
 	prefix string // the assets path, /docs/assets/HASH
 	assets []*docsAsset
 }
@@ -90,14 +95,23 @@ var loadDocs = sync.OnceValue(func() *docsBundle {
 	if err != nil {
 		panic("docs: " + err.Error()) // embedded files; any test that builds a Server finds this
 	}
-	b := &docsBundle{prefix: pathDocs + "/assets/" + hex.EncodeToString(h.Sum(nil))[:16], assets: assets}
-	var page bytes.Buffer
-	if err := docsPage.Execute(&page, struct{ Assets string }{strings.TrimPrefix(b.prefix, "/")}); err != nil {
-		panic("docs: " + err.Error())
-	}
-	b.page = page.Bytes()
-	return b
+	return &docsBundle{prefix: pathDocs + "/assets/" + hex.EncodeToString(h.Sum(nil))[:16], assets: assets}
 })
+
+// docsPageFor returns the HTML of /docs with spec, the OpenAPI document, in
+// it. The document's strings are escaped for HTML (json.HTMLEscape), so that
+// none can end the data block early; JSON.parse reads them back unchanged.
+func docsPageFor(b *docsBundle, spec []byte) []byte {
+	var escaped, page bytes.Buffer
+	json.HTMLEscape(&escaped, spec)
+	if err := docsPage.Execute(&page, struct {
+		Assets string
+		Spec   template.JS
+	}{strings.TrimPrefix(b.prefix, "/"), template.JS(escaped.String())}); err != nil {
+		panic("docs: " + err.Error()) // a constant template; any test that builds a Server finds this
+	}
+	return page.Bytes()
+}
 
 // docsContentType is the Content-Type of an asset, by its name: explicit,
 // since mime.TypeByExtension depends on the machine's mime tables and
@@ -114,12 +128,14 @@ func docsContentType(name string) string {
 	return "text/plain; charset=utf-8" // LICENSE, NOTICE, VERSION, *.LICENSE.txt
 }
 
-// docsRoutes are the routes of the docs page and of each of its assets. Like
+// docsRoutes are the routes of the docs page and of each of its assets; it
+// needs s.openapi built. Like
 // /metrics they are not in the route table, so the OpenAPI document leaves
 // them out, and they need no key: the page is public, and the operations it
 // tries send the key the reader types into Authorize.
 func (s *Server) docsRoutes() []route {
 	b := loadDocs()
+	page := docsPageFor(b, s.openapi)
 	routes := []route{{
 		method:  http.MethodGet,
 		pattern: pathDocs,
@@ -128,9 +144,9 @@ func (s *Server) docsRoutes() []route {
 			setDocsHeaders(h)
 			h.Set("Content-Type", "text/html; charset=utf-8")
 			h.Set("Cache-Control", "no-cache") // a new binary names new assets
-			h.Set("Content-Length", strconv.Itoa(len(b.page)))
+			h.Set("Content-Length", strconv.Itoa(len(page)))
 			w.WriteHeader(http.StatusOK)
-			w.Write(b.page) // a failed write means the client left
+			w.Write(page) // a failed write means the client left
 			return nil
 		},
 	}}

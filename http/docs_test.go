@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	cqhttp "github.com/chainquery/chainquery/http"
 	"github.com/chainquery/chainquery/internal/testenv"
 )
 
@@ -30,15 +31,29 @@ func TestDocs(t *testing.T) {
 		"Cache-Control": "no-cache",
 	})
 	checkDocsCSP(t, "/docs", page.Header.Get("Content-Security-Policy"))
-	// Scripts are files: the policy forbids inline ones.
+	// Scripts are files: the policy forbids inline ones. The one element
+	// with content is the OpenAPI document, a JSON data block that runs
+	// nothing: /openapi.json's bytes, so that the page renders it without
+	// fetching it.
 	scripts := regexp.MustCompile(`(?s)<script([^>]*)>(.*?)</script>`).FindAllStringSubmatch(string(page.Body), -1)
 	if len(scripts) == 0 || strings.Count(string(page.Body), "<script") != len(scripts) {
-		t.Errorf("the page's scripts are not all closed <script src> elements:\n%s", page.Body)
+		t.Errorf("the page's scripts are not all closed <script> elements:\n%.2000s", page.Body)
 	}
+	blocks := 0
 	for _, m := range scripts {
-		if !strings.Contains(m[1], "src=") || strings.TrimSpace(m[2]) != "" {
-			t.Errorf("inline script in /docs: <script%s>%s</script>", m[1], m[2])
+		if m[1] == ` type="application/json" id="openapi-document"` {
+			blocks++
+			if doc := getPublic(t, s, "/openapi.json").Body; m[2] != string(doc) {
+				t.Errorf("the page's document is not /openapi.json's:\n%.300s\nwant\n%.300s", m[2], doc)
+			}
+			continue
 		}
+		if !strings.Contains(m[1], "src=") || strings.TrimSpace(m[2]) != "" {
+			t.Errorf("inline script in /docs: <script%s>%.300s</script>", m[1], m[2])
+		}
+	}
+	if blocks != 1 {
+		t.Errorf("the page has %d data blocks with the OpenAPI document, want 1", blocks)
 	}
 
 	refs := regexp.MustCompile(`(?:src|href)="([^"]+)"`).FindAllStringSubmatch(string(page.Body), -1)
@@ -105,6 +120,14 @@ func TestDocs(t *testing.T) {
 		t.Errorf("securitySchemes.apikey = %v, want an apiKey in the apikey header", got)
 	}
 
+	t.Run("DocumentEscaped", func(t *testing.T) {
+		// No string of the document can end its data block; JSON.parse
+		// reads the escapes back as the characters.
+		page := string(cqhttp.DocsPage([]byte(`{"description":"</script><script>alert(1)</script> & more"}`)))
+		if strings.Count(page, "</script>") != 3 || !strings.Contains(page, `"\u003c/script\u003e\u003cscript\u003ealert(1)\u003c/script\u003e \u0026 more"`) {
+			t.Errorf("the document is not escaped in the page:\n%s", page)
+		}
+	})
 	t.Run("ErrNotFound", func(t *testing.T) {
 		for _, p := range []string{"/docs/", "/docs/assets/0000000000000000/swagger-ui.css", prefix + "/index.html", prefix + "/README.md"} {
 			if resp := getPublic(t, s, p); resp.Status != http.StatusNotFound || !json.Valid(resp.Body) {

@@ -43,3 +43,6 @@ func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s)
 type TokenBalanceJSON = tokenBalanceJSON
 
 func AppendTokenBalanceJSON(dst []byte, b *TokenBalanceJSON) []byte { return b.appendJSON(dst) }
+
+// DocsPage returns the /docs page with spec as its OpenAPI document.
+func DocsPage(spec []byte) []byte { return docsPageFor(loadDocs(), spec) }

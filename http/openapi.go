@@ -134,8 +134,9 @@ var (
 		id:      "getReady",
 		summary: "Readiness check",
 		description: "Answers 200 when the server can serve: its database answers and has applied every migration of " +
-			"this version, and, where serve is configured so (--ready-max-lag), each chain it follows is no further " +
-			"behind its node than allowed. Otherwise 503 with a detail naming what is not ready. Needs no API key.",
+			"this version, each chain it follows (serve --config) has a stored block, and, where serve is configured so " +
+			"(--ready-max-lag), each is no further behind its node than allowed. Otherwise 503 with a detail naming what " +
+			"is not ready, such as a followed chain with no block yet and its follower's last error. Needs no API key.",
 		response:    "Ready",
 		unavailable: true,
 	}

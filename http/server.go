@@ -82,6 +82,20 @@ type Config struct {
 	// has: GET /api/v1/customer/status adds it and the lag behind it to the
 	// chain's indexed range. Nil: no chain is followed.
 	NodeHeads func() map[chainquery.Chain]uint64
+
+	// FollowErrors returns, for each chain this process follows that has
+	// failed at least once, the follower's last error: the status endpoint
+	// shows it, so that a follower which never reached its node says why.
+	// Nil: no follower has failed.
+	FollowErrors func() map[chainquery.Chain]FollowError
+}
+
+// FollowError is the last failure of a chain's follower (Config.FollowErrors):
+// most often its node's (unreachable, refusing, another chain), sometimes the
+// store's.
+type FollowError struct {
+	Text string    // the error's text, with the node's URL redacted
+	Time time.Time // when it failed
 }
 
 // DefaultTraceHistoryStart is the trace history of the interface ("traces
@@ -115,6 +129,7 @@ type Server struct {
 	serveMetrics bool // GET /metrics is routed
 	ready        func(ctx context.Context) error
 	nodeHeads    func() map[chainquery.Chain]uint64
+	followErrors func() map[chainquery.Chain]FollowError
 	tips         tips         // per chain with confirmations: its latest block, as last read
 	answers      *answerCache // nil: no answer cache
 
@@ -138,6 +153,7 @@ func NewServer(cfg Config) *Server {
 		serveMetrics: cfg.Metrics,
 		ready:        cfg.Ready,
 		nodeHeads:    cfg.NodeHeads,
+		followErrors: cfg.FollowErrors,
 		tips:         newTips(cfg.Confirmations),
 		answers:      newAnswerCache(cfg.AnswerCacheBytes),
 	}

@@ -19,7 +19,8 @@ type statusBody struct {
 
 // chainStatusBody is one EVM chain of statusBody. The fields of what is
 // stored are null when nothing is; those of the node are null unless this
-// process follows the chain and has heard from its node.
+// process follows the chain and has heard from its node; those of the
+// follower are null unless it follows the chain.
 type chainStatusBody struct {
 	Chain           chainquery.Chain `json:"chain"`
 	FirstBlock      *uint64          `json:"first_block"`
@@ -32,7 +33,18 @@ type chainStatusBody struct {
 	NodeHead        *uint64          `json:"node_head"`
 	LagBlocks       *uint64          `json:"lag_blocks"`
 	LagSeconds      *float64         `json:"lag_seconds"`
+	FollowState     *string          `json:"follow_state"`
+	FollowError     *string          `json:"follow_error"`
+	FollowErrorTime *string          `json:"follow_error_time"`
 }
+
+// The follow_state of a followed chain: the first two say why a server that
+// follows a chain is not ready yet (/readyz).
+const (
+	followNotStarted = "not_started"  // the follower has not heard from the node yet
+	followNoBlockYet = "no_block_yet" // it has, but no block of the chain is stored yet
+	followFollowing  = "following"    // it has, and blocks are stored
+)
 
 // solanaStatusBody is the Solana part of statusBody: token balances are
 // indexed up to this slot and time.
@@ -53,6 +65,10 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) error {
 	if s.nodeHeads != nil {
 		heads = s.nodeHeads()
 	}
+	var failures map[chainquery.Chain]FollowError
+	if s.followErrors != nil {
+		failures = s.followErrors()
+	}
 	stored := make(map[chainquery.Chain]*chainquery.ChainStatus, len(st.Chains))
 	for _, c := range st.Chains {
 		stored[c.Chain] = c
@@ -71,6 +87,19 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) error {
 			if c.TracesFrom != nil {
 				out.TracesIndexed, out.TracesFromBlock = true, c.TracesFrom
 				out.TracesFromTime = datetime(c.TracesFromTime)
+			}
+		}
+		if followed {
+			state := followFollowing
+			if head == 0 {
+				state = followNotStarted
+			} else if c == nil {
+				state = followNoBlockYet
+			}
+			out.FollowState = &state
+			if f, ok := failures[chain]; ok {
+				out.FollowError = &f.Text
+				out.FollowErrorTime = datetime(f.Time.Unix())
 			}
 		}
 		if followed && head > 0 {
@@ -114,7 +143,9 @@ var statusDoc = operation{
 		"For Solana, the slot and time token balances are indexed up to (null when none are). " +
 		"Where this server follows the chain (serve --config), also the node's head and the lag behind it, in blocks and " +
 		"in seconds (the blocks behind times the chain's block time over its last 100 stored blocks, confirmations " +
-		"included, as /readyz counts it). Any valid API key may call it, whichever endpoints it is enabled for.",
+		"included, as /readyz counts it), what the follower is at (follow_state: not_started until it has heard from the node, " +
+		"no_block_yet until a block of the chain is stored, then following) and its last error, such as an unreachable node. " +
+		"Any valid API key may call it, whichever endpoints it is enabled for.",
 	response: "Status",
 }
 
@@ -138,6 +169,15 @@ func statusSchema() obj {
 		{"lag_blocks", countOrNull("node_head - last_block (0 when ahead), confirmations included; null when either is.")},
 		{"lag_seconds", obj{{"type", []string{"number", "null"}}, {"minimum", 0},
 			{"description", "lag_blocks times the block time over the last 100 stored blocks; null when lag_blocks is, or when the block time is unknown (one block stored)."}}},
+		{"follow_state", obj{{"type", []string{"string", "null"}}, {"enum", []any{followNotStarted, followNoBlockYet, followFollowing, nil}},
+			{"description", "Where the follower is: not_started until it has heard from the node (see follow_error for why not), " +
+				"no_block_yet until a block of the chain is stored, then following; null unless followed. /readyz answers 503 " +
+				"while a followed chain has no stored block."}}},
+		{"follow_error", obj{{"type", []string{"string", "null"}},
+			{"description", "The follower's last error, such as its node unreachable or of another chain (the follower " +
+				"retries by itself). Kept after it recovers (see follow_error_time); null unless followed and failed."}}},
+		{"follow_error_time", obj{{"type", []string{"string", "null"}}, {"examples", []string{"2025-03-01T00:00:00"}},
+			{"description", "When follow_error happened, UTC, YYYY-MM-DDTHH:MM:SS, no zone designator; null when it is."}}},
 	})
 	solana := obj{{"type", []string{"object", "null"}}, {"description", "Solana token balances: indexed up to this slot and time; null when none are."},
 		{"required", []string{"last_slot", "last_block_time"}},

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/http"
 	"github.com/chainquery/chainquery/ingest"
 	"github.com/chainquery/chainquery/metrics"
 )
@@ -42,12 +43,24 @@ type follower struct {
 	// progress is the current attempt's, for readiness: it knows the
 	// node's head.
 	progress atomic.Pointer[ingest.Progress]
+
+	// lastErr is the last attempt's failure, nil before any: readiness and
+	// the status endpoint tell why a chain has no block yet.
+	lastErr atomic.Pointer[http.FollowError]
 }
 
 // run follows the chain until ctx ends, starting over after each failure.
 func (f *follower) run(ctx context.Context) {
 	f.logger = f.settings.logger(f.logger)
-	retry(ctx, f.logger, f.settings.chain, f.minBackoff, f.maxBackoff, f.attempt)
+	retry(ctx, f.logger, f.settings.chain, f.minBackoff, f.maxBackoff, func(ctx context.Context) (wrote bool, err error) {
+		defer func() {
+			if err != nil && ctx.Err() == nil {
+				f.lastErr.Store(&http.FollowError{Text: err.Error(), Time: time.Now()})
+			}
+		}()
+		defer ingest.Recover(&err) // first, so that a panic is recorded too
+		return f.attempt(ctx)
+	})
 }
 
 // attempt connects to the node and follows the chain until an error or the
@@ -116,27 +129,42 @@ func retry(ctx context.Context, logger *slog.Logger, chain chainquery.Chain, lo,
 	}
 }
 
-// readiness returns serve's further /readyz check: with maxLag > 0, each
-// followed chain must be at most maxLag seconds behind its node. Seconds
+// readiness returns serve's further /readyz check, nil without followers:
+// each followed chain must have a stored block (one stored before serve
+// started counts), so that a follower that never reached its node is not
+// taken for a ready server; the detail says why it has none. With maxLag >
+// 0, each must also be at most maxLag seconds behind its node. Seconds
 // behind are the blocks between the node's head and the stored head, in
 // the chain's block time as the last 100 stored blocks show it; the
 // confirmations count too, so maxLag must leave room for them.
 func readiness(store chainquery.BlockService, followers []*follower, maxLag int) func(context.Context) error {
-	if maxLag <= 0 || len(followers) == 0 {
+	if len(followers) == 0 {
 		return nil
 	}
 	return func(ctx context.Context) error {
 		for _, f := range followers {
 			chain := f.settings.chain
-			p := f.progress.Load()
 			var head uint64
-			if p != nil {
+			if p := f.progress.Load(); p != nil {
 				head = p.Snapshot().Head
 			}
-			if head == 0 {
-				return fmt.Errorf("%s: the follower has not heard from its node yet", chain)
+			stored, err := store.LatestBlock(ctx, chain)
+			if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
+				why := "the follower has not heard from its node yet"
+				if head > 0 {
+					why = fmt.Sprintf("node head %d", head)
+				}
+				return fmt.Errorf("%s: no block stored yet (%s)%s", chain, why, f.lastError())
+			} else if err != nil {
+				return fmt.Errorf("%s: %w", chain, err)
 			}
-			lag, err := secondsBehind(ctx, store, chain, head)
+			if maxLag <= 0 {
+				continue
+			}
+			if head == 0 {
+				return fmt.Errorf("%s: the follower has not heard from its node yet%s", chain, f.lastError())
+			}
+			lag, err := secondsBehind(ctx, store, chain, stored, head)
 			if err != nil {
 				return fmt.Errorf("%s: %w", chain, err)
 			}
@@ -148,15 +176,19 @@ func readiness(store chainquery.BlockService, followers []*follower, maxLag int)
 	}
 }
 
-// secondsBehind is how far the stored head of chain is behind the node's
-// head, in seconds of the chain's own block time.
-func secondsBehind(ctx context.Context, store chainquery.BlockService, chain chainquery.Chain, head uint64) (float64, error) {
-	stored, err := store.LatestBlock(ctx, chain)
-	if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
-		return 0, fmt.Errorf("no block stored yet (node head %d)", head)
-	} else if err != nil {
-		return 0, err
+// lastError is "; last error (AGE ago): TEXT" of the follower's last failure, ""
+// before any.
+func (f *follower) lastError() string {
+	e := f.lastErr.Load()
+	if e == nil {
+		return ""
 	}
+	return fmt.Sprintf("; last error (%s ago): %s", time.Since(e.Time).Round(time.Second), e.Text)
+}
+
+// secondsBehind is how far stored, the stored head of chain, is behind the
+// node's head, in seconds of the chain's own block time.
+func secondsBehind(ctx context.Context, store chainquery.BlockService, chain chainquery.Chain, stored, head uint64) (float64, error) {
 	if stored >= head {
 		return 0, nil
 	}
@@ -196,6 +228,23 @@ func nodeHeads(followers []*follower) func() map[chainquery.Chain]uint64 {
 			heads[f.settings.chain] = head
 		}
 		return heads
+	}
+}
+
+// followErrors returns, for the status endpoint (http.Config.FollowErrors),
+// the last error of each follower that has failed; nil without followers.
+func followErrors(followers []*follower) func() map[chainquery.Chain]http.FollowError {
+	if len(followers) == 0 {
+		return nil
+	}
+	return func() map[chainquery.Chain]http.FollowError {
+		errs := make(map[chainquery.Chain]http.FollowError)
+		for _, f := range followers {
+			if e := f.lastErr.Load(); e != nil {
+				errs[f.settings.chain] = *e
+			}
+		}
+		return errs
 	}
 }
 

@@ -77,7 +77,8 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 		"header (chainquery keys create). GET /openapi.json describes the API.\n\n" +
 		"With --config, it also follows each chain the file names, in the same\n" +
 		"process. A follower that fails logs the error and tries again after 30 s,\n" +
-		"doubling up to 10 min, while the API keeps serving. For db, read_db and\n" +
+		"doubling up to 10 min, while the API keeps serving; GET /readyz answers 503\n" +
+		"until each followed chain has a stored block. For db, read_db and\n" +
 		"listen, flags win over the environment, which wins over the file.\n\n" +
 		"With PostgreSQL, any number of serve processes may share one database\n" +
 		"(docs/scaling.md): --read-db sends the API's reads to a streaming replica,\n" +
@@ -208,6 +209,7 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 		Store: store, Logger: logger, TraceHistoryStart: c.traceStart,
 		RateLimit: c.rateLimit, RateBurst: c.rateBurst, Metrics: c.metrics,
 		Ready: readiness(store, followers, c.readyMaxLag), NodeHeads: nodeHeads(followers),
+		FollowErrors:  followErrors(followers),
 		Confirmations: confirmations(c.chains), AnswerCacheBytes: int64(c.answerCacheMB) << 20,
 	}, dbAttrs)
 	if _, err := registerIngestMetrics(api.srv.Registry(), store, followers); err != nil {
