@@ -18,6 +18,7 @@ const (
 	ERATELIMIT    = "rate_limited" // the key's rate limit is exceeded (429)
 	EINTERNAL     = "internal"     // an unexpected fault (500)
 	EUNAVAILABLE  = "unavailable"  // the store cannot be reached (503)
+	ETIMEOUT      = "timeout"      // the request ran past its deadline (503)
 )
 
 // Error is an error a client may see: Message is written for the user and must

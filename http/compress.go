@@ -67,8 +67,16 @@ type gzipWriter struct {
 // compressed: the handlers that make ETags ask it, since the compressed form
 // is another representation and must have another tag (RFC 9110 §8.8.3).
 func compresses(w http.ResponseWriter, n int) bool {
-	_, ok := w.(*gzipWriter)
-	return ok && n >= GzipMinBytes
+	for {
+		switch u := w.(type) {
+		case *gzipWriter:
+			return n >= GzipMinBytes
+		case *chargedWriter: // the handler's own wrapper (share.go)
+			w = u.ResponseWriter
+		default:
+			return false
+		}
+	}
 }
 
 func (w *gzipWriter) WriteHeader(status int) {

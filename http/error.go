@@ -29,7 +29,7 @@ func errorStatus(code string) int {
 		return http.StatusRequestEntityTooLarge
 	case chainquery.ERATELIMIT:
 		return http.StatusTooManyRequests
-	case chainquery.EUNAVAILABLE:
+	case chainquery.EUNAVAILABLE, chainquery.ETIMEOUT:
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError

@@ -32,6 +32,10 @@ type metrics struct {
 	inFlight prometheus.Gauge
 
 	answerCache *prometheus.CounterVec // result: hit or miss
+
+	admissions *prometheus.CounterVec   // route, result (admit.go)
+	cost       *prometheus.HistogramVec // route
+	timeouts   *prometheus.CounterVec   // route
 }
 
 func newMetrics() *metrics {
@@ -54,9 +58,22 @@ func newMetrics() *metrics {
 			Name: "chainquery_http_answer_cache_lookups_total",
 			Help: "Lookups of requests whose answer may be deep in the answer cache, by result (hit or miss).",
 		}, []string{"result"}),
+		admissions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chainquery_http_admissions_total",
+			Help: "Keyed requests that needed the database, by route pattern and what admission did: admitted (a slot was free), queued (admitted after waiting), or refused with 429: cost (the key's cost budget was spent), queue_full, queue_timeout, canceled (the client left or the deadline passed while waiting).",
+		}, []string{"route", "result"}),
+		cost: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "chainquery_http_request_cost_seconds",
+			Help:    "Database time an admitted request was charged (its X-Request-Cost, in seconds), by route pattern.",
+			Buckets: []float64{.0001, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"route"}),
+		timeouts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "chainquery_http_request_timeouts_total",
+			Help: "Requests that ran past the request deadline and were answered 503, by route pattern.",
+		}, []string{"route"}),
 	}
 	m.registry.MustRegister(
-		m.requests, m.duration, m.inFlight, m.answerCache,
+		m.requests, m.duration, m.inFlight, m.answerCache, m.admissions, m.cost, m.timeouts,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

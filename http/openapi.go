@@ -204,9 +204,9 @@ var errorResponses = []struct {
 	{http.StatusNotFound, "NotFound", "Nothing indexed answers the request, or the path does not exist."},
 	{http.StatusMethodNotAllowed, "MethodNotAllowed", "The path exists but not with this method; the Allow header lists the methods."},
 	{http.StatusRequestEntityTooLarge, "PayloadTooLarge", "The request body is larger than 64 KiB."},
-	{http.StatusTooManyRequests, "TooManyRequests", "The key's rate limit is exceeded, where rate limits are configured; the Retry-After header gives the seconds to wait."},
+	{http.StatusTooManyRequests, "TooManyRequests", "The key has made too many requests: its rate limit is exceeded, its cost budget (database time per second) is spent, or too many of its requests use the database at once; the detail says which and the Retry-After header gives the seconds to wait."},
 	{http.StatusInternalServerError, "InternalError", "An unexpected fault; the detail never carries internals."},
-	{http.StatusServiceUnavailable, "Unavailable", "The store cannot be reached; retry later."},
+	{http.StatusServiceUnavailable, "Unavailable", "The store cannot be reached, or the request ran past the server's request deadline (the detail says how to narrow it); retry later."},
 }
 
 // buildOpenAPI returns the OpenAPI 3.1 document of routes.
@@ -226,13 +226,21 @@ func buildOpenAPI(routes []route) []byte {
 	responses := obj{}
 	for _, e := range errorResponses {
 		r := obj{{"description", e.desc}}
-		if e.status == http.StatusTooManyRequests {
-			r = append(r, kv{"headers", obj{{"Retry-After", obj{
+		headers := costHeaders()
+		switch e.status {
+		case http.StatusTooManyRequests:
+			headers = append(obj{{"Retry-After", obj{
 				{"description", "Whole seconds to wait before the key may make another request."},
 				{"required", true},
 				{"schema", obj{{"type", "integer"}, {"minimum", 1}}},
-			}}}})
+			}}}, headers...)
+		case http.StatusServiceUnavailable:
+			headers = append(obj{{"Retry-After", obj{
+				{"description", "Whole seconds to wait before retrying, when the request ran past its deadline."},
+				{"schema", obj{{"type", "integer"}, {"minimum", 1}}},
+			}}}, headers...)
 		}
+		r = append(r, kv{"headers", headers})
 		responses = append(responses, kv{e.name, append(r,
 			kv{"content", obj{{"application/json", obj{{"schema", ref("Error")}}}}})})
 	}
@@ -286,16 +294,25 @@ func buildOperation(rt route) obj {
 	} else {
 		ok = append(ok, kv{"content", obj{{"application/json", obj{{"schema", obj{{"type", "object"}}}}}}})
 	}
-	responses := obj{{"200", ok}}
+	var headers obj
+	if rt.endpoint != "" {
+		headers = costHeaders()
+	}
 	if d.cacheable {
-		ok = append(ok, kv{"headers", obj{
+		headers = append(obj{
 			{"Cache-Control", obj{{"description", cacheControlDoc}, {"schema", obj{{"type", "string"}}}}},
 			{"ETag", obj{{"description", etagDoc}, {"schema", obj{{"type", "string"}}}}},
-		}})
-		responses = obj{{"200", ok}, {"304", obj{
+		}, headers...)
+	}
+	if len(headers) > 0 {
+		ok = append(ok, kv{"headers", headers})
+	}
+	responses := obj{{"200", ok}}
+	if d.cacheable {
+		responses = append(responses, kv{"304", obj{
 			{"description", "Not Modified: the request's If-None-Match names the answer's current ETag (compared weakly), or is *. No body."},
-			{"headers", obj{{"ETag", obj{{"description", "The answer's current entity tag."}, {"schema", obj{{"type", "string"}}}}}}},
-		}}}
+			{"headers", append(obj{{"ETag", obj{{"description", "The answer's current entity tag."}, {"schema", obj{{"type", "string"}}}}}}, costHeaders()...)},
+		}})
 	}
 	for _, e := range errorResponses {
 		if !answers(rt, e.status) {
@@ -338,4 +355,23 @@ func answers(rt route, status int) bool {
 		return true
 	}
 	return false
+}
+
+// costHeaders are what the document says of the cost headers (share.go),
+// which every answer of a keyed operation may carry.
+func costHeaders() obj {
+	return obj{
+		{headerCost, obj{
+			{"description", "What the request cost, in milliseconds of database time (a cached answer costs 0). Absent when fair share is off."},
+			{"schema", obj{{"type", "string"}}},
+		}},
+		{headerCostLeft, obj{
+			{"description", "What is left of the key's cost budget after this request, in milliseconds of database time; below zero, the key's next requests get 429 until it refills."},
+			{"schema", obj{{"type", "string"}}},
+		}},
+		{headerCostLimit, obj{
+			{"description", "The key's cost budget: its refill per second and what it holds when full, e.g. \"1000/s, burst 10000\"."},
+			{"schema", obj{{"type", "string"}}},
+		}},
+	}
 }

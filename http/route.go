@@ -90,8 +90,8 @@ func (s *Server) newMux() http.Handler {
 
 // dispatch returns the handler of one path: it picks the route of the
 // request's method, authenticates when the route needs a key (and then
-// applies the key's rate limit), and writes the error the route's handler
-// returns.
+// applies the key's rate limit, the answer cache, and the key's share of
+// the store: serveKeyed), and writes the error the route's handler returns.
 func (s *Server) dispatch(routes []route) http.Handler {
 	methods := make([]string, len(routes))
 	for i, rt := range routes {
@@ -108,24 +108,29 @@ func (s *Server) dispatch(routes []route) http.Handler {
 				continue
 			}
 			info.route = rt.method + " " + rt.pattern
-			if rt.endpoint != "" {
-				key, err := s.authenticate(r, rt.endpoint)
-				if err != nil {
+			if rt.endpoint == "" {
+				if err := rt.handle(w, r); err != nil {
 					s.writeError(w, r, err)
-					return
 				}
-				info.keyName = key.Name
-				if err := s.limiter.allow(w, key.Name); err != nil {
-					s.writeError(w, r, err)
-					return
-				}
+				return
+			}
+			key, err := s.authenticate(r, rt.endpoint)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			info.keyName = key.Name
+			if err := s.limiter.allow(w, key); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			if s.admission != nil {
+				w.Header().Set(headerCost, "0") // a cached answer costs nothing; serveKeyed sets the real cost
 			}
 			if rt.deep && s.answers != nil && s.serveCached(w, r) {
 				return
 			}
-			if err := rt.handle(w, r); err != nil {
-				s.writeError(w, r, err)
-			}
+			s.serveKeyed(w, r, rt, key)
 			return
 		}
 		w.Header().Set("Allow", allow)

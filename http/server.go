@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"time"
 
@@ -44,8 +45,35 @@ type Config struct {
 	RateLimit float64
 
 	// RateBurst is how many requests a key may make at once before
-	// RateLimit paces it; 0 means max(1, ceil(RateLimit)).
+	// RateLimit paces it; 0 means max(1, ceil(RateLimit)). A key's own
+	// KeyLimits.Rate and Burst override both.
 	RateBurst int
+
+	// RequestTimeout is the deadline of every request that needs an API
+	// key, from its arrival: past it the store's statement is interrupted
+	// and the client gets 503 saying the request was too expensive and how
+	// to narrow it. 0 means DefaultRequestTimeout; a negative value sets no
+	// deadline.
+	RequestTimeout time.Duration
+
+	// StoreConcurrency is how many requests may use the store at once, all
+	// keys together (admit.go); 0 means DefaultStoreConcurrency, the SQLite
+	// read pool's size. A negative value turns fair share off: no slots, no
+	// queue, no cost budget.
+	StoreConcurrency int
+
+	// KeyDefaults are the limits of a key that sets none of its own: its
+	// share of StoreConcurrency (0: half of it), and its cost budget (0:
+	// DefaultCostRate ms of store time a second, a burst of
+	// DefaultCostBurstSecs seconds of it). Its Rate and Burst are ignored:
+	// RateLimit and RateBurst are the defaults of those.
+	KeyDefaults chainquery.KeyLimits
+
+	// QueueWait is how long a request may wait for a store slot before it
+	// gets 429; 0 means DefaultQueueWait. QueueMax is how many requests of
+	// one key may wait; 0 means DefaultQueueMax.
+	QueueWait time.Duration
+	QueueMax  int
 
 	// KeyCacheTTL is how long an API key found in the store is trusted
 	// before it is looked up again, so that revoking a key takes effect
@@ -107,6 +135,14 @@ func DefaultTraceHistoryStart() map[chainquery.Chain]time.Time {
 	}
 }
 
+// DefaultRequestTimeout is the deadline of a keyed request when
+// Config.RequestTimeout is 0: far above what any request of a well-formed
+// query takes on the benchmark datasets (Filter Traces' heaviest page, ten
+// busy senders and ten busy recipients at offset 5000, answers in 0.3 s on
+// SQLite and 1.1 s on PostgreSQL), and short enough that a request that runs
+// past it is refused before a client's own timeout gives up on it.
+const DefaultRequestTimeout = 5 * time.Second
+
 // Timeouts of the *http.Server that Serve runs. A slow or stalled client
 // must not hold a connection (and a goroutine) forever; the write timeout
 // leaves room for the slowest legitimate query.
@@ -124,7 +160,9 @@ type Server struct {
 	logger       *slog.Logger
 	now          func() time.Time
 	historyStart map[chainquery.Chain]time.Time
-	limiter      *rateLimiter // nil: no rate limit
+	limiter      *rateLimiter
+	admission    *admission    // nil: no fair share
+	timeout      time.Duration // of a keyed request; 0: none
 	metrics      *metrics
 	serveMetrics bool // GET /metrics is routed
 	ready        func(ctx context.Context) error
@@ -149,6 +187,7 @@ func NewServer(cfg Config) *Server {
 		now:          cfg.Now,
 		historyStart: make(map[chainquery.Chain]time.Time),
 		limiter:      newRateLimiter(cfg.RateLimit, cfg.RateBurst),
+		timeout:      max(0, cmp.Or(cfg.RequestTimeout, DefaultRequestTimeout)),
 		metrics:      newMetrics(),
 		serveMetrics: cfg.Metrics,
 		ready:        cfg.Ready,
@@ -163,6 +202,8 @@ func NewServer(cfg Config) *Server {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	slots := cmp.Or(cfg.StoreConcurrency, DefaultStoreConcurrency(runtime.GOMAXPROCS(0)))
+	s.admission = newAdmission(slots, cfg.QueueMax, cfg.QueueWait, cfg.KeyDefaults, time.Now)
 	start := cfg.TraceHistoryStart
 	if start == nil {
 		start = DefaultTraceHistoryStart()

@@ -1,0 +1,307 @@
+package http
+
+import (
+	clist "container/list"
+	"context"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/chainquery/chainquery"
+)
+
+// Fair share between API keys. A request that needs the store (an answer
+// cache hit does not) is admitted here first, and charged here after.
+//
+//   - The store has a fixed number of slots (Config.StoreConcurrency: the
+//     read pool's size, so that no request waits inside the driver's pool,
+//     where the order is nobody's), and each key may hold at most its own
+//     number of them (KeyLimits.Concurrency). One key's flood therefore
+//     never holds the whole store: the slots it cannot take stay free for
+//     the other keys' requests, which start at once.
+//   - A request that finds no slot waits in its key's queue, a short while at
+//     most (Config.QueueWait). Freed slots go to the keys with waiting
+//     requests in turn, one request per key per turn: a key's cheap request
+//     waits behind at most one request of each other key, never behind a
+//     whole queue of another key's expensive ones. A request that cannot
+//     queue (its key's queue is full) or waits too long gets 429.
+//   - A request's cost is how long it held its slot, in milliseconds (the
+//     same work is charged more on a loaded machine, which is when it costs
+//     more). Each key has a budget of cost that refills at
+//     KeyLimits.CostRate per second up to KeyLimits.CostBurst: a request is
+//     admitted while the budget is above zero and charged when it ends, so a
+//     key that spent its budget waits, answered 429 with Retry-After, until
+//     the budget is positive again. One expensive request a second is then
+//     limited like many cheap ones.
+//
+// This is the shape of a concurrency limiter with per-tenant fair queuing
+// (Envoy's and Netflix's limiters bound concurrency rather than rate, since
+// concurrency is what overload is made of) and of cost-based limits (GitHub
+// GraphQL's points, Alchemy's compute units), with the cost measured rather
+// than estimated: a request's shape says little about its work here (a
+// Filter Traces page of a cold address and of a hot one differ a
+// thousandfold).
+
+// admission is the store's gate. A nil *admission admits everything.
+type admission struct {
+	mu       sync.Mutex
+	slots    int           // the store's slots
+	inUse    int           // slots held now
+	queueMax int           // waiting requests a key may have
+	maxWait  time.Duration // how long a request may wait for a slot
+	defaults chainquery.KeyLimits
+	now      func() time.Time
+
+	keys map[string]*keyShare // by key name, made on a key's first request
+	turn *clist.List          // keys with waiting requests, in turn order (*keyShare)
+}
+
+// keyShare is one key's state: its slots, its queue and its budget.
+type keyShare struct {
+	name    string
+	limits  chainquery.KeyLimits // with the defaults filled in
+	inUse   int
+	waiting *clist.List    // *waiter, oldest first
+	inTurn  *clist.Element // the key's element of admission.turn; nil when not waiting
+
+	budget  float64 // cost units left; may be below zero after a costly request
+	updated time.Time
+}
+
+// waiter is a request waiting for a slot: granted is closed once it holds one.
+type waiter struct {
+	granted chan struct{}
+	el      *clist.Element
+}
+
+// Defaults of fair share, used when Config leaves them zero. They were
+// chosen by measurement (docs/benchmarks.md, "Fair share").
+const (
+	DefaultQueueWait     = 500 * time.Millisecond
+	DefaultQueueMax      = 100 // waiting requests of one key: QueueWait, not this, bounds a flood
+	DefaultCostRate      = 1000 // ms of store time per second: one slot's worth
+	DefaultCostBurstSecs = 10   // a full budget holds this many seconds of CostRate
+)
+
+// DefaultStoreConcurrency is the store's slots when Config leaves them zero:
+// the size of the SQLite store's read pool (2 per core).
+func DefaultStoreConcurrency(gomaxprocs int) int { return max(2, 2*gomaxprocs) }
+
+// DefaultKeyConcurrency is a key's slots when neither the key nor Config
+// sets them: half the store's, so that one key leaves the other half free.
+func DefaultKeyConcurrency(storeSlots int) int { return max(1, storeSlots/2) }
+
+func newAdmission(slots, queueMax int, maxWait time.Duration, defaults chainquery.KeyLimits, now func() time.Time) *admission {
+	if slots <= 0 {
+		return nil
+	}
+	if defaults.Concurrency <= 0 {
+		defaults.Concurrency = DefaultKeyConcurrency(slots)
+	}
+	if defaults.CostRate <= 0 {
+		defaults.CostRate = DefaultCostRate
+	}
+	if defaults.CostBurst <= 0 {
+		defaults.CostBurst = defaults.CostRate * DefaultCostBurstSecs
+	}
+	if queueMax <= 0 {
+		queueMax = DefaultQueueMax
+	}
+	if maxWait <= 0 {
+		maxWait = DefaultQueueWait
+	}
+	return &admission{
+		slots: slots, queueMax: queueMax, maxWait: maxWait, defaults: defaults, now: now,
+		keys: make(map[string]*keyShare), turn: clist.New(),
+	}
+}
+
+// limitsOf fills the zero limits of k with the admission's defaults.
+func (a *admission) limitsOf(k *chainquery.APIKey) chainquery.KeyLimits {
+	l := k.Limits
+	if l.Concurrency <= 0 {
+		l.Concurrency = a.defaults.Concurrency
+	}
+	if l.CostRate <= 0 {
+		l.CostRate = a.defaults.CostRate
+	}
+	if l.CostBurst <= 0 {
+		// A key given a cost rate of its own holds the default number of
+		// seconds of it; the server's burst belongs to the server's rate.
+		if k.Limits.CostRate > 0 {
+			l.CostBurst = l.CostRate * DefaultCostBurstSecs
+		} else {
+			l.CostBurst = a.defaults.CostBurst
+		}
+	}
+	return l
+}
+
+// share returns k's state, with its limits as the key now has them (an
+// operator may change them while the server runs) and its budget refilled
+// up to now. a.mu must be held.
+func (a *admission) share(k *chainquery.APIKey, now time.Time) *keyShare {
+	ks, ok := a.keys[k.Name]
+	limits := a.limitsOf(k)
+	if !ok {
+		ks = &keyShare{name: k.Name, limits: limits, waiting: clist.New(), budget: limits.CostBurst, updated: now}
+		a.keys[k.Name] = ks
+		return ks
+	}
+	ks.limits = limits
+	if dt := now.Sub(ks.updated).Seconds(); dt > 0 {
+		ks.budget = math.Min(ks.limits.CostBurst, ks.budget+dt*ks.limits.CostRate)
+		ks.updated = now
+	}
+	return ks
+}
+
+// ticket is an admitted request's hold on a slot: done gives the slot back
+// and charges the key.
+type ticket struct {
+	a      *admission
+	ks     *keyShare
+	start  time.Time
+	once   sync.Once
+	waited bool    // it queued for its slot
+	cost   float64 // ms charged, set by done
+	left   float64 // the key's budget after the charge
+}
+
+// rejection is a refused admission: the error for the client and the
+// Retry-After seconds to send with it.
+type rejection struct {
+	err        error
+	retryAfter int
+	reason     string // the admission metric's result
+}
+
+// admit returns a ticket once k's request holds a slot, or a rejection.
+// It waits at most a.maxWait, and no longer than ctx allows.
+func (a *admission) admit(ctx context.Context, k *chainquery.APIKey) (*ticket, *rejection) {
+	if a == nil {
+		return &ticket{}, nil
+	}
+	now := a.now()
+	a.mu.Lock()
+	ks := a.share(k, now)
+	if ks.budget <= 0 {
+		secs := int(math.Ceil(-ks.budget / ks.limits.CostRate))
+		a.mu.Unlock()
+		return nil, &rejection{
+			err: chainquery.Errorf(chainquery.ERATELIMIT,
+				"this API key's cost budget is spent: it may use %s ms of database time per second (up to %s at once), and its recent requests used more; retry after %d s, or ask for less per request (a shorter range, fewer addresses, a smaller offset)",
+				formatUnits(ks.limits.CostRate), formatUnits(ks.limits.CostBurst), max(1, secs)),
+			retryAfter: max(1, secs), reason: "cost",
+		}
+	}
+	if ks.inUse < ks.limits.Concurrency && a.inUse < a.slots && ks.waiting.Len() == 0 {
+		ks.inUse++
+		a.inUse++
+		a.mu.Unlock()
+		return &ticket{a: a, ks: ks, start: now}, nil
+	}
+	if ks.waiting.Len() >= a.queueMax {
+		a.mu.Unlock()
+		return nil, a.busy(ks, "queue_full")
+	}
+	w := &waiter{granted: make(chan struct{})}
+	w.el = ks.waiting.PushBack(w)
+	if ks.inTurn == nil {
+		ks.inTurn = a.turn.PushBack(ks)
+	}
+	a.mu.Unlock()
+
+	timer := time.NewTimer(a.maxWait)
+	defer timer.Stop()
+	var reason string
+	select {
+	case <-w.granted:
+		return &ticket{a: a, ks: ks, start: a.now(), waited: true}, nil
+	case <-timer.C:
+		reason = "queue_timeout"
+	case <-ctx.Done():
+		reason = "canceled"
+	}
+	a.mu.Lock()
+	select {
+	case <-w.granted: // granted while the timer fired: take it after all
+		a.mu.Unlock()
+		return &ticket{a: a, ks: ks, start: a.now(), waited: true}, nil
+	default:
+	}
+	ks.waiting.Remove(w.el)
+	if ks.waiting.Len() == 0 && ks.inTurn != nil {
+		a.turn.Remove(ks.inTurn)
+		ks.inTurn = nil
+	}
+	a.mu.Unlock()
+	return nil, a.busy(ks, reason)
+}
+
+// busy is the rejection of a request that found no slot in time.
+func (a *admission) busy(ks *keyShare, reason string) *rejection {
+	return &rejection{
+		err: chainquery.Errorf(chainquery.ERATELIMIT,
+			"too many requests of this API key at once: at most %d use the database at the same time and %d more may wait; retry after 1 s, or send fewer requests in parallel",
+			ks.limits.Concurrency, a.queueMax),
+		retryAfter: 1, reason: reason,
+	}
+}
+
+// done gives the ticket's slot back, charges its key the time it held it,
+// and hands free slots to waiting requests, a key at a time in turn. It does
+// something only once; a ticket of a nil admission does nothing.
+func (t *ticket) done() {
+	if t.a == nil {
+		return
+	}
+	t.once.Do(func() {
+		a := t.a
+		now := a.now()
+		t.cost = float64(now.Sub(t.start)) / float64(time.Millisecond)
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		ks := t.ks
+		ks.inUse--
+		a.inUse--
+		if dt := now.Sub(ks.updated).Seconds(); dt > 0 {
+			ks.budget = math.Min(ks.limits.CostBurst, ks.budget+dt*ks.limits.CostRate)
+			ks.updated = now
+		}
+		ks.budget -= t.cost
+		t.left = ks.budget
+		a.grant()
+	})
+}
+
+// grant hands free slots to waiting requests: the key at the front of the
+// turn gets one if it may hold another, and goes to the back while it still
+// waits. A key at its own limit is passed over (it gets a slot back when one
+// of its requests ends). a.mu must be held.
+func (a *admission) grant() {
+	for n := a.turn.Len(); a.inUse < a.slots && n > 0; n-- {
+		el := a.turn.Front()
+		ks := el.Value.(*keyShare)
+		if ks.inUse >= ks.limits.Concurrency {
+			a.turn.MoveToBack(el)
+			continue
+		}
+		w := ks.waiting.Remove(ks.waiting.Front()).(*waiter)
+		ks.inUse++
+		a.inUse++
+		close(w.granted)
+		if ks.waiting.Len() == 0 {
+			a.turn.Remove(el)
+			ks.inTurn = nil
+		} else {
+			a.turn.MoveToBack(el)
+		}
+		n = a.turn.Len() + 1 // a grant may let every key have another turn
+	}
+}
+
+// formatUnits writes a number of cost units as the headers and details show
+// them: with at most one decimal.
+func formatUnits(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }

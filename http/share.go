@@ -1,0 +1,110 @@
+package http
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/chainquery/chainquery"
+)
+
+// Headers of a keyed answer that used the store (admit.go): what the request
+// cost, in milliseconds of store time, and what is left of the key's cost
+// budget after it (below zero when the request cost more than was left: the
+// key's next requests wait until it refills). A cached answer says cost 0.
+const (
+	headerCost      = "X-Request-Cost"
+	headerCostLeft  = "X-Cost-Remaining"
+	headerCostLimit = "X-Cost-Limit"
+)
+
+// serveKeyed runs a keyed route's handler under the request's deadline and
+// the key's share of the store: admitted (or refused with 429 and
+// Retry-After), charged when the handler writes its answer, and, when the
+// deadline passes first, answered 503 with how to narrow the request.
+func (s *Server) serveKeyed(w http.ResponseWriter, r *http.Request, rt route, key *chainquery.APIKey) {
+	parent := r.Context()
+	ctx := parent
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(parent, s.timeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+	}
+	t, rej := s.admission.admit(ctx, key)
+	if rej != nil {
+		s.metrics.admissions.WithLabelValues(rt.pattern, rej.reason).Inc()
+		w.Header().Set("Retry-After", strconv.Itoa(rej.retryAfter))
+		s.writeError(w, r, rej.err)
+		return
+	}
+	if s.admission != nil {
+		result := "admitted"
+		if t.waited {
+			result = "queued"
+		}
+		s.metrics.admissions.WithLabelValues(rt.pattern, result).Inc()
+	}
+	cw := &chargedWriter{ResponseWriter: w, t: t}
+	err := rt.handle(cw, r)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil {
+		s.metrics.timeouts.WithLabelValues(rt.pattern).Inc()
+		cw.Header().Set("Retry-After", "1")
+		err = chainquery.Errorf(chainquery.ETIMEOUT,
+			"the request was too expensive: it did not finish within the %s this server allows a request; %s",
+			s.timeout, narrowHint(rt.endpoint))
+	}
+	if err != nil {
+		s.writeError(cw, r, err)
+	}
+	t.done()
+	if s.admission != nil {
+		s.metrics.cost.WithLabelValues(rt.pattern).Observe(t.cost / 1000)
+	}
+}
+
+// narrowHint tells how to make a request of endpoint cheaper.
+func narrowHint(e chainquery.Endpoint) string {
+	switch e {
+	case chainquery.EndpointFilterTraces:
+		return "narrow it: a shorter block or datetime range, fewer or less busy addresses, or a smaller offset (a deep offset reads every trace before it)"
+	case chainquery.EndpointGetTransactionLogs:
+		return "give the transaction's block_number, which narrows the lookup to one block, or a smaller offset"
+	default:
+		return "retry it later, when the server is less busy"
+	}
+}
+
+// chargedWriter ends the request's hold on the store when the handler
+// starts its answer (the answer is encoded by then; sending it to a slow
+// client must not hold a slot), and sends the cost headers with it.
+type chargedWriter struct {
+	http.ResponseWriter
+	t       *ticket
+	charged bool
+}
+
+func (w *chargedWriter) WriteHeader(status int) {
+	if !w.charged {
+		w.charged = true
+		w.t.done()
+		if w.t.a != nil {
+			h := w.Header()
+			h.Set(headerCost, formatUnits(w.t.cost))
+			h.Set(headerCostLeft, formatUnits(w.t.left))
+			h.Set(headerCostLimit, formatUnits(w.t.ks.limits.CostRate)+"/s, burst "+formatUnits(w.t.ks.limits.CostBurst))
+		}
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *chargedWriter) Write(b []byte) (int, error) {
+	if !w.charged {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *chargedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
