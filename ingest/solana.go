@@ -186,7 +186,11 @@ func (e *SolanaLoop) start(ctx context.Context) (uint64, error) {
 		return *e.From, nil
 	}
 	if e.Follow {
-		return e.Source.Slot(ctx)
+		head, err := e.Source.Slot(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("getSlot: %w", err)
+		}
+		return head, nil
 	}
 	return 0, errors.New("no start slot: the store has no cursor and no --from-slot was given")
 }

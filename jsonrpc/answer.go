@@ -12,12 +12,16 @@ import (
 // type. Something between us and the node (a proxy, a load balancer, a
 // node restarting) is the usual cause, so a fault is asked again like a
 // transport error.
+//
+// Like every error of the client, its message leaves the method out: the
+// caller names it, with what it knows more (the block, the node), and the
+// method said twice only made messages longer.
 type FaultError struct {
 	Method string // the call's method; a batch names its first and how many more
 	Fault  string
 }
 
-func (e *FaultError) Error() string { return e.Method + ": malformed answer: " + e.Fault }
+func (e *FaultError) Error() string { return "malformed answer: " + e.Fault }
 
 // batchRefusedError is a batch answered by one error object: the node does
 // not take batches, and the calls are asked again one by one. It is not
@@ -26,7 +30,7 @@ type batchRefusedError struct{ err *RPCError }
 
 func (e *batchRefusedError) Error() string { return "batch refused: " + e.err.Error() }
 
-// methods names the calls of an exchange for an error message.
+// methods names the calls of an exchange, for FaultError.Method.
 func methods(reqs []*Request) string {
 	if len(reqs) == 1 {
 		return reqs[0].Method
@@ -39,13 +43,18 @@ func fault(reqs []*Request, format string, args ...any) error {
 	return &FaultError{Method: methods(reqs), Fault: fmt.Sprintf(format, args...)}
 }
 
-// exchangeError names the calls in an error of the exchange as a whole.
+// exchangeError is an error of the exchange as a whole, which each of its
+// calls gets. It says how many calls a batch held, not their method: the
+// caller of each names that.
 func exchangeError(reqs []*Request, err error) error {
 	var fe *FaultError
 	if errors.As(err, &fe) && fe.Method == "" {
-		return &FaultError{Method: methods(reqs), Fault: fe.Fault}
+		err = &FaultError{Method: methods(reqs), Fault: fe.Fault}
 	}
-	return fmt.Errorf("%s: %w", methods(reqs), err)
+	if len(reqs) > 1 {
+		return fmt.Errorf("%w (batch of %d calls)", err, len(reqs))
+	}
+	return err
 }
 
 // matchAnswers gives each request of an exchange its answer from body, the
@@ -57,7 +66,7 @@ func exchangeError(reqs []*Request, err error) error {
 func matchAnswers(reqs []*Request, ids []uint64, body []byte) error {
 	answers, err := parseAnswers(body)
 	if err != nil {
-		return fault(reqs, "%v: %s", err, snippet(body))
+		return fault(reqs, "%v: %s", err, excerpt(body))
 	}
 	array := bytes.TrimLeft(body, " \t\r\n")[0] == '['
 	batch := len(reqs) > 1

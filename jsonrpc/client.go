@@ -110,7 +110,9 @@ func IsMethodNotFound(err error) bool {
 
 // Call makes one call and decodes its result into result (which may be a
 // *json.RawMessage). A result that does not decode into result is a
-// malformed answer, asked again like any other node fault.
+// malformed answer, asked again like any other node fault. Its errors, like
+// those BatchCall leaves in each Request, say what went wrong but not the
+// method: the caller names that, with the block or node it concerns.
 func (c *Client) Call(ctx context.Context, result any, method string, params ...any) error {
 	for attempt := 1; ; attempt++ {
 		r := &Request{Method: method, Params: params}

@@ -211,15 +211,16 @@ func TestClientFaults(t *testing.T) {
 }
 
 // TestClientFaultMessages checks that a fault that persists ends in an error
-// naming the method and the fault, not a panic or a bare syntax error.
+// naming the fault, not a panic or a bare syntax error. The method is left
+// to the caller, which names it with the block or node it was about.
 func TestClientFaultMessages(t *testing.T) {
 	for _, c := range []struct {
 		name, body string
 		want       []string
 	}{
-		{"EmptyBatch", `[]`, []string{"eth_blockNumber (batch of 2 calls)", "empty batch answer to 2 calls"}},
-		{"HTML", `<html>oops</html>`, []string{"eth_blockNumber", "malformed answer", "<html>oops"}},
-		{"ForeignID", `[{"jsonrpc":"2.0","id":7777777,"result":"0x1"}]`, []string{"eth_blockNumber", "id 7777777"}},
+		{"EmptyBatch", `[]`, []string{"malformed answer: an empty batch answer to 2 calls"}},
+		{"HTML", `<html>oops</html>`, []string{"malformed answer: ", "<html>oops</html> (batch of 2 calls)"}},
+		{"ForeignID", `[{"jsonrpc":"2.0","id":7777777,"result":"0x1"}]`, []string{"malformed answer: ", "id 7777777"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			client, _ := faultyNode(t, func(_ int, w http.ResponseWriter, _ []byte) bool {
@@ -238,6 +239,9 @@ func TestClientFaultMessages(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not contain %q", err, w)
 				}
+			}
+			if strings.Contains(err.Error(), "eth_blockNumber") {
+				t.Errorf("error %q names the method, which its caller names", err)
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // httpError is a non-200 answer.
@@ -24,7 +25,14 @@ type httpError struct {
 }
 
 func (e *httpError) Error() string {
-	return fmt.Sprintf("http %d: %s", e.status, e.body)
+	msg := fmt.Sprintf("http %d", e.status)
+	if text := http.StatusText(e.status); text != "" {
+		msg += " " + text
+	}
+	if e.body != "" {
+		msg += ": " + e.body
+	}
+	return msg
 }
 
 // errTooLarge is an answer longer than Client.MaxResponse.
@@ -75,13 +83,13 @@ func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: more than %d bytes", errTooLarge, limit)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, &httpError{status: resp.StatusCode, retryAfter: parseRetryAfter(resp.Header.Get("Retry-After")), body: snippet(data)}
+		return nil, &httpError{status: resp.StatusCode, retryAfter: parseRetryAfter(resp.Header.Get("Retry-After")), body: excerpt(data)}
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		// Gateways answer 200 with an HTML error page: say so rather than
 		// report a JSON syntax error.
 		if mt, _, _ := mime.ParseMediaType(ct); mt == "text/html" {
-			return nil, &FaultError{Fault: "an HTML page instead of JSON: " + snippet(data)}
+			return nil, &FaultError{Fault: "an HTML page instead of JSON: " + excerpt(data)}
 		}
 	}
 	return data, nil
@@ -129,9 +137,36 @@ func parseRetryAfter(v string) time.Duration {
 	return 0
 }
 
+// snippet is a JSON value fit for an error message: its first 200 bytes.
 func snippet(b []byte) string {
 	if len(b) > 200 {
 		return string(b[:200]) + "..."
 	}
 	return string(b)
+}
+
+// maxExcerpt is the most of a foreign answer's body an error message shows.
+const maxExcerpt = 200
+
+// excerpt is the body of an answer that is not JSON-RPC (a gateway's HTML
+// page, a proxy's error text) fit for an error message: its first non-blank
+// line, at most maxExcerpt bytes of it, and "…" where anything was cut. A
+// whole page of markup would bury the message, and its first line says
+// what answered.
+func excerpt(b []byte) string {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	line, rest, _ := bytes.Cut(b, []byte("\n"))
+	line = bytes.TrimRight(line, " \t\r")
+	cut := len(bytes.TrimSpace(rest)) > 0
+	if len(line) > maxExcerpt {
+		n := maxExcerpt
+		for n > 0 && !utf8.RuneStart(line[n]) {
+			n-- // not in the middle of a character
+		}
+		line, cut = line[:n], true
+	}
+	if cut {
+		return string(line) + "…"
+	}
+	return string(line)
 }

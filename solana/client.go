@@ -149,7 +149,7 @@ func (c *Client) Accounts(ctx context.Context, addrs []chainquery.PublicKey) ([]
 		}
 		err := c.RPC.Call(ctx, &res, "getMultipleAccounts", keys, map[string]any{"encoding": "base64", "commitment": "confirmed"})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("getMultipleAccounts: %w", err)
 		}
 		if len(res.Value) != len(part) {
 			return nil, fmt.Errorf("getMultipleAccounts answered %d accounts for %d", len(res.Value), len(part))

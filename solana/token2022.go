@@ -180,7 +180,7 @@ func (c *Client) OwnedAccounts(ctx context.Context, addrs []chainquery.PublicKey
 		}
 		err := c.RPC.Call(ctx, &res, "getMultipleAccounts", keys, map[string]any{"encoding": "base64", "commitment": "confirmed"})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("getMultipleAccounts: %w", err)
 		}
 		if len(res.Value) != len(part) {
 			return nil, fmt.Errorf("getMultipleAccounts answered %d accounts for %d", len(res.Value), len(part))

@@ -171,9 +171,23 @@ func (s chainSettings) logger(base *slog.Logger) *slog.Logger {
 // said to be, probes which methods it answers, and logs the plan that
 // follows. Errors name the chain. logger should come from s.logger.
 func (s chainSettings) source(ctx context.Context, logger *slog.Logger) (*evm.Fetcher, error) {
-	if err := s.checkChainID(ctx); err != nil {
-		return nil, fmt.Errorf("ingest %s: %w", s.chain, err)
+	if err := s.checkNode(ctx); err != nil {
+		return nil, err
 	}
+	return s.probe(ctx, logger)
+}
+
+// checkNode is checkChainID with the error naming the chain.
+func (s chainSettings) checkNode(ctx context.Context) error {
+	if err := s.checkChainID(ctx); err != nil {
+		return fmt.Errorf("ingest %s: %w", s.chain, err)
+	}
+	return nil
+}
+
+// probe is source after the chain id check: the methods the node answers,
+// the plan logged, and the fetcher.
+func (s chainSettings) probe(ctx context.Context, logger *slog.Logger) (*evm.Fetcher, error) {
 	client := jsonrpc.NewClient(s.rpc)
 	client.Logger = logger.With("chain", s.chain)
 	client.Observer = s.rpcObserver()

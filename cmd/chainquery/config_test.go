@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -244,6 +247,69 @@ func TestConfig_DocExample(t *testing.T) {
 	if cfg.DB == "" || cfg.Listen == "" || len(chains) != 3 {
 		t.Errorf("the example sets db %q, listen %q and %d chains; want all fields shown", cfg.DB, cfg.Listen, len(chains))
 	}
+}
+
+// TestConfig_ExampleFile keeps chainquery.example.json, the file the README
+// tells a first user to copy, loadable as shipped, with each chain's values
+// the defaults of chainDefaults: the polygon entry as it is, the other
+// chains once their commented-out lines are uncommented. Its node URLs are
+// placeholders under the reserved .example domain.
+func TestConfig_ExampleFile(t *testing.T) {
+	const path = "../../chainquery.example.json"
+	check := func(t *testing.T, cfg *config, chains []chainSettings, want []chainquery.Chain) {
+		t.Helper()
+		if cfg.DB != defaultDSN || cfg.Listen != defaultListen {
+			t.Errorf("db %q, listen %q; want the defaults %q, %q", cfg.DB, cfg.Listen, defaultDSN, defaultListen)
+		}
+		var got []chainquery.Chain
+		for _, s := range chains {
+			got = append(got, s.chain)
+			if def := newChainSettings(s.chain, s.rpc); !reflect.DeepEqual(s, def) {
+				t.Errorf("%s: %+v, want the defaults %+v", s.chain, s, def)
+			}
+			if u, err := url.Parse(s.rpc); err != nil || !strings.HasSuffix(u.Hostname(), ".example") {
+				t.Errorf("%s: rpc %q is not a placeholder under .example", s.chain, s.rpc)
+			}
+		}
+		if slices.Sort(got); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+			t.Errorf("chains %v, want %v", got, want)
+		}
+	}
+
+	t.Run("AsShipped", func(t *testing.T) {
+		cfg, chains, err := loadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, cfg, chains, []chainquery.Chain{chainquery.Polygon})
+	})
+
+	t.Run("Uncommented", func(t *testing.T) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uncommented := regexp.MustCompile(`(?m)^(\s*)// (,\{)`).ReplaceAll(data, []byte("$1$2"))
+		file := filepath.Join(t.TempDir(), "chainquery.json")
+		writeFile(t, file, string(uncommented))
+		cfg, chains, err := loadConfig(file)
+		if err != nil {
+			t.Fatalf("with every chain uncommented: %v", err)
+		}
+		check(t, cfg, chains, chainquery.EVMChains)
+	})
+
+	t.Run("Documented", func(t *testing.T) {
+		for _, doc := range []string{"../../README.md", "../../docs/config.md"} {
+			b, err := os.ReadFile(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), "cp chainquery.example.json chainquery.json") {
+				t.Errorf("%s does not say to copy chainquery.example.json", doc)
+			}
+		}
+	})
 }
 
 // TestRetry checks the follower's failure policy: waits double from the

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chainquery/chainquery/jsonrpc"
+	"github.com/chainquery/chainquery/jsonrpc/jsonrpctest"
 )
 
 // TestMain_DSN checks the one place that reads --db: every form that is
@@ -50,7 +56,13 @@ func TestMain_DSN(t *testing.T) {
 	}
 
 	t.Run("ErrPostgresIngest", func(t *testing.T) {
-		r := execute(t, nil, "ingest", "evm", "--chain", "polygon", "--rpc", "http://127.0.0.1:1",
+		// The node answers: the database is opened only after it has.
+		node := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			jsonrpctest.Answer(w, body, func(string) (any, *jsonrpc.RPCError) { return "0x89", nil })
+		}))
+		defer node.Close()
+		r := execute(t, nil, "ingest", "evm", "--chain", "polygon", "--rpc", node.URL,
 			"--db", "postgres://user:secret@127.0.0.1:1/chainquery")
 		r.wantFailure(t, 1, "chainquery: open database postgres://user@127.0.0.1:1/chainquery: ")
 		if strings.Contains(r.stderr, "secret") {

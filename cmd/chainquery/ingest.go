@@ -318,18 +318,31 @@ func (c *ingestEVMCmd) run(ctx context.Context, m *Main) error {
 		return err
 	}
 	defer stopProfile()
-	store, err := m.openStore(ctx, c.db, storeOptions{pg: c.pg})
-	if err != nil {
-		return err
-	}
+	storeUp := func(chainquery.Store) error { return nil }
 	if c.metricsListen != "" {
-		stop, err := m.serveMetrics(c.metricsListen, store, logger, &c.chain.metrics)
+		up, stop, err := m.serveMetrics(c.metricsListen, logger, &c.chain.metrics)
 		if err != nil {
 			return err
 		}
 		defer stop()
+		storeUp = up
 	}
-	src, err := c.chain.source(ctx, logger)
+	// The node first, the database once it has answered: a mistyped --rpc
+	// or a node that is down must not leave a new, empty database behind.
+	err = c.chain.checkNode(ctx)
+	if ctx.Err() != nil {
+		return nil // stopped while connecting: nothing was written
+	} else if err != nil {
+		return redactErr(err, c.chain.rpc)
+	}
+	store, err := m.openStore(ctx, c.db, storeOptions{pg: c.pg})
+	if err != nil {
+		return err
+	}
+	if err := storeUp(store); err != nil {
+		return err
+	}
+	src, err := c.chain.probe(ctx, logger)
 	if ctx.Err() != nil {
 		return nil // stopped while connecting: nothing was written
 	} else if err != nil {
@@ -384,20 +397,20 @@ func checkMetricsListen(addr string) error {
 
 // serveMetrics serves an ingester's metrics at GET /metrics on addr until
 // stop is called, and sets *ingestion to the metrics the ingester records.
-// The registry holds the ingestion metrics, chainquery_store_up (a ping of
-// store at each scrape) and the Go runtime and process metrics. Main is
-// marked listening on addr, so that tests find a port picked by :0.
-func (m *Main) serveMetrics(addr string, store chainquery.Store, logger *slog.Logger, ingestion **metrics.Ingest) (stop func(), err error) {
+// The registry holds the ingestion metrics and the Go runtime and process
+// metrics; storeUp adds chainquery_store_up (a ping of the store at each
+// scrape) once the ingester has opened its store, which it does after the
+// node's first answer, counted here. Main is marked listening on addr, so
+// that tests find a port picked by :0.
+func (m *Main) serveMetrics(addr string, logger *slog.Logger, ingestion **metrics.Ingest) (storeUp func(chainquery.Store) error, stop func(), err error) {
 	reg := metrics.NewRegistry()
 	if *ingestion, err = metrics.NewIngest(reg); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := metrics.RegisterStoreUp(reg, store.Ping); err != nil {
-		return nil, err
-	}
+	storeUp = func(store chainquery.Store) error { return metrics.RegisterStoreUp(reg, store.Ping) }
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("--metrics-listen %s: %w", addr, err)
+		return nil, nil, fmt.Errorf("--metrics-listen %s: %w", addr, err)
 	}
 	srv := &nethttp.Server{
 		Handler:           metrics.Handler(reg),
@@ -407,7 +420,7 @@ func (m *Main) serveMetrics(addr string, store chainquery.Store, logger *slog.Lo
 	go srv.Serve(ln) // ends with ErrServerClosed at stop
 	logger.Info("serving metrics", "url", "http://"+ln.Addr().String()+"/metrics")
 	m.markListening(ln.Addr())
-	return func() { srv.Close() }, nil
+	return storeUp, func() { srv.Close() }, nil
 }
 
 // redactErr replaces the node URL in err's text by its redacted form: errors

@@ -125,7 +125,7 @@ Commands:
   keys create   create an API key and print it (the only time it is shown)
   keys list     list API keys: name, endpoints, creation time
   keys revoke   revoke an API key
-  version       print the version
+  version       print the version and commit (also --version)
 
 Run 'chainquery <command> -h' for the flags of a command.
 ` + dsnUsage
@@ -167,7 +167,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 		}
 		m.cmd = c
 		return nil
-	case "version":
+	case "version", "--version", "-version":
 		if len(rest) > 0 {
 			return usagef("chainquery -h", "version takes no arguments")
 		}
@@ -237,34 +237,65 @@ func (m *Main) env(key, def string) string {
 	return def
 }
 
-// versionCmd prints what the Go toolchain recorded about this build.
+// version and commit name the release and the commit it was built from.
+// scripts/build sets them (from git describe and git rev-parse) with
+//
+//	go build -ldflags "-X main.version=v1.2.0 -X main.commit=SHA" ./cmd/chainquery
+//
+// A plain go build leaves them empty: the version command then says what the
+// Go toolchain recorded instead (see versionLine).
+var version, commit string
+
+// versionCmd prints the version, the commit and the Go version of the build.
 type versionCmd struct{}
 
 func (versionCmd) run(ctx context.Context, m *Main) error {
-	version, revision, goVersion := "(devel)", "", ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	bi, _ := debug.ReadBuildInfo()
+	_, err := fmt.Fprintln(m.Stdout, versionLine(version, commit, bi))
+	return err
+}
+
+// versionLine is the version command's line, "chainquery VERSION (commit
+// COMMIT, GOVERSION)". Whatever of version and commit is empty comes from bi,
+// when there is one: the module version (a go install of a tagged module) and
+// the VCS revision with "-dirty" when the tree had changes (what go build
+// stamps in a checkout); else the version is "(devel)", as Go says.
+func versionLine(version, commit string, bi *debug.BuildInfo) string {
+	goVersion := ""
+	if bi != nil {
 		goVersion = bi.GoVersion
-		if bi.Main.Version != "" {
+		if version == "" && bi.Main.Version != "" {
 			version = bi.Main.Version
 		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				revision = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					revision += "+dirty"
+		if commit == "" {
+			var revision, modified string
+			for _, s := range bi.Settings {
+				switch s.Key {
+				case "vcs.revision":
+					revision = s.Value
+				case "vcs.modified":
+					modified = s.Value
 				}
 			}
+			if revision != "" && modified == "true" {
+				revision += "-dirty"
+			}
+			commit = revision
 		}
 	}
-	line := "chainquery " + version
-	if revision != "" {
-		line += " " + revision
+	if version == "" {
+		version = "(devel)"
+	}
+	var about []string
+	if commit != "" {
+		about = append(about, "commit "+commit)
 	}
 	if goVersion != "" {
-		line += " " + goVersion
+		about = append(about, goVersion)
 	}
-	_, err := fmt.Fprintln(m.Stdout, line)
-	return err
+	line := "chainquery " + version
+	if len(about) > 0 {
+		line += " (" + strings.Join(about, ", ") + ")"
+	}
+	return line
 }

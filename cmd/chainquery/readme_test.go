@@ -8,9 +8,10 @@ import (
 )
 
 // TestREADME_Commands keeps the README's commands true: the Quick start
-// builds bin/chainquery with scripts/setup and puts it on the PATH before
-// its first chainquery command, and every `chainquery ...` line of its code
-// blocks names a command that exists (its -h succeeds).
+// builds bin/chainquery with scripts/setup (which runs scripts/build) and
+// puts it on the PATH before its first chainquery command, and every
+// `chainquery ...` line of its code blocks names a command that exists (its
+// -h succeeds).
 func TestREADME_Commands(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -20,8 +21,13 @@ func TestREADME_Commands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^go build -o bin/chainquery ./cmd/chainquery$`).Match(setup) {
-		t.Error("scripts/setup does not build bin/chainquery")
+	build, err := os.ReadFile("../../scripts/build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// TestVersion_ScriptsBuild checks what scripts/build stamps in.
+	if !regexp.MustCompile(`(?m)^scripts/build$`).Match(setup) || !regexp.MustCompile(`(?m)^out=\$\{out:-bin/chainquery\}$`).Match(build) {
+		t.Error("scripts/setup does not build bin/chainquery with scripts/build")
 	}
 	_, quick, _ := strings.Cut(string(readme), "## Quick start")
 	quick, _, _ = strings.Cut(quick, "\n## ")

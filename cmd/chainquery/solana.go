@@ -131,27 +131,40 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 		logw, interval = lineClearer{m.Stderr}, time.Second
 	}
 	logger := redactLogger(c.log.logger(logw), c.rpc, redactURL(c.rpc)).With("chain", "solana")
-	store, err := m.openStore(ctx, c.db, storeOptions{pg: c.pg})
-	if err != nil {
-		return err
-	}
 	client := solana.NewClient(c.rpc)
 	client.RPC.Logger = logger
 	client.RPC.Timeout, client.RPC.MaxResponse = c.rpcTimeout, int64(c.maxRespMB)<<20
-	src := solana.NewSource(client, logger)
-	e := &ingest.SolanaLoop{Store: store, Source: src, Logger: logger, From: c.from, To: c.to, Follow: c.follow,
+	e := &ingest.SolanaLoop{Source: solana.NewSource(client, logger), Logger: logger, From: c.from, To: c.to, Follow: c.follow,
 		Concurrency: c.concurrency, BatchSlots: c.batch, Metadata: c.metadata,
 		Progress: &ingest.Progress{Chain: "solana"}}
+	storeUp := func(chainquery.Store) error { return nil }
 	if c.metrics != "" {
 		var ingestion *metrics.Ingest
-		stop, err := m.serveMetrics(c.metrics, store, logger, &ingestion)
+		up, stop, err := m.serveMetrics(c.metrics, logger, &ingestion)
 		if err != nil {
 			return err
 		}
 		defer stop()
+		storeUp = up
 		client.RPC.Observer = ingestion.RPC(chainquery.Solana)
 		e.Observer = ingestion.Chain(chainquery.Solana)
 	}
+	// The node first, the database once it has answered: a mistyped --rpc
+	// or a node that is down must not leave a new, empty database behind.
+	err := checkSolanaNode(ctx, c.rpc, client.RPC.Observer)
+	if ctx.Err() != nil {
+		return nil // stopped while connecting: nothing was written
+	} else if err != nil {
+		return redactErr(err, c.rpc)
+	}
+	store, err := m.openStore(ctx, c.db, storeOptions{pg: c.pg})
+	if err != nil {
+		return err
+	}
+	if err := storeUp(store); err != nil {
+		return err
+	}
+	e.Store = store
 
 	sctx, stop := context.WithCancel(ctx)
 	shown := make(chan struct{})
@@ -176,6 +189,19 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 		logger.Info("stopped: a rerun resumes after the last stored slot", attrs...)
 	default:
 		logger.Info("done", attrs...)
+	}
+	return nil
+}
+
+// checkSolanaNode asks the node for its confirmed slot. It gives up sooner
+// than the ingester's client, as checkChainID does: an unreachable node at
+// start is most often a mistyped URL.
+func checkSolanaNode(ctx context.Context, rpc string, obs jsonrpc.Observer) error {
+	c := solana.NewClient(rpc)
+	c.RPC.Attempts, c.RPC.MaxBackoff, c.RPC.Timeout = 3, 2*time.Second, 15*time.Second
+	c.RPC.Observer = obs
+	if _, err := c.Slot(ctx); err != nil {
+		return fmt.Errorf("solana: getSlot from %s: %w", redactURL(rpc), err)
 	}
 	return nil
 }

@@ -109,7 +109,7 @@ func TestIngestSolanaUsage(t *testing.T) {
 		}
 	}
 	// An empty database needs a start: the stored cursor, --from-slot or --follow.
-	r := execute(t, nil, "ingest", "solana", "--db", "sqlite:"+t.TempDir()+"/db", "--rpc", "http://127.0.0.1:1")
+	r := execute(t, nil, "ingest", "solana", "--db", "sqlite:"+t.TempDir()+"/db", "--rpc", solanatest.NewServer(t).URL)
 	if r.code != 1 || !strings.Contains(r.stderr, "no start slot") {
 		t.Errorf("empty database without --from-slot: exit %d, stderr %q", r.code, r.stderr)
 	}

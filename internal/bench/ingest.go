@@ -148,7 +148,7 @@ func RawFetch(ctx context.Context, url, traces string, from, to uint64, batch, c
 					Hash string `json:"hash"`
 				}
 				if r.Err != nil {
-					fail(fmt.Errorf("block %d: %w", lo+uint64(i), r.Err))
+					fail(fmt.Errorf("block %d: %s: %w", lo+uint64(i), r.Method, r.Err))
 					return
 				}
 				bytes.Add(int64(len(r.Result)))
