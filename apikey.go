@@ -94,9 +94,42 @@ func (k *APIKey) Matches(hash [32]byte) bool {
 	return subtle.ConstantTimeCompare(k.Hash[:], hash[:]) == 1
 }
 
+// APIKeyUpdate is a change to a stored key: each field that is set (not
+// nil) replaces the key's, each nil one leaves it as it is. A limit set to
+// 0 gives it back to the server's default.
+type APIKeyUpdate struct {
+	Endpoints   *[]Endpoint
+	Rate        *float64
+	Burst       *int
+	CostRate    *float64
+	CostBurst   *float64
+	Concurrency *int
+}
+
+// Apply returns l with the limits that u sets replaced.
+func (u APIKeyUpdate) Apply(l KeyLimits) KeyLimits {
+	setIf(&l.Rate, u.Rate)
+	setIf(&l.Burst, u.Burst)
+	setIf(&l.CostRate, u.CostRate)
+	setIf(&l.CostBurst, u.CostBurst)
+	setIf(&l.Concurrency, u.Concurrency)
+	return l
+}
+
+// Validate returns EINVALID when a limit that u sets is negative or not a
+// number (KeyLimits.Validate).
+func (u APIKeyUpdate) Validate() error { return u.Apply(KeyLimits{}).Validate() }
+
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
 // APIKeyService stores API keys.
 type APIKeyService interface {
-	// CreateAPIKey stores k. It returns ECONFLICT if a key of that name exists.
+	// CreateAPIKey stores k. It returns ECONFLICT if a key of that name
+	// exists and EINVALID if a limit is invalid (KeyLimits.Validate).
 	CreateAPIKey(ctx context.Context, k *APIKey) error
 
 	// FindAPIKeyByHash returns the key whose hash is hash. It returns
@@ -109,4 +142,10 @@ type APIKeyService interface {
 	// RevokeAPIKey deletes the key called name. It returns ENOTFOUND if there
 	// is none.
 	RevokeAPIKey(ctx context.Context, name string) error
+
+	// UpdateAPIKey changes the fields of the key called name that update
+	// sets, leaving the others, and returns the key as it now is. It
+	// returns ENOTFOUND if there is none and EINVALID if a limit set is
+	// invalid (KeyLimits.Validate), changing nothing.
+	UpdateAPIKey(ctx context.Context, name string, update APIKeyUpdate) (*APIKey, error)
 }

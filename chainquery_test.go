@@ -1,6 +1,7 @@
 package chainquery_test
 
 import (
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -249,5 +250,25 @@ func TestAPIKey(t *testing.T) {
 	}
 	if !k.Allows(chainquery.EndpointGetBlock) || k.Allows(chainquery.EndpointFilterTraces) {
 		t.Fatal("Allows")
+	}
+}
+
+// TestAPIKeyUpdate: Apply replaces the limits an update sets and keeps the
+// others; Validate refuses a negative or non-finite limit that it sets.
+func TestAPIKeyUpdate(t *testing.T) {
+	rate, burst := 3.5, 0
+	u := chainquery.APIKeyUpdate{Rate: &rate, Burst: &burst}
+	l := chainquery.KeyLimits{Rate: 1, Burst: 2, CostRate: 3, CostBurst: 4, Concurrency: 5}
+	if got, want := u.Apply(l), (chainquery.KeyLimits{Rate: 3.5, Burst: 0, CostRate: 3, CostBurst: 4, Concurrency: 5}); got != want {
+		t.Fatalf("Apply = %+v, want %+v", got, want)
+	}
+	if err := u.Validate(); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	negative, inf := -1, math.Inf(1)
+	for _, u := range []chainquery.APIKeyUpdate{{Concurrency: &negative}, {CostBurst: &inf}} {
+		if err := u.Validate(); chainquery.ErrorCode(err) != chainquery.EINVALID {
+			t.Errorf("Validate(%+v) = %v, want EINVALID", u, err)
+		}
 	}
 }

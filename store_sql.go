@@ -56,11 +56,11 @@ type StoreConn interface {
 	// dest and calls row. An error of row ends the query and is returned as
 	// it is.
 	//
-	// The destinations are pointers to int, int64, bool, string, []byte
-	// (nil for NULL, and possibly for an empty value), *int64 and *string
-	// (nil for NULL), and ScanAmount's targets. The arguments are int64,
-	// int, string, []byte, nil (NULL) and [][]byte (an array, where the
-	// store's SQL takes one).
+	// The destinations are pointers to int, int64, float64, bool, string,
+	// []byte (nil for NULL, and possibly for an empty value), *int64 and
+	// *string (nil for NULL), and ScanAmount's targets. The arguments are
+	// int64, int, float64, string, []byte, nil (NULL) and [][]byte (an
+	// array, where the store's SQL takes one).
 	Query(ctx context.Context, query string, args, dest []any, row func() error) error
 
 	// Exec runs query with args and returns the number of rows it changed.
@@ -187,11 +187,15 @@ type StoreSQL struct {
 	// LatestOwner: account → the owner of its latest change that names one.
 	TokenBalance, LatestOwner string
 
-	// CreateAPIKey: name, hash, endpoints, created_at; it inserts nothing
-	// when a key of that name exists. APIKeyByHash: hash, and APIKeys:
-	// nothing → name, hash, endpoints, created_at (APIKeys ordered by name
-	// bytewise). RevokeAPIKey: name.
-	CreateAPIKey, APIKeyByHash, APIKeys, RevokeAPIKey string
+	// CreateAPIKey: name, hash, endpoints, created_at, rate, burst,
+	// cost_rate, cost_burst, concurrency; it inserts nothing when a key of
+	// that name exists. APIKeyByHash: hash, and APIKeys: nothing → name,
+	// hash, endpoints, created_at, rate, burst, cost_rate, cost_burst,
+	// concurrency (APIKeys ordered by name bytewise). RevokeAPIKey: name.
+	// UpdateAPIKey: name, endpoints, rate, burst, cost_rate, cost_burst,
+	// concurrency, each NULL to keep the key's → the updated row, as
+	// APIKeyByHash's (no row when no key has that name).
+	CreateAPIKey, APIKeyByHash, APIKeys, RevokeAPIKey, UpdateAPIKey string
 }
 
 // UnavailableError returns the EUNAVAILABLE error of a store whose database

@@ -82,13 +82,22 @@ var queries = chainquery.StoreSQL{
 
 	// ON CONFLICT on the name alone: two commands creating one name at once
 	// get one success and one ECONFLICT, never a constraint error.
-	CreateAPIKey: `INSERT INTO api_keys (name, hash, endpoints, created_at) VALUES ($1, $2, $3, $4)
+	CreateAPIKey: `INSERT INTO api_keys (name, hash, endpoints, created_at, rate, burst, cost_rate, cost_burst, concurrency)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (name) DO NOTHING`,
-	APIKeyByHash: `SELECT name, hash, endpoints, created_at FROM api_keys WHERE hash = $1`,
+	APIKeyByHash: `SELECT ` + qAPIKeyColumns + ` FROM api_keys WHERE hash = $1`,
 	// Names sort bytewise, as in SQLite, whatever the database's collation.
-	APIKeys:      `SELECT name, hash, endpoints, created_at FROM api_keys ORDER BY name COLLATE "C"`,
+	APIKeys:      `SELECT ` + qAPIKeyColumns + ` FROM api_keys ORDER BY name COLLATE "C"`,
 	RevokeAPIKey: `DELETE FROM api_keys WHERE name = $1`,
+	UpdateAPIKey: `UPDATE api_keys SET endpoints = coalesce($2, endpoints),
+			rate = coalesce($3, rate), burst = coalesce($4, burst),
+			cost_rate = coalesce($5, cost_rate), cost_burst = coalesce($6, cost_burst),
+			concurrency = coalesce($7, concurrency)
+		WHERE name = $1 RETURNING ` + qAPIKeyColumns,
 }
+
+// qAPIKeyColumns are the columns of an API key row (chainquery.StoreSQL.APIKeys).
+const qAPIKeyColumns = `name, hash, endpoints, created_at, rate, burst, cost_rate, cost_burst, concurrency`
 
 // A hash names one transaction; should a chain ever repeat one, the latest
 // block wins unless the caller names the block. The two forms are two

@@ -79,12 +79,21 @@ var queries = chainquery.StoreSQL{
 	LatestOwner: `SELECT owner FROM token_balances WHERE account = ? AND owner IS NOT NULL
 		ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`,
 
-	CreateAPIKey: `INSERT INTO api_keys (name, hash, endpoints, created_at) VALUES (?, ?, ?, ?)
+	CreateAPIKey: `INSERT INTO api_keys (name, hash, endpoints, created_at, rate, burst, cost_rate, cost_burst, concurrency)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (name) DO NOTHING`,
-	APIKeyByHash: `SELECT name, hash, endpoints, created_at FROM api_keys WHERE hash = ?`,
-	APIKeys:      `SELECT name, hash, endpoints, created_at FROM api_keys ORDER BY name`,
+	APIKeyByHash: `SELECT ` + qAPIKeyColumns + ` FROM api_keys WHERE hash = ?`,
+	APIKeys:      `SELECT ` + qAPIKeyColumns + ` FROM api_keys ORDER BY name`,
 	RevokeAPIKey: `DELETE FROM api_keys WHERE name = ?`,
+	UpdateAPIKey: `UPDATE api_keys SET endpoints = coalesce(?2, endpoints),
+			rate = coalesce(?3, rate), burst = coalesce(?4, burst),
+			cost_rate = coalesce(?5, cost_rate), cost_burst = coalesce(?6, cost_burst),
+			concurrency = coalesce(?7, concurrency)
+		WHERE name = ?1 RETURNING ` + qAPIKeyColumns,
 }
+
+// qAPIKeyColumns are the columns of an API key row (chainquery.StoreSQL.APIKeys).
+const qAPIKeyColumns = `name, hash, endpoints, created_at, rate, burst, cost_rate, cost_burst, concurrency`
 
 // A hash names one transaction; should a chain ever repeat one, the latest
 // block wins unless the caller names the block (?3, or NULL). The index is

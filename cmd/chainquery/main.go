@@ -123,7 +123,8 @@ Commands:
   registry import  load a Solana token list into the token registry
   dev           run a local chain, index it and serve it: a demo in one command
   keys create   create an API key and print it (the only time it is shown)
-  keys list     list API keys: name, endpoints, creation time
+  keys update   change the endpoints or limits of an API key
+  keys list     list API keys: name, endpoints, creation time, limits
   keys revoke   revoke an API key
   version       print the version and commit (also --version)
 

@@ -42,18 +42,23 @@ func TestMain_EndToEnd(t *testing.T) {
 
 	t.Run("List", func(t *testing.T) {
 		out := mustExecute(t, nil, "keys", "list", "--db", db)
-		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 3 {
-			t.Fatalf("keys list printed %d lines, want a header and 2 keys:\n%s", len(lines), out)
+		rows := keysTable(t, out)
+		if len(rows) != 2 {
+			t.Fatalf("keys list printed %d keys, want 2:\n%s", len(rows), out)
 		}
-		for i, want := range [][]string{{"NAME", "ENDPOINTS", "CREATED"}, {"alice", "all"}, {"bob", "filter_traces,get_block"}} {
-			fields := strings.Fields(lines[i])
-			if len(fields) != 3 || fields[0] != want[0] || fields[1] != want[1] {
-				t.Errorf("line %d = %q, want %v", i, lines[i], want)
+		for i, want := range []string{"alice", "all", "bob", "filter_traces,get_block"} {
+			if got := rows[i/2][[]string{"NAME", "ENDPOINTS"}[i%2]]; got != want {
+				t.Errorf("key %d: %q, want %q:\n%s", i/2, got, want, out)
 			}
-			if i > 0 {
-				if created, err := time.Parse(time.RFC3339, fields[2]); err != nil || !strings.HasSuffix(fields[2], "Z") || time.Since(created) > time.Minute {
-					t.Errorf("created %q: want a recent RFC 3339 UTC time", fields[2])
+		}
+		for _, row := range rows {
+			created := row["CREATED"]
+			if at, err := time.Parse(time.RFC3339, created); err != nil || !strings.HasSuffix(created, "Z") || time.Since(at) > time.Minute {
+				t.Errorf("created %q: want a recent RFC 3339 UTC time", created)
+			}
+			for _, c := range limitColumns {
+				if row[c] != "default" {
+					t.Errorf("%s of %s = %q, want default (none given)", c, row["NAME"], row[c])
 				}
 			}
 		}
@@ -224,6 +229,9 @@ func TestMain_Usage(t *testing.T) {
 		{"ErrBadLogLevel", []string{"serve", "--db", db, "--log-level", "loud"}, 2, "-log-level"},
 		{"ErrBadTraceStart", []string{"serve", "--db", db, "--trace-history-start", "ethereum=2025-01-01T00:00:00Z"}, 2, "chain must be one of: polygon"},
 		{"ErrRevokeUnknown", []string{"keys", "revoke", "--db", db, "--name", "nobody"}, 1, `no API key named "nobody"`},
+		{"ErrNegativeLimit", []string{"keys", "create", "--db", db, "--name", "k", "--endpoints", "all", "--rate", "-1"}, 2, "--rate must be a finite number of at least 0"},
+		{"ErrUpdateNothing", []string{"keys", "update", "--db", db, "--name", "k"}, 2, "nothing to change"},
+		{"ErrUpdateNameMissing", []string{"keys", "update", "--db", db, "--rate", "1"}, 2, "--name is required"},
 		{"ErrReadDBWithSQLite", []string{"serve", "--db", db, "--read-db", "postgres://u@replica/db"}, 2, "--read-db needs a PostgreSQL --db"},
 		{"ErrReadDBSQLite", []string{"serve", "--db", pg, "--read-db", db}, 2, "--read-db must be a postgres:// DSN"},
 		{"ErrReadDBBad", []string{"serve", "--db", pg, "--read-db", "replica.example"}, 2, `--read-db: "replica.example" has no scheme`},
@@ -242,7 +250,7 @@ func TestMain_Usage(t *testing.T) {
 	}
 
 	t.Run("Help", func(t *testing.T) {
-		for _, args := range [][]string{{"-h"}, {"help"}, {"serve", "-h"}, {"keys", "-h"}, {"keys", "create", "--help"}, {"keys", "list", "-h"}, {"keys", "revoke", "-h"}} {
+		for _, args := range [][]string{{"-h"}, {"help"}, {"serve", "-h"}, {"keys", "-h"}, {"keys", "create", "--help"}, {"keys", "update", "-h"}, {"keys", "list", "-h"}, {"keys", "revoke", "-h"}} {
 			r := execute(t, nil, args...)
 			if r.code != 0 || !strings.Contains(r.stdout, "Usage:") || r.stderr != "" {
 				t.Errorf("%v: code %d, stdout %q, stderr %q; want usage on stdout and code 0", args, r.code, r.stdout, r.stderr)
@@ -360,7 +368,7 @@ func (b *syncBuffer) String() string {
 // --db as required.
 func TestUsage_DBOptional(t *testing.T) {
 	for _, args := range [][]string{{"serve"}, {"ingest", "evm"}, {"ingest", "solana"}, {"registry", "import"},
-		{"keys", "create"}, {"keys", "list"}, {"keys", "revoke"}, {"dev"}} {
+		{"keys", "create"}, {"keys", "update"}, {"keys", "list"}, {"keys", "revoke"}, {"dev"}} {
 		r := execute(t, nil, append(args, "-h")...)
 		usage, _, _ := strings.Cut(r.stdout+r.stderr, "\n")
 		if !strings.HasPrefix(usage, "Usage: chainquery "+strings.Join(args, " ")) || !strings.Contains(usage, "[--db DSN") {

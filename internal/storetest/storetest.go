@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(testing.TB) chainquery.Store) {
 	t.Run("TokenBalances", func(t *testing.T) { testTokenBalances(t, loaded(t)) })
 	t.Run("TokenBalancesEmpty", func(t *testing.T) { testTokenBalancesEmpty(t, open(t)) })
 	t.Run("APIKeys", func(t *testing.T) { testAPIKeys(t, open(t)) })
+	t.Run("APIKeyLimits", func(t *testing.T) { testAPIKeyLimits(t, open(t)) })
 	t.Run("IndexStatus", func(t *testing.T) { testIndexStatus(t, open) })
 	t.Run("MigrationsCurrent", func(t *testing.T) {
 		// A store opened by Open has applied every migration it has.
