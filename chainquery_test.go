@@ -94,6 +94,11 @@ func TestParseQueryValues(t *testing.T) {
 		{"ten", "", false, chainquery.Page{}},
 		{"", "-1", false, chainquery.Page{}},
 		{"", "1.5", false, chainquery.Page{}},
+		{"", "9223372036854775807", true, chainquery.Page{Offset: chainquery.MaxOffset, Limit: 10}},
+		{"", "9223372036854775808", false, chainquery.Page{}},
+		{"", "+1", false, chainquery.Page{}},
+		{"", "-0", false, chainquery.Page{}},
+		{"+5", "", false, chainquery.Page{}},
 	} {
 		p, err := chainquery.ParsePage(c.limit, c.offset)
 		if c.ok != (err == nil) || c.ok && p != c.want {
@@ -110,10 +115,14 @@ func TestParseQueryValues(t *testing.T) {
 			t.Errorf("ParseBool(%q) err = %v", s, err)
 		}
 	}
-	for _, s := range []string{"-1", "1.0", "0x10", "", " 1", "+1", "99999999999999999999"} {
-		if _, err := chainquery.ParseBlockNumber("block_number", s); !strings.Contains(chainquery.ErrorMessage(err), "block_number") {
-			t.Errorf("ParseBlockNumber(%q) err = %v", s, err)
+	for _, s := range []string{"-1", "-0", "1.0", "1e3", "0x10", "", " 1", "+1", "9223372036854775808", "99999999999999999999"} {
+		const want = "block_number must be an integer between 0 and 9223372036854775807"
+		if _, err := chainquery.ParseBlockNumber("block_number", s); chainquery.ErrorMessage(err) != want {
+			t.Errorf("ParseBlockNumber(%q) err = %v, want %q", s, err, want)
 		}
+	}
+	if n, err := chainquery.ParseBlockNumber("block_number", "9223372036854775807"); err != nil || n != chainquery.MaxBlockNumber {
+		t.Errorf("ParseBlockNumber(2^63-1) = %d, %v", n, err)
 	}
 }
 

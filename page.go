@@ -1,12 +1,22 @@
 package chainquery
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // Limits of list endpoints (docs/api.md, "Lists and paging").
 const (
 	DefaultLimit = 10
 	MaxLimit     = 50
+	// MaxOffset is the largest offset: stores take it as a signed 64-bit
+	// integer. No list holds that many items, so it gives an empty page.
+	MaxOffset = math.MaxInt64
 )
+
+// MaxBlockNumber is the largest block number of a request: stores keep block
+// numbers as signed 64-bit integers (docs/api.md, "Request values").
+const MaxBlockNumber = math.MaxInt64
 
 // Page is the offset and limit of a list request, as applied.
 type Page struct {
@@ -19,28 +29,29 @@ type Page struct {
 func ParsePage(limit, offset string) (Page, error) {
 	p := Page{Offset: 0, Limit: DefaultLimit}
 	if limit != "" {
-		n, err := strconv.Atoi(limit)
+		n, err := strconv.ParseUint(limit, 10, 63) // decimal digits, as offset
 		if err != nil || n < 1 || n > MaxLimit {
 			return p, Errorf(EINVALID, "limit must be an integer between 1 and %d", MaxLimit)
 		}
-		p.Limit = n
+		p.Limit = int(n)
 	}
 	if offset != "" {
-		n, err := strconv.Atoi(offset)
-		if err != nil || n < 0 {
-			return p, Errorf(EINVALID, "offset must be an integer of at least 0")
+		n, err := strconv.ParseUint(offset, 10, 63) // decimal digits up to MaxOffset
+		if err != nil {
+			return p, Errorf(EINVALID, "offset must be an integer between 0 and %d", MaxOffset)
 		}
-		p.Offset = n
+		p.Offset = int(n)
 	}
 	return p, nil
 }
 
-// ParseBlockNumber parses a block number query value (a decimal integer of at
-// least 0). It returns EINVALID naming param otherwise.
+// ParseBlockNumber parses a block number, of a query or of a request body:
+// decimal digits of at most MaxBlockNumber. It returns EINVALID naming param
+// otherwise.
 func ParseBlockNumber(param, s string) (uint64, error) {
-	n, err := strconv.ParseUint(s, 10, 63) // stores keep block numbers as signed 64-bit
+	n, err := strconv.ParseUint(s, 10, 63) // 63 bits: MaxBlockNumber
 	if err != nil {
-		return 0, Errorf(EINVALID, "%s must be an integer of at least 0", param)
+		return 0, Errorf(EINVALID, "%s must be an integer between 0 and %d", param, MaxBlockNumber)
 	}
 	return n, nil
 }

@@ -89,7 +89,7 @@ func TestBlock_OK(t *testing.T) {
 func TestBlock_Errors(t *testing.T) {
 	s := MustOpenServer(t)
 	ok := fmt.Sprintf("?block_number=%d", storetest.PolygonBlock)
-	badBlock := "block_number must be an integer of at least 0"
+	badBlock := "block_number must be an integer between 0 and 9223372036854775807"
 	badBool := "full_transactions must be a boolean: true, false, 1 or 0"
 	RunErrorCases(t, s, []ErrorCase{
 		{Name: "Chain/ethereum", Path: blockPath("ethereum", ok), Status: 400, Detail: "chain must be one of: polygon"},

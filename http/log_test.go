@@ -63,6 +63,9 @@ func TestTransactionLogs_OK(t *testing.T) {
 		if l.Count != 5 || len(l.Result) != 0 || l.Offset != 10 || l.Limit != 10 {
 			t.Errorf("count %d results %d offset %d limit %d", l.Count, len(l.Result), l.Offset, l.Limit)
 		}
+		// The largest offset is no error either: an empty page, the offset echoed exactly.
+		body := MustOK(t, s.Get(t, logsPath("polygon", nested)+"?offset=9223372036854775807"))
+		AssertJSON(t, body, `{"transaction_hash":"`+nested+`","offset":9223372036854775807,"limit":10,"result":[],"count":5}`)
 	})
 
 	t.Run("UppercaseHashEchoedLowercase", func(t *testing.T) {
@@ -105,7 +108,7 @@ func TestTransactionLogs_Errors(t *testing.T) {
 	nested := storetest.TxNested.Hex()
 	evm := "chain must be one of: ethereum, polygon, base, arbitrum, optimism, binance, avalanche, gnosis"
 	badHash := "transaction_hash must be a 0x-prefixed 32-byte hex hash"
-	badBlock := "block_number must be an integer of at least 0"
+	badBlock := "block_number must be an integer between 0 and 9223372036854775807"
 	RunErrorCases(t, s, []ErrorCase{
 		{Name: "Chain/solana", Path: logsPath("solana", nested), Status: 400, Detail: evm},
 		{Name: "Chain/unknown", Path: logsPath("bitcoin", nested), Status: 400, Detail: evm},
@@ -124,7 +127,8 @@ func TestTransactionLogs_Errors(t *testing.T) {
 		{Name: "BlockNumber/overflow", Path: logsPath("polygon", nested) + "?block_number=9223372036854775808", Status: 400, Detail: badBlock},
 		{Name: "Limit/0", Path: logsPath("polygon", nested) + "?limit=0", Status: 400, Detail: "limit must be an integer between 1 and 50"},
 		{Name: "Limit/51", Path: logsPath("polygon", nested) + "?limit=51", Status: 400, Detail: "limit must be an integer between 1 and 50"},
-		{Name: "Offset/negative", Path: logsPath("polygon", nested) + "?offset=-5", Status: 400, Detail: "offset must be an integer of at least 0"},
+		{Name: "Offset/negative", Path: logsPath("polygon", nested) + "?offset=-5", Status: 400, Detail: "offset must be an integer between 0 and 9223372036854775807"},
+		{Name: "Offset/above2^63-1", Path: logsPath("polygon", nested) + "?offset=9223372036854775808", Status: 400, Detail: "offset must be an integer between 0 and 9223372036854775807"},
 		{Name: "NotFound/unknownTx", Path: logsPath("polygon", storetest.H(storetest.TagTx, 200).Hex()), Status: 404, Detail: "transaction"},
 		{Name: "NotFound/wrongBlock", Path: logsPath("polygon", nested) + fmt.Sprintf("?block_number=%d", storetest.PolygonEmptyBlock), Status: 404, Detail: "transaction"},
 		{Name: "NotFound/otherChain", Path: logsPath("polygon", storetest.TxEthereum.Hex()), Status: 404, Detail: "transaction"},

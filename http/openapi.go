@@ -146,8 +146,9 @@ var (
 var (
 	limitParam = param("limit", "query", false, "Page size.",
 		obj{{"type", "integer"}, {"minimum", 1}, {"maximum", chainquery.MaxLimit}, {"default", chainquery.DefaultLimit}})
-	offsetParam = param("offset", "query", false, "Items to skip; page with offset += limit while offset < count.",
-		obj{{"type", "integer"}, {"minimum", 0}, {"default", 0}})
+	offsetParam = param("offset", "query", false,
+		"Items to skip; page with offset += limit while offset < count. An offset at or past count gives an empty result.",
+		obj{{"type", "integer"}, {"minimum", 0}, {"maximum", int64(chainquery.MaxOffset)}, {"default", 0}})
 	datetimeFilterParam = param("datetime_filter", "query", true,
 		"Snapshot time on the 10-minute grid with a timezone, not within the last hour of the current UTC time.",
 		obj{{"type", "string"}, {"format", "date-time"},
@@ -155,12 +156,9 @@ var (
 			{"examples", []string{"2025-06-01T12:00:00Z"}}})
 )
 
-// maxBlockNumber is the largest block number stores can hold (signed 64-bit).
-const maxBlockNumber = 1<<63 - 1
-
 func blockNumberParam(required bool, desc string) obj {
 	return param("block_number", "query", required, desc,
-		obj{{"type", "integer"}, {"minimum", 0}, {"maximum", int64(maxBlockNumber)}})
+		obj{{"type", "integer"}, {"minimum", 0}, {"maximum", int64(chainquery.MaxBlockNumber)}})
 }
 
 func boolParam(name, desc string) obj {
@@ -250,7 +248,9 @@ func buildOpenAPI(routes []route) []byte {
 			{"title", "chainquery"},
 			{"version", "1.0.0"},
 			{"description", "Read-only API over indexed blockchain data. Every operation under /api/v1/customer/ needs an API key in the apikey header. " +
-				"Every error answers {\"detail\": \"...\"}. Response datetimes are UTC: YYYY-MM-DDTHH:MM:SS, and YYYY-MM-DD HH:MM:SS.mmm for token balances. " +
+				"Every error answers {\"detail\": \"...\"}. Integers, in a query or a request body, are written as decimal digits: " +
+				"a sign, a fraction or an exponent (-0, +1, 1.0, 1e3) is a 400 even where the value is a whole number in range. " +
+				"Response datetimes are UTC: YYYY-MM-DDTHH:MM:SS, and YYYY-MM-DD HH:MM:SS.mmm for token balances. " +
 				"Answers of 1 KiB or more are gzip-compressed when the request's Accept-Encoding allows gzip."},
 		}},
 		{"paths", paths},

@@ -33,13 +33,60 @@ var bodiesBreakingRules = []string{
 	fmt.Sprintf(`{"from_block": %d, "to_block": %d}`, storetest.PolygonBlock, storetest.PolygonBlock+100),
 	`{"from_datetime": "2025-03-01T00:00:04Z", "to_datetime": "2025-03-01T00:00:00Z"}`,
 	`{"from_datetime": "2025-03-01T00:00:00Z", "to_datetime": "2025-03-01T00:30:00+01:00"}`,
+	// Whole numbers in range, but not written as decimal digits.
+	fmt.Sprintf(`{"from_block": %d.0, "to_block": %d}`, storetest.PolygonBlock, storetest.PolygonLaterBlock),
+	fmt.Sprintf(`{"from_block": %d, "to_block": 6.8000002e7}`, storetest.PolygonBlock),
+	`{"from_block": -0, "to_block": 0}`,
+	`{"from_block": 9223372036854775807, "to_block": 9223372036854775806}`,
 }
 
-// bodiesServed are valid bodies at the edges of the rules in words.
+// Block numbers at and past the largest the service takes, 2^63-1.
+const (
+	maxBlock      = "9223372036854775807"
+	pastMaxBlock  = "9223372036854775808"
+	pastMaxUint64 = "18446744073709551616"
+)
+
+// bodiesServed are valid bodies at the edges of the rules in words, at the
+// bounds of block numbers, and with null members, which count as absent.
+// They are named here rather than generated from the schema, so that a
+// document that loses a bound or a form of null is caught.
 var bodiesServed = []string{
 	fmt.Sprintf(`{"from_block": %d, "to_block": %d}`, storetest.PolygonBlock, storetest.PolygonBlock),
 	fmt.Sprintf(`{"from_block": %d, "to_block": %d}`, storetest.PolygonBlock, storetest.PolygonBlock+99),
 	`{"from_datetime": "2025-03-01T01:00:00.5+01:00", "to_datetime": "2025-03-01T00:00:04.123456789Z"}`,
+	`{"from_block": 0, "to_block": 0}`,
+	`{"from_block": 0, "to_block": 99}`,
+	`{"from_block": ` + maxBlock + `, "to_block": ` + maxBlock + `}`,
+	`{"from_block": 9223372036854775708, "to_block": ` + maxBlock + `}`,
+	fmt.Sprintf(`{"from_block": %d, "to_block": %d, "from_datetime": null, "to_datetime": null}`, storetest.PolygonBlock, storetest.PolygonLaterBlock),
+	fmt.Sprintf(`{"from_datetime": null, "from_block": %d, "to_block": %d}`, storetest.PolygonBlock, storetest.PolygonLaterBlock),
+	`{"from_block": null, "to_block": null, "from_datetime": "2025-03-01T00:00:00Z", "to_datetime": "2025-03-01T00:00:04Z"}`,
+	`{"from_datetime": "2025-03-01T00:00:00Z", "to_datetime": "2025-03-01T00:00:04Z", "to_block": null}`,
+	fmt.Sprintf(`{"from_block": %d, "to_block": %d, "from_address": null, "to_address": null}`, storetest.PolygonBlock, storetest.PolygonLaterBlock),
+}
+
+// bodiesBreakingSchema are bodies the document must reject: the halves of
+// a range, given alone or beside a null other half, mixes of the two
+// ranges, and block numbers past the largest. They are named here for the
+// same reason as bodiesServed; the third-party tester found the first ones.
+var bodiesBreakingSchema = []string{
+	`{"from_block": 0, "to_block": null}`,
+	`{"from_block": null, "to_block": 0}`,
+	`{"from_block": null, "to_block": null}`,
+	`{"from_datetime": "2025-03-01T00:00:00Z", "to_datetime": null}`,
+	`{"from_datetime": null, "to_datetime": "2025-03-01T00:00:04Z"}`,
+	`{"from_block": null, "to_block": null, "from_datetime": null, "to_datetime": null}`,
+	`{"from_block": 0, "to_block": null, "from_datetime": "2025-03-01T00:00:00Z", "to_datetime": null}`,
+	fmt.Sprintf(`{"from_block": %d, "to_block": %d, "from_datetime": "2025-03-01T00:00:00Z"}`, storetest.PolygonBlock, storetest.PolygonLaterBlock),
+	fmt.Sprintf(`{"from_block": %d, "to_block": %d, "to_datetime": null, "from_datetime": "2025-03-01T00:00:00Z"}`, storetest.PolygonBlock, storetest.PolygonLaterBlock),
+	fmt.Sprintf(`{"from_block": %d, "from_datetime": "2025-03-01T00:00:00Z", "to_datetime": "2025-03-01T00:00:04Z"}`, storetest.PolygonBlock),
+	fmt.Sprintf(`{"from_block": %d, "to_datetime": "2025-03-01T00:00:04Z"}`, storetest.PolygonBlock),
+	fmt.Sprintf(`{"to_block": %d, "from_datetime": "2025-03-01T00:00:00Z"}`, storetest.PolygonLaterBlock),
+	`{"from_block": ` + pastMaxBlock + `, "to_block": ` + pastMaxBlock + `}`,
+	`{"from_block": ` + maxBlock + `, "to_block": ` + pastMaxBlock + `}`,
+	fmt.Sprintf(`{"from_block": %d, "to_block": %s}`, storetest.PolygonBlock, pastMaxUint64),
+	`{"from_block": 99999999999999999999999, "to_block": 99999999999999999999999}`,
 }
 
 // genBody is one generated request body.
@@ -149,15 +196,61 @@ func generateBodies(doc, schema map[string]any) []genBody {
 	if schema["additionalProperties"] == false {
 		out = append(out, genBody{object(with(base, "fromBlock", "1")), genSchema})
 	}
-	var all []member
-	for _, b := range branches {
+	// The branches are exclusive forms, and a null member counts as absent
+	// (the service reads it so): a branch's body breaks the document when
+	// one of its members is left out or null, or a member of another
+	// branch joins it, and not when that member is null.
+	nullable := func(n string) bool {
+		_, ok := schemaType(schemaOf(doc, props[n]))
+		return ok
+	}
+	var all, allNull []member
+	for i, b := range branches {
 		for _, n := range b {
 			out = append(out, genBody{object(without(branchBody(b), n)), genSchema})
+			if nullable(n) {
+				out = append(out, genBody{object(with(branchBody(b), n, "null")), genSchema})
+				allNull = append(allNull, member{n, "null"})
+			}
+		}
+		othersNull := branchBody(b)
+		for j, other := range branches {
+			for _, n := range other {
+				if j == i || slices.Contains(b, n) {
+					continue
+				}
+				out = append(out, genBody{object(with(branchBody(b), n, first(n))), genSchema})
+				if nullable(n) {
+					out = append(out, genBody{object(with(branchBody(b), n, "null")), genServed})
+					othersNull = with(othersNull, n, "null")
+				}
+			}
+		}
+		out = append(out, genBody{object(othersNull), genServed})
+		// Every integer member of the branch at a bound of its schema: the
+		// same value at both ends of a range meets the rules in words.
+		for _, kw := range []string{"minimum", "maximum"} {
+			ms := branchBody(b)
+			for _, n := range b {
+				ps := schemaOf(doc, props[n])
+				if typ, _ := schemaType(ps); typ == "integer" {
+					if v, ok := bound(ps, kw); ok {
+						ms = with(ms, n, v.String())
+					}
+				}
+			}
+			out = append(out, genBody{object(ms), genServed})
 		}
 		all = append(all, branchBody(b)...)
 	}
 	if len(branches) > 1 {
 		out = append(out, genBody{object(all), genSchema})
+	}
+	if len(allNull) > 0 {
+		out = append(out, genBody{object(allNull), genSchema})
+	}
+	for _, b := range bodiesBreakingSchema {
+		out = append(out, genBody{b, genSchema})
 	}
 	for _, b := range []string{`{}`, `[]`, `null`, `"x"`, `5`, ``, object(base)[:len(object(base))-1], object(base) + `{}`} {
 		out = append(out, genBody{b, genSchema})
@@ -165,7 +258,14 @@ func generateBodies(doc, schema map[string]any) []genBody {
 	for _, b := range bodiesBreakingRules {
 		out = append(out, genBody{b, genRule})
 	}
-	return out
+	// Bodies generated twice (a bound that is also the fixture's value...)
+	// go once; the first kind given wins.
+	seen := map[string]bool{}
+	return slices.DeleteFunc(out, func(b genBody) bool {
+		dup := seen[b.text]
+		seen[b.text] = true
+		return dup
+	})
 }
 
 // validJSON returns valid JSON values of a property: the fixture's, then
@@ -199,8 +299,10 @@ func validJSON(doc, schema map[string]any, name string) []string {
 			}
 		}
 	case "integer":
-		if n, ok := bound(schema, "minimum"); ok {
-			add(n.String())
+		for _, b := range []string{"minimum", "maximum"} {
+			if n, ok := bound(schema, b); ok {
+				add(n.String())
+			}
 		}
 	}
 	return out
@@ -240,7 +342,9 @@ func invalidJSON(doc, schema map[string]any, name string) []string {
 			add(new(big.Int).Sub(n, big.NewInt(1)).String())
 		}
 		if n, ok := bound(schema, "maximum"); ok {
-			add(new(big.Int).Add(n, big.NewInt(1)).String())
+			past := new(big.Int).Add(n, big.NewInt(1))
+			add(past.String())
+			add(new(big.Int).Lsh(past, 1).String()) // 2^64 past 2^63-1: beyond uint64 too
 		}
 	case "string":
 		add("5")

@@ -70,6 +70,18 @@ var (
 	// paramsBreakingRules break rules the document gives in words.
 	paramsBreakingRules = map[string][]string{
 		"datetime_filter": {"2025-06-01T14:10:00Z", "2025-06-01T15:10:00+01:00", "2025-06-02T00:00:00Z"},
+		// Whole numbers in range, but not written as decimal digits.
+		"offset":       {"1.0", "1e1", "-0"},
+		"limit":        {"1.0", "1e1"},
+		"block_number": {fmt.Sprint(storetest.PolygonBlock) + ".0", "6.8e7"},
+	}
+	// paramsAtBounds are the largest values the service takes and values
+	// just past them, named here rather than read from the schemas, so that
+	// a document that loses or moves a bound is caught: the first value of
+	// each list is valid, the others break the document's maximum.
+	paramsAtBounds = map[string][]string{
+		"offset":       {"9223372036854775807", "9223372036854775808", "18446744073709551616", "99999999999999999999999"},
+		"block_number": {"9223372036854775807", "9223372036854775808", "18446744073709551616", "99999999999999999999999"},
 	}
 )
 
@@ -111,6 +123,10 @@ func TestOpenAPI_GeneratedRequests(t *testing.T) {
 				t.Errorf("the document rejects a valid request %s %s %s:%s", g.method, g.target, strOr(g.body), why)
 			case g.kind == genSchema && valid:
 				t.Errorf("the document accepts %s %s %s, generated to break it", g.method, g.target, strOr(g.body))
+			case g.kind == genRule && !valid:
+				// A 400 for a rule in words must be for a request the
+				// schemas accept; otherwise the request breaks a schema.
+				t.Errorf("the document rejects %s %s %s, generated to break a rule it gives in words only:%s", g.method, g.target, strOr(g.body), why)
 			}
 
 			keyed := len(asList(g.op["security"])) > 0 || g.op["security"] == nil
@@ -227,6 +243,9 @@ func generateRequests(t *testing.T, d *apiDoc) []genRequest {
 			for _, v := range vs {
 				add(p.name+"="+v, genServed, map[string]*string{p.name: &v}, nil)
 			}
+			if b := paramsAtBounds[p.name]; len(b) > 0 && !slices.Contains(vs, b[0]) {
+				add(p.name+"="+b[0], genServed, map[string]*string{p.name: &b[0]}, nil)
+			}
 			for _, v := range invalidStrings(p.name, p.schema, valid[p.name][0]) {
 				if v == "" && p.in == "path" {
 					continue // an empty segment makes another path, one the document does not have
@@ -256,11 +275,6 @@ func schemaOf(doc map[string]any, v any) map[string]any {
 	return s
 }
 
-// maxExact is the largest integer a float64 holds exactly. Bounds above it
-// are not used as valid values: validators that read numbers as float64
-// round 2^63-1 up to 2^63, above the bound.
-const maxExact = 1 << 53
-
 // validStrings returns valid values of a parameter: the fixture's first,
 // then the schema's enum, examples, default and bounds, and strings of the
 // shortest and longest allowed length.
@@ -286,7 +300,7 @@ func validStrings(name string, schema map[string]any) []string {
 	switch typ, _ := schemaType(schema); typ {
 	case "integer":
 		for _, b := range []string{"minimum", "maximum"} {
-			if n, ok := bound(schema, b); ok && n.IsInt64() && n.Int64() <= maxExact {
+			if n, ok := bound(schema, b); ok { // exact: validRequest reads numbers as JSON Schema means them
 				add(n.String())
 			}
 		}
@@ -336,6 +350,11 @@ func invalidStrings(name string, schema map[string]any, v string) []string {
 		}
 		if n, ok := bound(schema, "maximum"); ok {
 			add(new(big.Int).Add(n, big.NewInt(1)).String())
+		}
+		if b := paramsAtBounds[name]; len(b) > 0 {
+			for _, x := range b[1:] {
+				add(x)
+			}
 		}
 	case "boolean":
 		add("maybe")

@@ -48,6 +48,9 @@ func list(desc, item string, extra ...kv) obj {
 	props := obj{}
 	props = append(props, extra...)
 	props = append(props,
+		// No "maximum" (the offset parameter has one): validators that read
+		// JSON numbers as float64 would round the largest offset, echoed
+		// here, above it (see balance_source).
 		kv{"offset", obj{{"type", "integer"}, {"minimum", 0}, {"description", "The offset applied."}}},
 		kv{"limit", obj{{"type", "integer"}, {"minimum", 1}, {"maximum", chainquery.MaxLimit}, {"description", "The limit applied."}}},
 		kv{"result", obj{{"type", "array"}, {"items", ref(item)}}},
@@ -66,30 +69,56 @@ func addressFilter(desc string) obj {
 
 func schemas() obj {
 	// A null member of the Filter Traces body counts as absent, as the
-	// handler reads it (parseTraceFilterBody).
-	bodyDatetime := obj{{"type", []string{"string", "null"}}, {"format", "date-time"},
-		{"pattern", `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$`},
-		{"description", "RFC 3339 with a timezone (Z or an offset); compared with block timestamps, both ends inclusive."}}
-	blockNum := obj{{"type", []string{"integer", "null"}}, {"minimum", 0}, {"maximum", int64(maxBlockNumber)}}
+	// handler reads it (parseTraceFilterBody): each member allows null, and
+	// the two ranges are told apart by which members are not null.
+	bodyDatetime := func(desc string) obj {
+		return obj{{"type", []string{"string", "null"}}, {"format", "date-time"},
+			{"pattern", `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$`},
+			{"description", desc + " RFC 3339 with a timezone (Z or an offset), compared with block timestamps; null counts as absent."}}
+	}
+	blockNum := func(desc string) obj {
+		return obj{{"type", []string{"integer", "null"}}, {"minimum", 0}, {"maximum", int64(chainquery.MaxBlockNumber)},
+			{"description", desc + " null counts as absent."}}
+	}
+	// rangeOf is one of the two exclusive forms of the Filter Traces body:
+	// both members of its range given and not null, those of the other
+	// range absent or null. Presence alone (required, dependentRequired)
+	// cannot say it, as a null member is present but counts as absent.
+	rangeOf := func(title string, given, other [2]string) obj {
+		return obj{
+			{"title", title},
+			{"required", given[:]},
+			{"properties", obj{
+				{given[0], obj{{"not", obj{{"type", "null"}}}}},
+				{given[1], obj{{"not", obj{{"type", "null"}}}}},
+				{other[0], obj{{"type", "null"}}},
+				{other[1], obj{{"type", "null"}}},
+			}},
+		}
+	}
+	blocks, datetimes := [2]string{"from_block", "to_block"}, [2]string{"from_datetime", "to_datetime"}
 	return obj{
 		{"Error", object("Every error response.", obj{{"detail", obj{{"type", "string"}, {"minLength", 1}}}})},
 		{"Health", object("Liveness.", obj{{"status", obj{{"type", "string"}, {"const", "ok"}}}})},
 		{"Ready", object("Readiness.", obj{{"status", obj{{"type", "string"}, {"const", "ready"}}}})},
 		{"TraceFilter", obj{
 			{"type", "object"},
-			{"description", "Exactly one range: from_block with to_block (to_block - from_block at most 99), or from_datetime with to_datetime. Unknown fields are rejected; a field whose value is null counts as absent."},
+			{"description", "Exactly one range: from_block with to_block, or from_datetime with to_datetime; a member whose value is null " +
+				"counts as absent, so the members of the other range may be left out or null. Rules the schema cannot state: " +
+				"to_block is at least from_block and to_block - from_block is at most 99 (both ends inclusive, at most 100 blocks); " +
+				"to_datetime is not before from_datetime. Unknown fields are rejected."},
 			{"additionalProperties", false},
 			{"properties", obj{
-				{"from_block", blockNum},
-				{"to_block", blockNum},
-				{"from_datetime", bodyDatetime},
-				{"to_datetime", bodyDatetime},
+				{"from_block", blockNum("First block of a block range, inclusive; goes with to_block.")},
+				{"to_block", blockNum("Last block of a block range, inclusive; goes with from_block, at least from_block and at most from_block + 99.")},
+				{"from_datetime", bodyDatetime("Start of a datetime range, inclusive; goes with to_datetime.")},
+				{"to_datetime", bodyDatetime("End of a datetime range, inclusive; goes with from_datetime and is not before it.")},
 				{"from_address", addressFilter("Sender of the trace call; any of the addresses matches.")},
 				{"to_address", addressFilter("Recipient of the trace call; any of the addresses matches.")},
 			}},
 			{"oneOf", []obj{
-				{{"required", []string{"from_block", "to_block"}}},
-				{{"required", []string{"from_datetime", "to_datetime"}}},
+				rangeOf("Block range", blocks, datetimes),
+				rangeOf("Datetime range", datetimes, blocks),
 			}},
 		}},
 		{"Trace", object("One call frame of a transaction's execution.", obj{

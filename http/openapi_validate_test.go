@@ -6,15 +6,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/pb33f/jsonschema/v6"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
@@ -46,7 +49,15 @@ type apiDoc struct {
 	// (a server may ignore query parameters it does not name), and to the
 	// answer of /openapi.json, whose fields are the document's own. It
 	// leaves the apikey out, which the tests vary on purpose.
-	lax       validator.Validator
+	lax validator.Validator
+	// request applies the document to a request's path and path
+	// parameters; validRequest applies it to the query parameters and the
+	// body itself, with exact numbers (exactProblems).
+	request validator.Validator
+	// exact compiles the document's schemas for exactProblems, with the
+	// document's numbers kept exact; compiled holds them by location.
+	exact     *jsonschema.Compiler
+	compiled  map[string]*jsonschema.Schema
 	schemas   schema_validation.SchemaValidator
 	errSchema *base.Schema // the body of every error answer
 	routes    []docRoute
@@ -93,6 +104,18 @@ func loadAPIDoc(tb testing.TB, body []byte) *apiDoc {
 		// writeJSON sends it with every answer; a header, not a field of the API.
 		config.WithStrictIgnoredHeadersExtra("x-content-type-options"))
 	d.lax = validator.NewValidatorFromV3Model(&model.Model, config.WithoutSecurityValidation())
+	d.request = validator.NewValidatorFromV3Model(&model.Model, config.WithoutSecurityValidation(),
+		config.WithoutRequestQueryParameterValidation(), config.WithoutRequestBodyValidation())
+	d.exact = jsonschema.NewCompiler()
+	d.exact.DefaultDraft(jsonschema.Draft2020)
+	exactDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		tb.Fatalf("the OpenAPI document is not JSON: %v", err)
+	}
+	if err := d.exact.AddResource(exactDocURL, exactDoc); err != nil {
+		tb.Fatalf("the OpenAPI document cannot be read as JSON Schema: %v", err)
+	}
+	d.compiled = map[string]*jsonschema.Schema{}
 	d.schemas = schema_validation.NewSchemaValidator()
 	notFound := model.Model.Components.Responses.GetOrZero("NotFound")
 	if notFound == nil || notFound.Content.GetOrZero("application/json") == nil {
@@ -229,8 +252,121 @@ func (d *apiDoc) validRequest(req *http.Request, reqBody []byte) (bool, string) 
 	r.Body = io.NopCloser(bytes.NewReader(reqBody))
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	ok, errs := d.lax.ValidateHttpRequestSync(r)
-	return ok, formatErrors(errs)
+	ok, errs := d.request.ValidateHttpRequestSync(r)
+	why := formatErrors(errs)
+	for _, p := range d.exactProblems(req, reqBody) {
+		ok = false
+		why += "\n  " + p
+	}
+	return ok, why
+}
+
+// exactDocURL names the document as a JSON Schema resource.
+const exactDocURL = "https://chainquery.test/openapi.json"
+
+// exactProblems returns every way in which the query parameters and the
+// body of req break the document, by JSON Schema 2020-12 with numbers read
+// exactly, as JSON Schema means them (a client generator or a property-based
+// tester in a language with big integers reads them so). libopenapi-validator
+// reads a query integer as int64, rejecting any above 2^63-1 whatever the
+// schema says, and a body's numbers as float64, rounding 2^63-1 up to 2^63,
+// above a maximum of 2^63-1: it would decide the bounds of offset and of
+// block numbers wrongly. Query values are read as OpenAPI serializes them:
+// a JSON number for an integer or a number, true or false for a boolean, the
+// text for a string. A path or method the document does not have is left
+// to d.request. The caller holds d.mu.
+func (d *apiDoc) exactProblems(req *http.Request, reqBody []byte) []string {
+	rt := d.route(req.URL.EscapedPath())
+	if rt == nil {
+		return nil
+	}
+	method := strings.ToLower(req.Method)
+	op, _ := d.raw["paths"].(map[string]any)[rt.pattern].(map[string]any)[method].(map[string]any)
+	if op == nil {
+		return nil
+	}
+	opPtr := "/paths/" + jsonPointerEscape(rt.pattern) + "/" + method
+	var problems []string
+	validate := func(what, ptr string, v any) {
+		sch, err := d.compile(ptr)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: the schema at %s does not compile: %v", what, ptr, err))
+		} else if err := sch.Validate(v); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", what, err))
+		}
+	}
+	q := req.URL.Query()
+	for i, p := range asList(op["parameters"]) {
+		p := p.(map[string]any)
+		if p["in"] != "query" {
+			continue
+		}
+		name := p["name"].(string)
+		if !q.Has(name) {
+			if p["required"] == true {
+				problems = append(problems, "query parameter "+name+" is required")
+			}
+			continue
+		}
+		typ, _ := schemaType(p["schema"].(map[string]any))
+		for _, v := range q[name] {
+			validate("query parameter "+name+"="+v, opPtr+"/parameters/"+strconv.Itoa(i)+"/schema", queryValue(typ, v))
+		}
+	}
+	rb, _ := op["requestBody"].(map[string]any)
+	switch {
+	case rb == nil:
+	case len(bytes.TrimSpace(reqBody)) == 0:
+		if rb["required"] == true {
+			problems = append(problems, "the request body is required")
+		}
+	default:
+		if mt, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type")); mt != "application/json" {
+			problems = append(problems, fmt.Sprintf("request body of type %q, want application/json", req.Header.Get("Content-Type")))
+			break
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(reqBody))
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("the request body is not JSON: %v", err))
+			break
+		}
+		validate("request body", opPtr+"/requestBody/content/application~1json/schema", v)
+	}
+	return problems
+}
+
+// compile returns the schema at a JSON pointer of the document. The caller
+// holds d.mu.
+func (d *apiDoc) compile(ptr string) (*jsonschema.Schema, error) {
+	if sch, ok := d.compiled[ptr]; ok {
+		return sch, nil
+	}
+	sch, err := d.exact.Compile(exactDocURL + "#" + ptr)
+	if err == nil {
+		d.compiled[ptr] = sch
+	}
+	return sch, err
+}
+
+// jsonNumber is the grammar of a JSON number (RFC 8259).
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// queryValue is the JSON value that the query value v of a parameter of
+// type typ stands for: a number written as JSON writes it, true or false,
+// else the text itself, which a schema of another type rejects.
+func queryValue(typ, v string) any {
+	switch {
+	case (typ == "integer" || typ == "number") && jsonNumber.MatchString(v):
+		return json.Number(v)
+	case typ == "boolean" && (v == "true" || v == "false"):
+		return v == "true"
+	}
+	return v
+}
+
+// jsonPointerEscape escapes one token of a JSON pointer (RFC 6901).
+func jsonPointerEscape(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
 // formatErrors writes the validator's findings, each with the schema
@@ -296,4 +432,59 @@ func TestOpenAPI_CheckCatches(t *testing.T) {
 			t.Errorf("a valid answer was refused: %v", problems)
 		}
 	})
+}
+
+// TestOpenAPI_ValidRequest shows that validRequest applies each keyword the
+// served document's request schemas use, with numbers read exactly: at
+// 2^63-1 and just past it, where a reading as float64 (libopenapi-validator's
+// for bodies) or as int64 (its reading of query integers) decides wrongly.
+func TestOpenAPI_ValidRequest(t *testing.T) {
+	d := handlerDoc(t, MustOpenServer(t).Handler())
+	const (
+		traces   = "/api/v1/customer/polygon/traces/filter"
+		receipts = "/api/v1/customer/polygon/blocks/receipts?block_number=1"
+	)
+	for _, tc := range []struct {
+		name, path, body string
+		valid            bool
+	}{
+		{"OneOf/blocks", traces, `{"from_block": 1, "to_block": 2}`, true},
+		{"OneOf/datetimes", traces, `{"from_datetime": "2025-03-01T00:00:00Z", "to_datetime": "2025-03-01T00:00:00Z"}`, true},
+		{"OneOf/both", traces, `{"from_block": 1, "to_block": 2, "from_datetime": "2025-03-01T00:00:00Z", "to_datetime": "2025-03-01T00:00:00Z"}`, false},
+		{"OneOf/neither", traces, `{}`, false},
+		{"Required/halfRange", traces, `{"from_block": 1}`, false},
+		{"NotNull/halfRange", traces, `{"from_block": 1, "to_block": null}`, false},
+		{"NotNull/bothNull", traces, `{"from_block": null, "to_block": null}`, false},
+		{"TypeNull/otherRangeNull", traces, `{"from_block": 1, "to_block": 2, "from_datetime": null, "to_datetime": null}`, true},
+		{"TypeNull/otherRangeGiven", traces, `{"from_block": 1, "to_block": 2, "to_datetime": "2025-03-01T00:00:00Z"}`, false},
+		{"TypeNull/address", traces, `{"from_block": 1, "to_block": 2, "from_address": null}`, true},
+		{"Maximum/bodyAt", traces, `{"from_block": 9223372036854775807, "to_block": 9223372036854775807}`, true},
+		{"Maximum/bodyPast", traces, `{"from_block": 9223372036854775807, "to_block": 9223372036854775808}`, false},
+		{"Maximum/queryAt", "/api/v1/customer/polygon/blocks/receipts?block_number=9223372036854775807&offset=9223372036854775807", "", true},
+		{"Maximum/blockNumberPast", "/api/v1/customer/polygon/blocks/receipts?block_number=9223372036854775808", "", false},
+		{"Maximum/queryPast", receipts + "&offset=9223372036854775808", "", false},
+		{"Maximum/queryPastUint64", receipts + "&offset=18446744073709551616", "", false},
+		{"Maximum/limit", receipts + "&limit=51", "", false},
+		{"Minimum/query", receipts + "&offset=-1", "", false},
+		{"Type/query", receipts + "&offset=ten", "", false},
+		{"Type/body", traces, `{"from_block": "1", "to_block": 2}`, false},
+		{"AdditionalProperties", traces, `{"from_block": 1, "to_block": 2, "fromBlock": 1}`, false},
+		{"Required/query", "/api/v1/customer/polygon/blocks/receipts", "", false},
+		{"Required/body", traces, "", false},
+		{"Body/notJSON", traces, `{"from_block": 1,`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			method, body := http.MethodGet, []byte(nil)
+			if strings.HasPrefix(tc.path, traces) {
+				method, body = http.MethodPost, []byte(tc.body)
+			}
+			req := httptest.NewRequest(method, tc.path, bytes.NewReader(body))
+			if method == http.MethodPost {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			if valid, why := d.validRequest(req, body); valid != tc.valid {
+				t.Errorf("%s %s %s: valid %v, want %v:%s", method, tc.path, tc.body, valid, tc.valid, why)
+			}
+		})
+	}
 }

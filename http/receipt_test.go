@@ -54,6 +54,9 @@ func TestBlockReceipts_OK(t *testing.T) {
 		if l.Count != 5 || len(l.Result) != 0 {
 			t.Errorf("past the end: count %d results %d", l.Count, len(l.Result))
 		}
+		// The largest offset is no error: an empty page, the offset echoed exactly.
+		body := MustOK(t, s.Get(t, receiptsPath("polygon", block+"&offset=9223372036854775807")))
+		AssertJSON(t, body, `{"block_number":68000000,"offset":9223372036854775807,"limit":10,"result":[],"count":5}`)
 	})
 
 	t.Run("EmptyBlock", func(t *testing.T) {
@@ -74,7 +77,7 @@ func TestBlockReceipts_OK(t *testing.T) {
 func TestBlockReceipts_Errors(t *testing.T) {
 	s := MustOpenServer(t)
 	evm := "chain must be one of: ethereum, polygon, base, arbitrum, optimism, binance, avalanche, gnosis"
-	badBlock := "block_number must be an integer of at least 0"
+	badBlock := "block_number must be an integer between 0 and 9223372036854775807"
 	ok := fmt.Sprintf("?block_number=%d", storetest.PolygonBlock)
 	RunErrorCases(t, s, []ErrorCase{
 		{Name: "Chain/solana", Path: receiptsPath("solana", ok), Status: 400, Detail: evm},
@@ -88,10 +91,11 @@ func TestBlockReceipts_Errors(t *testing.T) {
 		{Name: "BlockNumber/spaces", Path: receiptsPath("polygon", "?block_number=%201"), Status: 400, Detail: badBlock},
 		{Name: "Limit/word", Path: receiptsPath("polygon", ok+"&limit=all"), Status: 400, Detail: "limit must be an integer between 1 and 50"},
 		{Name: "Limit/51", Path: receiptsPath("polygon", ok+"&limit=51"), Status: 400, Detail: "limit must be an integer between 1 and 50"},
-		{Name: "Offset/negative", Path: receiptsPath("polygon", ok+"&offset=-1"), Status: 400, Detail: "offset must be an integer of at least 0"},
+		{Name: "Offset/negative", Path: receiptsPath("polygon", ok+"&offset=-1"), Status: 400, Detail: "offset must be an integer between 0 and 9223372036854775807"},
+		{Name: "Offset/above2^63-1", Path: receiptsPath("polygon", ok+"&offset=9223372036854775808"), Status: 400, Detail: "offset must be an integer between 0 and 9223372036854775807"},
 		// Given but empty is no integer, as for block_number (not the default).
 		{Name: "Limit/empty", Path: receiptsPath("polygon", ok+"&limit="), Status: 400, Detail: "limit must be an integer between 1 and 50"},
-		{Name: "Offset/empty", Path: receiptsPath("polygon", ok+"&offset"), Status: 400, Detail: "offset must be an integer of at least 0"},
+		{Name: "Offset/empty", Path: receiptsPath("polygon", ok+"&offset"), Status: 400, Detail: "offset must be an integer between 0 and 9223372036854775807"},
 		{Name: "NotFound/unindexed", Path: receiptsPath("polygon", "?block_number=1"), Status: 404, Detail: "block"},
 		{Name: "NotFound/otherChain", Path: receiptsPath("ethereum", ok), Status: 404, Detail: "block"},
 		{Name: "NotFound/chainWithNothing", Path: receiptsPath("gnosis", ok), Status: 404, Detail: "block"},

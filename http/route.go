@@ -147,7 +147,7 @@ func parsePage(q url.Values) (chainquery.Page, error) {
 		return chainquery.Page{}, chainquery.Errorf(chainquery.EINVALID, "limit must be an integer between 1 and %d", chainquery.MaxLimit)
 	}
 	if q.Has("offset") && q.Get("offset") == "" {
-		return chainquery.Page{}, chainquery.Errorf(chainquery.EINVALID, "offset must be an integer of at least 0")
+		return chainquery.Page{}, chainquery.Errorf(chainquery.EINVALID, "offset must be an integer between 0 and %d", chainquery.MaxOffset)
 	}
 	return chainquery.ParsePage(q.Get("limit"), q.Get("offset"))
 }

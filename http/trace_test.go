@@ -315,7 +315,7 @@ func TestFilterTraces_Errors(t *testing.T) {
 	post := func(name, query, body string, status int, detail string) ErrorCase {
 		return ErrorCase{Name: name, Method: http.MethodPost, Path: tracesPath + query, Body: body, Status: status, Detail: detail}
 	}
-	badBlock := "from_block must be an integer of at least 0"
+	badBlock := "from_block must be an integer between 0 and 9223372036854775807"
 	cases := []ErrorCase{
 		{Name: "Chain/ethereum", Method: http.MethodPost, Path: "/api/v1/customer/ethereum/traces/filter", Body: fixtureRange, Status: 400, Detail: "chain must be one of: polygon"},
 		{Name: "Chain/solana", Method: http.MethodPost, Path: "/api/v1/customer/solana/traces/filter", Body: fixtureRange, Status: 400, Detail: "chain must be one of: polygon"},
@@ -326,9 +326,9 @@ func TestFilterTraces_Errors(t *testing.T) {
 		post("Limit/negative", "?limit=-1", fixtureRange, 400, "limit must be an integer between 1 and 50"),
 		post("Limit/float", "?limit=1.5", fixtureRange, 400, "limit must be an integer between 1 and 50"),
 		post("Limit/word", "?limit=ten", fixtureRange, 400, "limit must be an integer between 1 and 50"),
-		post("Offset/negative", "?offset=-1", fixtureRange, 400, "offset must be an integer of at least 0"),
-		post("Offset/word", "?offset=x", fixtureRange, 400, "offset must be an integer of at least 0"),
-		post("Offset/huge", "?offset=99999999999999999999999", fixtureRange, 400, "offset must be an integer of at least 0"),
+		post("Offset/negative", "?offset=-1", fixtureRange, 400, "offset must be an integer between 0 and 9223372036854775807"),
+		post("Offset/word", "?offset=x", fixtureRange, 400, "offset must be an integer between 0 and 9223372036854775807"),
+		post("Offset/huge", "?offset=99999999999999999999999", fixtureRange, 400, "offset must be an integer between 0 and 9223372036854775807"),
 		post("Limit/empty", "?limit=", fixtureRange, 400, "limit must be an integer between 1 and 50"),
 		post("Body/missing", "", "", 400, "request body is required"),
 		post("Body/whitespace", "", " \n\t ", 400, "request body is required"),
@@ -354,9 +354,9 @@ func TestFilterTraces_Errors(t *testing.T) {
 		post("FromBlock/array", "", `{"from_block": [1], "to_block": 2}`, 400, badBlock),
 		post("FromBlock/object", "", `{"from_block": {}, "to_block": 2}`, 400, badBlock),
 		post("FromBlock/overflow", "", `{"from_block": 9223372036854775808, "to_block": 9223372036854775808}`, 400, badBlock),
-		post("ToBlock/float", "", `{"from_block": 1, "to_block": 2.5}`, 400, "to_block must be an integer of at least 0"),
-		post("ToBlock/negative", "", `{"from_block": 1, "to_block": -2}`, 400, "to_block must be an integer of at least 0"),
-		post("ToBlock/string", "", `{"from_block": 1, "to_block": "two"}`, 400, "to_block must be an integer of at least 0"),
+		post("ToBlock/float", "", `{"from_block": 1, "to_block": 2.5}`, 400, "to_block must be an integer between 0 and 9223372036854775807"),
+		post("ToBlock/negative", "", `{"from_block": 1, "to_block": -2}`, 400, "to_block must be an integer between 0 and 9223372036854775807"),
+		post("ToBlock/string", "", `{"from_block": 1, "to_block": "two"}`, 400, "to_block must be an integer between 0 and 9223372036854775807"),
 		post("FromDatetime/number", "", `{"from_datetime": 1740787200, "to_datetime": "2025-03-01T00:00:00Z"}`, 400, "from_datetime must be a string"),
 		post("FromDatetime/noZone", "", `{"from_datetime": "2025-03-01T00:00:00", "to_datetime": "2025-03-01T00:00:04Z"}`, 400, "from_datetime must be an ISO 8601 date-time with a timezone"),
 		post("FromDatetime/dateOnly", "", `{"from_datetime": "2025-03-01", "to_datetime": "2025-03-01T00:00:04Z"}`, 400, "from_datetime must be an ISO 8601 date-time with a timezone"),
