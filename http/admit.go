@@ -79,7 +79,7 @@ type waiter struct {
 // chosen by measurement (docs/benchmarks.md, "Fair share").
 const (
 	DefaultQueueWait     = 500 * time.Millisecond
-	DefaultQueueMax      = 100 // waiting requests of one key: QueueWait, not this, bounds a flood
+	DefaultQueueMax      = 100  // waiting requests of one key: QueueWait, not this, bounds a flood
 	DefaultCostRate      = 1000 // ms of store time per second: one slot's worth
 	DefaultCostBurstSecs = 10   // a full budget holds this many seconds of CostRate
 )
