@@ -1,9 +1,11 @@
 package http
 
 import (
+	"cmp"
 	clist "container/list"
 	"context"
 	"math"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -305,3 +307,28 @@ func (a *admission) grant() {
 // formatUnits writes a number of cost units as the headers and details show
 // them: with at most one decimal.
 func formatUnits(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
+
+// Share is fair share as a Config resolves it, defaults filled in: what
+// serve logs at start.
+type Share struct {
+	StoreConcurrency int
+	Key              chainquery.KeyLimits // the defaults of a key that sets none
+	QueueWait        time.Duration
+	QueueMax         int
+}
+
+// EffectiveShare returns the fair share cfg sets up; StoreConcurrency 0
+// when it is off.
+func EffectiveShare(cfg Config) Share {
+	a := newAdmissionFor(cfg)
+	if a == nil {
+		return Share{}
+	}
+	return Share{StoreConcurrency: a.slots, Key: a.defaults, QueueWait: a.maxWait, QueueMax: a.queueMax}
+}
+
+// newAdmissionFor is the admission cfg sets up; nil when fair share is off.
+func newAdmissionFor(cfg Config) *admission {
+	slots := cmp.Or(cfg.StoreConcurrency, DefaultStoreConcurrency(runtime.GOMAXPROCS(0)))
+	return newAdmission(slots, cfg.QueueMax, cfg.QueueWait, cfg.KeyDefaults, time.Now)
+}

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"runtime"
 	"strings"
 	"time"
 
@@ -202,8 +201,7 @@ func NewServer(cfg Config) *Server {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	slots := cmp.Or(cfg.StoreConcurrency, DefaultStoreConcurrency(runtime.GOMAXPROCS(0)))
-	s.admission = newAdmission(slots, cfg.QueueMax, cfg.QueueWait, cfg.KeyDefaults, time.Now)
+	s.admission = newAdmissionFor(cfg)
 	start := cfg.TraceHistoryStart
 	if start == nil {
 		start = DefaultTraceHistoryStart()

@@ -29,6 +29,10 @@ type config struct {
 
 	// ReadyMaxLag is serve's --ready-max-lag, in seconds.
 	ReadyMaxLag int `json:"ready_max_lag"`
+
+	// The request deadline and fair share between keys: serve's flags of
+	// the same names (share.go).
+	shareConfig
 }
 
 type chainConfig struct {
@@ -200,7 +204,7 @@ func checkFields(data []byte) error {
 	if err := json.Unmarshal(data, &top); err != nil {
 		return jsonError(data, err)
 	}
-	if err := unknownField(top, configFields, "the top level"); err != nil {
+	if err := unknownField(top, slices.Concat(configFields, shareFields), "the top level"); err != nil {
 		return err
 	}
 	var chains []map[string]json.RawMessage

@@ -38,6 +38,7 @@ type serveCmd struct {
 	metrics         bool                           // serve Prometheus metrics at GET /metrics
 	readyMaxLag     int                            // seconds a followed chain may be behind its node for /readyz; 0: not checked
 	answerCacheMB   int                            // MiB of deep answers kept in memory; 0: none
+	share           shareOptions                   // the request deadline and fair share between keys
 	prof            profileFlags                   // hidden, as ingest evm's: cqbench load profiles serve with them
 }
 
@@ -59,6 +60,7 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	fs.IntVar(&c.readyMaxLag, "ready-max-lag", 0, "with --config: GET /readyz answers 503 while a followed chain is more than `N`\nseconds behind its node; 0 does not check (config: ready_max_lag)")
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, "requests an API key may make at once before --rate-limit paces it, `N`;\n0 means max(1, ceil(--rate-limit))")
 	fs.IntVar(&c.answerCacheMB, "answer-cache-mb", http.DefaultAnswerCacheBytes>>20, "`MiB` of answers about blocks deeper than the chain's confirmations kept in\nmemory and served again without the database, for at most an hour; 0 keeps none")
+	c.share.register(fs)
 	fs.BoolVar(&c.metrics, "metrics", true, "serve Prometheus metrics at GET /metrics, without an API key; restrict it\nat the network level; --metrics=false turns it off")
 	fs.Func("trace-history-start", "where Filter Traces history starts on a chain, `CHAIN=DATETIME` (RFC 3339);\nrepeatable; default polygon=2025-01-01T00:00:00Z", func(s string) error {
 		chain, at, err := parseTraceStart(s)
@@ -107,6 +109,7 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 		if cfg.ReadyMaxLag != 0 && !set["ready-max-lag"] {
 			c.readyMaxLag = cfg.ReadyMaxLag
 		}
+		c.share.fromConfig(cfg.shareConfig, set)
 	}
 	if c.db, err = parseDBFlag(help, db.s); err != nil {
 		return nil, err
@@ -142,6 +145,9 @@ func (m *Main) parseServe(args []string) (*serveCmd, error) {
 	}
 	if c.shutdownTimeout <= 0 {
 		return nil, usagef(help, "--shutdown-timeout must be positive")
+	}
+	if err := c.share.check(help); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -205,13 +211,16 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 	for i, s := range c.chains {
 		followers[i] = &follower{settings: s, store: writer, logger: logger, minBackoff: followerMinBackoff, maxBackoff: followerMaxBackoff}
 	}
-	api := m.startAPIWith(ln, http.Config{
+	cfg := http.Config{
 		Store: store, Logger: logger, TraceHistoryStart: c.traceStart,
 		RateLimit: c.rateLimit, RateBurst: c.rateBurst, Metrics: c.metrics,
 		Ready: readiness(store, followers, c.readyMaxLag), NodeHeads: nodeHeads(followers),
 		FollowErrors:  followErrors(followers),
 		Confirmations: confirmations(c.chains), AnswerCacheBytes: int64(c.answerCacheMB) << 20,
-	}, dbAttrs)
+	}
+	c.share.apply(&cfg)
+	c.share.log(logger, cfg)
+	api := m.startAPIWith(ln, cfg, dbAttrs)
 	if _, err := registerIngestMetrics(api.srv.Registry(), store, followers); err != nil {
 		return err
 	}
