@@ -28,6 +28,7 @@ func TestErrorStatus(t *testing.T) {
 		chainquery.ERATELIMIT:    429,
 		chainquery.EINTERNAL:     500,
 		chainquery.EUNAVAILABLE:  503,
+		chainquery.ETIMEOUT:      503,
 		"":                       500,
 		"something_new":          500,
 	} {

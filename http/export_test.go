@@ -46,3 +46,6 @@ func AppendTokenBalanceJSON(dst []byte, b *TokenBalanceJSON) []byte { return b.a
 
 // DocsPage returns the /docs page with spec as its OpenAPI document.
 func DocsPage(spec []byte) []byte { return docsPageFor(loadDocs(), spec) }
+
+// NarrowHint is what a 503 past the deadline says to narrow a request of e.
+var NarrowHint = narrowHint

@@ -2,7 +2,10 @@ package sqlite
 
 // Hooks for the tests of package sqlite_test (test builds only).
 
-import "database/sql/driver"
+import (
+	"database/sql"
+	"database/sql/driver"
+)
 
 // OpenWrapped is Open with the read pool's connector wrapped by wrap.
 func OpenWrapped(path string, wrap func(driver.Connector) driver.Connector) (*DB, error) {
@@ -34,3 +37,6 @@ func ReadConns(db *DB) int { return db.read.Stats().MaxOpenConnections }
 func TipQueries(db *DB) (int64, bool) {
 	return db.tip.queries.Load(), db.tip.shm != nil && !db.tip.off.Load()
 }
+
+// ReadPool returns the read pool as the store configured it.
+func ReadPool(db *DB) *sql.DB { return db.read }
