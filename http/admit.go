@@ -305,8 +305,8 @@ func (a *admission) grant() {
 }
 
 // formatUnits writes a number of cost units as the headers and details show
-// them: with at most one decimal.
-func formatUnits(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
+// them: to the microsecond, with no trailing zeros.
+func formatUnits(v float64) string { return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64) }
 
 // Share is fair share as a Config resolves it, defaults filled in: what
 // serve logs at start.
