@@ -183,7 +183,7 @@ func TestConfig(t *testing.T) {
 	for _, tt := range []struct {
 		name, file, want string
 	}{
-		{"ErrUnknownField", `{"db": "sqlite:x.db", "chain": []}`, `unknown field "chain" in the top level (the fields are: db, read_db, listen, chains, ready_max_lag)`},
+		{"ErrUnknownField", `{"db": "sqlite:x.db", "chain": []}`, `unknown field "chain" in the top level (the fields are: db, read_db, listen, chains, ready_max_lag, request_timeout, fair_share, store_concurrency, key_concurrency, key_cost_rate, key_cost_burst, queue_wait)`},
 		{"ErrUnknownChainField", chain(`, "rpcs": "x"`), `unknown field "rpcs" in chains[0] (the fields are: chain, rpc, from, confirmations, traces, concurrency, batch, rpc_max_response_mb, rpc_timeout)`},
 		{"ErrDuplicateChain", `{"chains": [{"chain": "polygon", "rpc": "http://a:1"}, {"chain": "base", "rpc": "http://b:1"}, {"chain": "polygon", "rpc": "http://c:1"}]}`,
 			"chains[2]: chain polygon is already followed by chains[0]: one follower per chain"},
