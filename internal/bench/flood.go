@@ -60,6 +60,7 @@ type FloodStats struct {
 	Requests    uint64
 	OK          uint64 // 200
 	TooMany     uint64 // 429
+	OverBudget  uint64 // those 429 that say the key's cost budget is spent
 	Unavailable uint64 // 503
 	Other       uint64 // any other status, or an error other than a timeout
 	Hung        uint64 // no answer within the client timeout
@@ -319,12 +320,16 @@ func floodOne(ctx context.Context, client *http.Client, base, key string, t vege
 		return
 	}
 	st.RefusalsOK++
+	if resp.StatusCode == http.StatusTooManyRequests && strings.Contains(v.Detail, "cost budget") {
+		st.OverBudget++
+	}
 }
 
 func (f *FloodStats) add(o *FloodStats) {
 	f.Requests += o.Requests
 	f.OK += o.OK
 	f.TooMany += o.TooMany
+	f.OverBudget += o.OverBudget
 	f.Unavailable += o.Unavailable
 	f.Other += o.Other
 	f.Hung += o.Hung
@@ -365,7 +370,7 @@ func StoreKind(dsn string) string {
 // for every row with an error to show.
 func (r *FloodReport) Table() string {
 	var b strings.Builder
-	b.WriteString("| store | fair share | A conns | B alone req/s | B alone p50 | B alone p99 | B flooded req/s | B flooded p50 | B flooded p99 | p99 flooded/alone | req/s alone/flooded | B non-200 alone, flooded | A 200 | A 429 | A 503 | A other | A hung | A max | 429/503 with Retry-After and detail | server peak RSS |\n")
+	b.WriteString("| store | fair share | A conns | B alone req/s | B alone p50 | B alone p99 | B flooded req/s | B flooded p50 | B flooded p99 | p99 flooded/alone | req/s alone/flooded | B non-200 alone, flooded | A 200 | A 429 (of which cost budget) | A 503 | A other | A hung | A max | 429/503 with Retry-After and detail | server peak RSS |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var notes []string
 	for _, w := range r.Rows {
@@ -376,11 +381,11 @@ func (r *FloodReport) Table() string {
 				refusals = "all " + strconv.FormatUint(w.A.Refusals, 10)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %s | %.0f | %s | %s | %s | %s | %d, %d | %d | %d | %d | %d | %d | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %s | %.0f | %s | %s | %s | %s | %d, %d | %d | %d (%d) | %d | %d | %d | %s | %s | %s |\n",
 			w.Store, w.Preset, w.Conns, w.Alone.Rate, ms(w.Alone.P50), ms(w.Alone.P99),
 			w.Flooded.Rate, ms(w.Flooded.P50), ms(w.Flooded.P99),
 			ratio(w.Flooded.P99.Seconds(), w.Alone.P99.Seconds()), ratio(w.Alone.Rate, w.Flooded.Rate),
-			w.Alone.Errors, w.Flooded.Errors, w.A.OK, w.A.TooMany, w.A.Unavailable, w.A.Other, w.A.Hung,
+			w.Alone.Errors, w.Flooded.Errors, w.A.OK, w.A.TooMany, w.A.OverBudget, w.A.Unavailable, w.A.Other, w.A.Hung,
 			secs(w.A.Max), refusals, MB(w.PeakRSS))
 		at := fmt.Sprintf("%s, fair share %s, A on %d", w.Store, w.Preset, w.Conns)
 		if w.Alone.Err != "" {
