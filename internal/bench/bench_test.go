@@ -148,6 +148,52 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("%s: %+v", r.Workload, r)
 		}
 	}
+
+	smokeFlood(t, bin, dir, "sqlite:"+filepath.Join(dir, evm.TracesParity+".db"))
+}
+
+// smokeFlood runs `cqbench flood` on the smoke test's dataset for a few
+// hundred milliseconds a measurement, fair share off then on: the command
+// must run and print a row for each, with every refusal of the flooder
+// carrying Retry-After and a detail. It asserts no speed.
+func smokeFlood(t *testing.T, chainquery, dir, dsn string) {
+	cqbench := filepath.Join(t.TempDir(), "cqbench")
+	build := exec.Command("go", "build", "-o", cqbench, "./internal/cmd/cqbench")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build cqbench: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cqbench, "flood", "--chainquery", chainquery, "--dir", dir, "--db", dsn,
+		"--seed", "3", "--blocks", "20", "--txs", "10", "--accounts", "500",
+		"--duration", "300ms", "--flood-connections", "4", "--fair-share", "both", "--flood-timeout", "20s")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("cqbench flood: %v\n%s\n%s", err, out, stderr.String())
+	}
+	t.Logf("\n%s", out)
+	var rows [][]string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "| sqlite |") {
+			rows = append(rows, strings.Split(strings.Trim(l, "| "), " | "))
+		}
+	}
+	if len(rows) != 2 {
+		t.Fatalf("flood table: %d rows, want 2 (fair share off, on):\n%s", len(rows), out)
+	}
+	for i, preset := range []string{"off", "on"} {
+		r := rows[i]
+		if len(r) != 20 || r[1] != preset || r[2] != "4" {
+			t.Errorf("flood row %d: %q", i, r)
+			continue
+		}
+		if refusals := r[18]; refusals != "none" && !strings.HasPrefix(refusals, "all ") {
+			t.Errorf("fair share %s: 429/503 with Retry-After and detail: %s\n%s", preset, refusals, out)
+		}
+	}
 }
 
 // getJSON makes one request and decodes its 200 answer into v; it returns

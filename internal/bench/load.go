@@ -26,12 +26,10 @@ var listening = regexp.MustCompile(`"url":"(http://127\.0\.0\.1:[0-9]+)"|url=(ht
 // StartServer creates an API key in dsn and starts `chainquery serve` on it,
 // listening on a free port of 127.0.0.1, pinned to cpus if not empty.
 func StartServer(ctx context.Context, chainquery, dsn, cpus string, extra ...string) (*Server, error) {
-	out, err := Run(ctx, []string{chainquery, "keys", "create", "--db", dsn, "--name", fmt.Sprintf("bench-%d", time.Now().UnixNano()), "--endpoints", "all"})
+	key, err := CreateKey(ctx, chainquery, dsn, fmt.Sprintf("bench-%d", time.Now().UnixNano()))
 	if err != nil {
 		return nil, err
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	key := strings.TrimSpace(lines[len(lines)-1])
 	args := append([]string{"serve", "--db", dsn, "--listen", "127.0.0.1:0", "--log-format", "json"}, extra...)
 	p, err := Start(Command(cpus, chainquery, args...))
 	if err != nil {
@@ -43,6 +41,17 @@ func StartServer(ctx context.Context, chainquery, dsn, cpus string, extra ...str
 		return nil, err
 	}
 	return &Server{URL: m, Key: key, Proc: p}, nil
+}
+
+// CreateKey creates an API key named name, for every endpoint, in dsn with
+// `chainquery keys create`, and returns it.
+func CreateKey(ctx context.Context, chainquery, dsn, name string) (string, error) {
+	out, err := Run(ctx, []string{chainquery, "keys", "create", "--db", dsn, "--name", name, "--endpoints", "all"})
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return strings.TrimSpace(lines[len(lines)-1]), nil
 }
 
 // Stop stops the server.

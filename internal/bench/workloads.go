@@ -66,6 +66,22 @@ func (f filterBody) target(limit, offset int64) vegeta.Target {
 	return vegeta.Target{Method: http.MethodPost, URL: fmt.Sprintf("%s/traces/filter?limit=%d&offset=%d", api, limit, offset), Body: body}
 }
 
+// allBlocks is the datetime range of every block of c.
+func allBlocks(c *polychain.Chain) filterBody {
+	dt := func(n uint64) string { return time.Unix(c.Time(n), 0).UTC().Format(time.RFC3339) }
+	return filterBody{FromDatetime: dt(c.First()), ToDatetime: dt(c.Last())}
+}
+
+// HeaviestFilterTraces is the most expensive Filter Traces request of c: ten
+// busy senders AND ten busy recipients over the datetime range of every
+// block, a page of 50 at offset 5,000 (every trace before it is read).
+func HeaviestFilterTraces(c *polychain.Chain) vegeta.Target {
+	a := FindAddresses(c)
+	f := allBlocks(c)
+	f.FromAddress, f.ToAddress = a.TenFrom, a.TenTo
+	return f.target(50, 5000)
+}
+
 func get(format string, args ...any) vegeta.Target {
 	return vegeta.Target{Method: http.MethodGet, URL: fmt.Sprintf(api+format, args...)}
 }
@@ -94,8 +110,7 @@ func Workloads(ctx context.Context, s *Server, c *polychain.Chain, tokens Tokens
 		return out
 	}
 	a := FindAddresses(c)
-	dt := func(n uint64) string { return time.Unix(c.Time(n), 0).UTC().Format(time.RFC3339) }
-	all := filterBody{FromDatetime: dt(c.First()), ToDatetime: dt(c.Last())}
+	all := allBlocks(c)
 
 	var ws []Workload
 	add := func(name string, ts []vegeta.Target) {

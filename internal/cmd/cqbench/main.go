@@ -9,6 +9,7 @@
 //	cqbench shape  [chain flags] [--sample N]
 //	cqbench ingest [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--pg DSN] [--traces M] [--node-cpus LIST]
 //	cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s] [--connections 32] [--only REGEXP]
+//	cqbench flood  [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 5s] [--fair-share both] [--flood-connections 16,64]
 package main
 
 import (
@@ -40,11 +41,16 @@ const usage = `Usage:
   cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s]
                  [--connections 32] [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST] [--server-cpuprofile FILE]
                  [--answer-cache-mb N]
+  cqbench flood  [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 5s]
+                 [--fair-share on|off|both] [--flood-connections 16,64] [--connections 4]
+                 [--serve-flag FLAG]... [--flood-timeout 30s] [--answer-cache-mb 0] [--server-cpus LIST]
 
 node serves the chain over JSON-RPC on 127.0.0.1; shape prints what its blocks
 hold; ingest builds the dataset with the real ingester, measured against the
 raw fetch rate of the same calls; load measures every API workload against the
-real server, next to a bare net/http ceiling. Pin with taskset: run
+real server, next to a bare net/http ceiling; flood measures what one key
+flooding the heaviest Filter Traces leaves another key's Get Block, with fair
+share between keys off and on (ingest the dataset first). Pin with taskset: run
 'taskset -c 1 cqbench ingest --node-cpus 0 ...' to give the node CPU 0 and the
 ingester (and the raw fetch) CPU 1.
 `
@@ -75,6 +81,8 @@ func run(ctx context.Context, args []string) error {
 		return runIngest(ctx, args[1:])
 	case "load":
 		return runLoad(ctx, args[1:])
+	case "flood":
+		return runFlood(ctx, args[1:])
 	}
 	fmt.Fprint(os.Stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
@@ -364,5 +372,71 @@ func runLoad(ctx context.Context, args []string) error {
 	fmt.Printf("%d blocks (%d-%d), %s per measurement, %d connections; server peak RSS (VmHWM) after each workload\n\n",
 		c.Config().Blocks, c.First(), c.Last(), *duration, *connections)
 	fmt.Print(bench.LoadTable(rows))
+	return err
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, " ") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func runFlood(ctx context.Context, args []string) error {
+	var w workFlags
+	fs := flag.NewFlagSet("cqbench flood", flag.ContinueOnError)
+	w.register(fs)
+	duration := fs.Duration("duration", 5*time.Second, "length of each of B's measurements (alone, then under the flood)")
+	bConns := fs.Int("connections", 4, "B's connections (Get Block)")
+	floods := fs.String("flood-connections", "16,64", "A's connections, `LIST`: one row each")
+	fairShare := fs.String("fair-share", "both", "`PRESET`: on (serve's defaults), off (--fair-share=false --request-timeout=0), or both, off first")
+	var serveFlags stringList
+	fs.Var(&serveFlags, "serve-flag", "a `FLAG` of serve for every server, after the preset's (so it wins); repeatable")
+	timeout := fs.Duration("flood-timeout", 30*time.Second, "A's client timeout per request: past it the request counts as hung")
+	maxRequests := fs.Uint64("max-requests", 5_000_000, "most requests of A's flood and of each of B's measurements")
+	serverCPUs := fs.String("server-cpus", "", "taskset CPU `LIST` for the server")
+	answerCache := fs.Int("answer-cache-mb", 0, "serve's --answer-cache-mb `MIB` (0: the store answers every request); -1: serve's default")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := w.check(); err != nil {
+		return err
+	}
+	var presets []bench.FloodPreset
+	switch *fairShare {
+	case "on":
+		presets = []bench.FloodPreset{bench.FairShareOn}
+	case "off":
+		presets = []bench.FloodPreset{bench.FairShareOff}
+	case "both":
+		presets = []bench.FloodPreset{bench.FairShareOff, bench.FairShareOn}
+	default:
+		return fmt.Errorf("--fair-share: want on, off or both")
+	}
+	var conns []int
+	for _, f := range strings.Split(*floods, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 1024 {
+			return fmt.Errorf("--flood-connections: want a list of numbers from 1 to 1024, such as 16,64")
+		}
+		conns = append(conns, n)
+	}
+	if *duration <= 0 || *bConns < 1 || *timeout <= 0 {
+		return fmt.Errorf("--duration, --connections and --flood-timeout must be positive")
+	}
+	var serveArgs []string
+	if *answerCache >= 0 {
+		serveArgs = append(serveArgs, "--answer-cache-mb", strconv.Itoa(*answerCache))
+	}
+	serveArgs = append(serveArgs, serveFlags...)
+	c, err := w.chain()
+	if err != nil {
+		return err
+	}
+	rep, err := bench.Flood(ctx, c, bench.FloodOptions{Chainquery: w.chainquery, DSN: w.db, CPUs: *serverCPUs,
+		ServeArgs: serveArgs, Presets: presets, Floods: conns, Duration: *duration, BConns: *bConns,
+		Timeout: *timeout, MaxRequest: *maxRequests, Progress: say})
+	if rep != nil && len(rep.Rows) > 0 {
+		fmt.Print(rep.Header(), "\n", rep.Table())
+	}
 	return err
 }
