@@ -18,10 +18,16 @@ import (
 //
 //   - The store has a fixed number of slots (Config.StoreConcurrency: the
 //     read pool's size, so that no request waits inside the driver's pool,
-//     where the order is nobody's), and each key may hold at most its own
-//     number of them (KeyLimits.Concurrency). One key's flood therefore
-//     never holds the whole store: the slots it cannot take stay free for
-//     the other keys' requests, which start at once.
+//     where the order is nobody's), and while other keys use the store each
+//     key may hold at most its share of them (KeyLimits.Concurrency). One
+//     key's flood therefore never holds the whole store: the slots it cannot
+//     take stay free for the other keys' requests, which start at once. The
+//     default share is small (half the cores: the share is of the
+//     database's CPU, and a key holding every core leaves the others only
+//     what the scheduler preempts for them), so it gives way while a key is
+//     alone: then it may hold every slot but one, the one a newcomer takes
+//     at once. A key's own concurrency (keys update --concurrency) is a cap
+//     whether or not it is alone.
 //   - A request that finds no slot waits in its key's queue, a short while at
 //     most (Config.QueueWait). Freed slots go to the keys with waiting
 //     requests in turn, one request per key per turn: a key's cheap request
@@ -63,6 +69,8 @@ type admission struct {
 type keyShare struct {
 	name    string
 	limits  chainquery.KeyLimits // with the defaults filled in
+	capped  bool                 // the key sets its own concurrency: a cap even when alone
+	last    time.Time            // of its last admission
 	inUse   int
 	waiting *clist.List    // *waiter, oldest first
 	inTurn  *clist.Element // the key's element of admission.turn; nil when not waiting
@@ -90,9 +98,15 @@ const (
 // the size of the SQLite store's read pool (2 per core).
 func DefaultStoreConcurrency(gomaxprocs int) int { return max(2, 2*gomaxprocs) }
 
-// DefaultKeyConcurrency is a key's slots when neither the key nor Config
-// sets them: half the store's, so that one key leaves the other half free.
-func DefaultKeyConcurrency(storeSlots int) int { return max(1, storeSlots/2) }
+// DefaultKeyConcurrency is a key's share of the slots while other keys use
+// the store, when neither the key nor Config sets it: a quarter of them,
+// half the cores at the default two slots a core, so that one key's heavy
+// requests leave the database's other cores to the other keys.
+func DefaultKeyConcurrency(storeSlots int) int { return max(1, storeSlots/4) }
+
+// activeWindow is how recently a key must have been admitted to count as
+// using the store, for the share of the others (limit).
+const activeWindow = time.Second
 
 func newAdmission(slots, queueMax int, maxWait time.Duration, defaults chainquery.KeyLimits, now func() time.Time) *admission {
 	if slots <= 0 {
@@ -147,11 +161,11 @@ func (a *admission) share(k *chainquery.APIKey, now time.Time) *keyShare {
 	ks, ok := a.keys[k.Name]
 	limits := a.limitsOf(k)
 	if !ok {
-		ks = &keyShare{name: k.Name, limits: limits, waiting: clist.New(), budget: limits.CostBurst, updated: now}
+		ks = &keyShare{name: k.Name, limits: limits, capped: k.Limits.Concurrency > 0, waiting: clist.New(), budget: limits.CostBurst, updated: now}
 		a.keys[k.Name] = ks
 		return ks
 	}
-	ks.limits = limits
+	ks.limits, ks.capped = limits, k.Limits.Concurrency > 0
 	if dt := now.Sub(ks.updated).Seconds(); dt > 0 {
 		ks.budget = math.Min(ks.limits.CostBurst, ks.budget+dt*ks.limits.CostRate)
 		ks.updated = now
@@ -198,9 +212,10 @@ func (a *admission) admit(ctx context.Context, k *chainquery.APIKey) (*ticket, *
 			retryAfter: max(1, secs), reason: "cost",
 		}
 	}
-	if ks.inUse < ks.limits.Concurrency && a.inUse < a.slots && ks.waiting.Len() == 0 {
+	if ks.inUse < a.limit(ks, now) && a.inUse < a.slots && ks.waiting.Len() == 0 {
 		ks.inUse++
 		a.inUse++
+		ks.last = now
 		a.mu.Unlock()
 		return &ticket{a: a, ks: ks, start: now}, nil
 	}
@@ -274,7 +289,7 @@ func (t *ticket) done() {
 		}
 		ks.budget -= t.cost
 		t.left = ks.budget
-		a.grant()
+		a.grant(now)
 	})
 }
 
@@ -282,17 +297,18 @@ func (t *ticket) done() {
 // turn gets one if it may hold another, and goes to the back while it still
 // waits. A key at its own limit is passed over (it gets a slot back when one
 // of its requests ends). a.mu must be held.
-func (a *admission) grant() {
+func (a *admission) grant(now time.Time) {
 	for n := a.turn.Len(); a.inUse < a.slots && n > 0; n-- {
 		el := a.turn.Front()
 		ks := el.Value.(*keyShare)
-		if ks.inUse >= ks.limits.Concurrency {
+		if ks.inUse >= a.limit(ks, now) {
 			a.turn.MoveToBack(el)
 			continue
 		}
 		w := ks.waiting.Remove(ks.waiting.Front()).(*waiter)
 		ks.inUse++
 		a.inUse++
+		ks.last = now
 		close(w.granted)
 		if ks.waiting.Len() == 0 {
 			a.turn.Remove(el)
@@ -302,6 +318,31 @@ func (a *admission) grant() {
 		}
 		n = a.turn.Len() + 1 // a grant may let every key have another turn
 	}
+}
+
+// limit is how many slots ks may hold now: its own concurrency when it has
+// one; else its default share while another key uses the store (holds a
+// slot, waits for one, or was admitted within activeWindow), and every slot
+// but one while it is alone. a.mu must be held.
+func (a *admission) limit(ks *keyShare, now time.Time) int {
+	if ks.capped || a.othersActive(ks, now) {
+		return ks.limits.Concurrency
+	}
+	return max(ks.limits.Concurrency, a.slots-1)
+}
+
+// othersActive reports whether a key other than ks uses the store. a.mu
+// must be held.
+func (a *admission) othersActive(ks *keyShare, now time.Time) bool {
+	if a.inUse > ks.inUse || a.turn.Len() > 1 || (a.turn.Len() == 1 && ks.inTurn == nil) {
+		return true
+	}
+	for _, o := range a.keys {
+		if o != ks && now.Sub(o.last) < activeWindow {
+			return true
+		}
+	}
+	return false
 }
 
 // formatUnits writes a number of cost units as the headers and details show

@@ -67,16 +67,47 @@ func waiting(a *admission, name string) int {
 // TestAdmission_KeyConcurrency: a key at its own limit queues while another
 // key's request takes a free slot at once.
 func TestAdmission_KeyConcurrency(t *testing.T) {
-	a := newAdmission(4, 4, time.Minute, chainquery.KeyLimits{Concurrency: 2}, time.Now)
-	flood, cheap := testKey("flood", chainquery.KeyLimits{}), testKey("cheap", chainquery.KeyLimits{})
+	a := newAdmission(4, 4, time.Minute, chainquery.KeyLimits{Concurrency: 1}, time.Now)
+	flood, cheap := testKey("flood", chainquery.KeyLimits{Concurrency: 2}), testKey("cheap", chainquery.KeyLimits{})
 	t1, t2 := mustAdmit(t, a, flood), mustAdmit(t, a, flood)
-	third := queued(t, a, flood)
+	third := queued(t, a, flood)  // its own concurrency is a cap, alone or not
 	mustAdmit(t, a, cheap).done() // two slots are free for other keys
 	t1.done()
 	if tk := <-third; tk == nil || !tk.waited {
 		t.Fatal("the flood's third request was not admitted from the queue when its first ended")
 	}
 	t2.done()
+}
+
+// TestAdmission_AloneTakesMore: a key with the default share may hold every
+// slot but one while no other key uses the store; once one does, the
+// newcomer takes the slot left at once, and the first key is held to its
+// share until another key has been idle for activeWindow.
+func TestAdmission_AloneTakesMore(t *testing.T) {
+	c := &clock{t: time.Unix(1e9, 0)}
+	a := newAdmission(4, 10, time.Minute, chainquery.KeyLimits{Concurrency: 1}, c.now)
+	flood, cheap := testKey("flood", chainquery.KeyLimits{}), testKey("cheap", chainquery.KeyLimits{})
+	held := []*ticket{mustAdmit(t, a, flood), mustAdmit(t, a, flood), mustAdmit(t, a, flood)}
+	fourth := queued(t, a, flood)  // every slot but one
+	mine := mustAdmit(t, a, cheap) // the one left
+	mine.done()
+	held[0].done() // cheap was admitted just now: flood holds 2, over its share of 1
+	select {
+	case <-fourth:
+		t.Fatal("the flood took a freed slot while another key is active and it holds more than its share")
+	default:
+	}
+	held[1].done()
+	held[2].done() // flood holds none: its share admits one
+	tk := <-fourth
+	if tk == nil {
+		t.Fatal("the flood's waiting request was refused")
+	}
+	c.add(2 * activeWindow) // cheap is idle now: the flood is alone again
+	more := []*ticket{tk, mustAdmit(t, a, flood), mustAdmit(t, a, flood)}
+	for _, tk := range more {
+		tk.done()
+	}
 }
 
 // TestAdmission_FairTurns: when slots are scarce, freed slots go to the

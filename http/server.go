@@ -62,7 +62,8 @@ type Config struct {
 	StoreConcurrency int
 
 	// KeyDefaults are the limits of a key that sets none of its own: its
-	// share of StoreConcurrency (0: half of it), and its cost budget (0:
+	// share of StoreConcurrency while other keys use the store (0: a
+	// quarter of it; a key alone may hold all but one), and its cost budget (0:
 	// DefaultCostRate ms of store time a second, a burst of
 	// DefaultCostBurstSecs seconds of it). Its Rate and Burst are ignored:
 	// RateLimit and RateBurst are the defaults of those.

@@ -136,10 +136,13 @@ func TestFairShare_KeyShare(t *testing.T) {
 	gs := &gatedStore{release: make(chan struct{})}
 	s, other := openGatedServer(t, gs, func(c *cqhttp.Config) {
 		c.StoreConcurrency = 4
-		c.KeyDefaults.Concurrency = 2
 		c.QueueWait = 300 * time.Millisecond
 		c.QueueMax = 3
 	})
+	// The key's own concurrency is a cap even while it is alone.
+	if _, err := gs.DB.UpdateAPIKey(context.Background(), "all", chainquery.APIKeyUpdate{Concurrency: ptr(2)}); err != nil {
+		t.Fatal(err)
+	}
 	const flood = 8
 	results := make(chan rawResponse, flood)
 	for range flood {

@@ -19,7 +19,7 @@ type shareOptions struct {
 	requestTimeout   time.Duration // 0: no deadline
 	fairShare        bool
 	storeConcurrency int     // 0: http.DefaultStoreConcurrency
-	keyConcurrency   int     // 0: half of storeConcurrency
+	keyConcurrency   int     // 0: a quarter of storeConcurrency
 	keyCostRate      float64 // ms of store time a second
 	keyCostBurst     float64 // 0: http.DefaultCostBurstSecs of keyCostRate
 	queueWait        time.Duration
@@ -33,7 +33,7 @@ func (o *shareOptions) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.storeConcurrency, "store-concurrency", 0,
 		"keyed requests that may use the database at once, all keys together, `N`;\n0: 2 per core (config: store_concurrency)")
 	fs.IntVar(&o.keyConcurrency, "key-concurrency", 0,
-		"default of a key's share of --store-concurrency, `N` (keys update --concurrency\nsets a key's own); 0: half of --store-concurrency (config: key_concurrency)")
+		"default of a key's share of --store-concurrency while other keys use the database,\n`N` (a key alone may use all but one; keys update --concurrency sets a key's own,\na cap); 0: a quarter of --store-concurrency (config: key_concurrency)")
 	fs.Float64Var(&o.keyCostRate, "key-cost-rate", http.DefaultCostRate,
 		"default cost budget of a key, `MS` of database time per second (keys update\n--cost-rate sets a key's own); over it requests get 429 (config: key_cost_rate)")
 	fs.Float64Var(&o.keyCostBurst, "key-cost-burst", 0,
@@ -88,7 +88,7 @@ func (o *shareOptions) check(help string) error {
 	case o.storeConcurrency < 0:
 		return usagef(help, "--store-concurrency must be at least 0 (0: 2 per core)")
 	case o.keyConcurrency < 0:
-		return usagef(help, "--key-concurrency must be at least 0 (0: half of --store-concurrency)")
+		return usagef(help, "--key-concurrency must be at least 0 (0: a quarter of --store-concurrency)")
 	case o.storeConcurrency > 0 && o.keyConcurrency > o.storeConcurrency:
 		return usagef(help, "--key-concurrency must not be above --store-concurrency (%d)", o.storeConcurrency)
 	case !(o.keyCostRate > 0) || math.IsInf(o.keyCostRate, 1):

@@ -60,7 +60,7 @@ func TestServe_ShareFlags(t *testing.T) {
 	}
 	cfg = cqhttp.Config{}
 	(&shareOptions{requestTimeout: time.Second, fairShare: true, storeConcurrency: 8, keyCostRate: 100, queueWait: time.Second}).apply(&cfg)
-	if s := cqhttp.EffectiveShare(cfg); s.StoreConcurrency != 8 || s.Key.Concurrency != 4 || s.Key.CostRate != 100 ||
+	if s := cqhttp.EffectiveShare(cfg); s.StoreConcurrency != 8 || s.Key.Concurrency != 2 || s.Key.CostRate != 100 ||
 		s.Key.CostBurst != 100*cqhttp.DefaultCostBurstSecs || s.QueueWait != time.Second {
 		t.Errorf("effective share %+v", s)
 	}
@@ -102,5 +102,5 @@ func TestServe_Share(t *testing.T) {
 	}
 	wantStatus(t, get(t, url, key), http.StatusTooManyRequests)
 	r.stop(t)
-	contains(t, "the log", r.stderr.String(), "request deadline", "timeout=3s", "fair share", "store_concurrency=4", "key_concurrency=2")
+	contains(t, "the log", r.stderr.String(), "request deadline", "timeout=3s", "fair share", "store_concurrency=4", "key_concurrency=1")
 }
