@@ -37,11 +37,13 @@ import (
 //   - A request's cost is how long it held its slot, in milliseconds (the
 //     same work is charged more on a loaded machine, which is when it costs
 //     more). Each key has a budget of cost that refills at
-//     KeyLimits.CostRate per second up to KeyLimits.CostBurst: a request is
-//     admitted while the budget is above zero and charged when it ends, so a
-//     key that spent its budget waits, answered 429 with Retry-After, until
-//     the budget is positive again. One expensive request a second is then
-//     limited like many cheap ones.
+//     KeyLimits.CostRate per second up to KeyLimits.CostBurst: while other
+//     keys use the store, a request is admitted while the budget is above
+//     zero and charged when it ends, so a key that spent its budget waits,
+//     answered 429 with Retry-After, until the budget is positive again. One
+//     expensive request a second is then limited like many cheap ones. A key
+//     alone is charged too, but never refused for cost nor taken below zero:
+//     the budget protects the other keys, and there are none.
 //
 // This is the shape of a concurrency limiter with per-tenant fair queuing
 // (Envoy's and Netflix's limiters bound concurrency rather than rate, since
@@ -202,7 +204,23 @@ func (a *admission) admit(ctx context.Context, k *chainquery.APIKey) (*ticket, *
 	now := a.now()
 	a.mu.Lock()
 	ks := a.share(k, now)
-	if ks.budget <= 0 {
+	if ks.budget <= 0 && a.othersActive(ks, now) {
+		// Spent: wait until the budget is positive, a.maxWait at most. A
+		// short debt becomes a short wait rather than a refusal; a long
+		// one is refused after the wait, so that a client that ignores
+		// Retry-After gets at most one answer per connection per
+		// a.maxWait, rather than a storm of refusals that would cost the
+		// other keys more than its requests did.
+		wait := time.Duration(-ks.budget / ks.limits.CostRate * float64(time.Second))
+		a.mu.Unlock()
+		if !sleepCtx(ctx, min(wait+time.Millisecond, a.maxWait)) {
+			return nil, a.busy(ks, "canceled")
+		}
+		now = a.now()
+		a.mu.Lock()
+		ks = a.share(k, now)
+	}
+	if ks.budget <= 0 && a.othersActive(ks, now) {
 		secs := int(math.Ceil(-ks.budget / ks.limits.CostRate))
 		a.mu.Unlock()
 		return nil, &rejection{
@@ -257,6 +275,18 @@ func (a *admission) admit(ctx context.Context, k *chainquery.APIKey) (*ticket, *
 	return nil, a.busy(ks, reason)
 }
 
+// sleepCtx waits d, or until ctx ends; it reports whether it waited d.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // busy is the rejection of a request that found no slot in time.
 func (a *admission) busy(ks *keyShare, reason string) *rejection {
 	return &rejection{
@@ -287,7 +317,15 @@ func (t *ticket) done() {
 			ks.budget = math.Min(ks.limits.CostBurst, ks.budget+dt*ks.limits.CostRate)
 			ks.updated = now
 		}
-		ks.budget -= t.cost
+		if a.othersActive(ks, now) {
+			ks.budget -= t.cost
+		} else {
+			// Alone, a key may use the whole store: its budget is
+			// charged, but not below zero, so that it is held to its
+			// rate as soon as another key comes, not locked out for the
+			// debt of a time when it harmed nobody.
+			ks.budget = max(ks.budget-t.cost, min(ks.budget, 0))
+		}
 		t.left = ks.budget
 		a.grant(now)
 	})

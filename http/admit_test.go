@@ -181,13 +181,15 @@ func TestAdmission_Refusals(t *testing.T) {
 }
 
 // TestAdmission_CostBudget: a request is charged the time it held its slot;
-// a key whose budget is spent is refused with the seconds until it is
-// positive again, and admitted once it has refilled. Another key's budget is
-// its own.
+// while another key uses the store, a key whose budget is spent is refused
+// with the seconds until it is positive again, and admitted once it has
+// refilled. Another key's budget is its own.
 func TestAdmission_CostBudget(t *testing.T) {
 	c := &clock{t: time.Unix(1e9, 0)}
-	a := newAdmission(4, 4, time.Minute, chainquery.KeyLimits{CostRate: 100, CostBurst: 300}, c.now)
+	a := newAdmission(4, 4, 10*time.Millisecond, chainquery.KeyLimits{CostRate: 100, CostBurst: 300}, c.now)
 	k, other := testKey("k", chainquery.KeyLimits{}), testKey("other", chainquery.KeyLimits{})
+	bystander := mustAdmit(t, a, testKey("bystander", chainquery.KeyLimits{})) // holds a slot throughout
+	defer bystander.done()
 
 	tk := mustAdmit(t, a, k)
 	c.add(550 * time.Millisecond) // a request that holds its slot 550 ms costs 550 units
@@ -214,6 +216,56 @@ func TestAdmission_CostBudget(t *testing.T) {
 	if tk.left != 300 {
 		t.Fatalf("left %v after an hour, want the burst 300", tk.left)
 	}
+}
+
+// TestAdmission_CostWait: a debt shorter than the queue wait is waited out
+// and the request admitted; a longer one is refused only after the wait, so
+// that a client ignoring Retry-After is answered once per wait at most.
+func TestAdmission_CostWait(t *testing.T) {
+	a := newAdmission(4, 4, 200*time.Millisecond, chainquery.KeyLimits{CostRate: 1000, CostBurst: 1}, time.Now)
+	k := testKey("k", chainquery.KeyLimits{})
+	bystander := mustAdmit(t, a, testKey("bystander", chainquery.KeyLimits{}))
+	defer bystander.done()
+	tk := mustAdmit(t, a, k)
+	time.Sleep(30 * time.Millisecond) // about 30 units at 1 a millisecond: 30 ms of debt
+	tk.done()
+	start := time.Now()
+	mustAdmit(t, a, k).done() // waited out
+	if d := time.Since(start); d < 10*time.Millisecond {
+		t.Errorf("admitted after %s, with ~30 ms of debt", d)
+	}
+	tk = mustAdmit(t, a, k)
+	time.Sleep(400 * time.Millisecond) // 400 ms of debt: more than the 200 ms wait
+	tk.done()
+	start = time.Now()
+	if _, rej := a.admit(context.Background(), k); rej == nil || rej.reason != "cost" {
+		t.Fatalf("a long debt: %+v", rej)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Errorf("refused after %s, not after the wait", d)
+	}
+}
+
+// TestAdmission_CostAlone: a key alone is charged but never refused for
+// cost, nor taken below zero; as soon as another key uses the store, it is
+// held to its budget.
+func TestAdmission_CostAlone(t *testing.T) {
+	c := &clock{t: time.Unix(1e9, 0)}
+	a := newAdmission(4, 4, 10*time.Millisecond, chainquery.KeyLimits{CostRate: 100, CostBurst: 300}, c.now)
+	k := testKey("k", chainquery.KeyLimits{})
+	for range 3 {
+		tk := mustAdmit(t, a, k)
+		c.add(time.Second) // 1000 units, more than the budget holds
+		tk.done()
+		if tk.cost != 1000 || tk.left != 0 {
+			t.Fatalf("alone: cost %v, left %v; want 1000 and 0", tk.cost, tk.left)
+		}
+	}
+	other := mustAdmit(t, a, testKey("other", chainquery.KeyLimits{}))
+	if _, rej := a.admit(context.Background(), k); rej == nil || rej.reason != "cost" {
+		t.Fatalf("with another key in the store, a spent budget: %+v", rej)
+	}
+	other.done()
 }
 
 // TestAdmission_KeyLimits: a key's own limits override the defaults, and a

@@ -49,3 +49,7 @@ func DocsPage(spec []byte) []byte { return docsPageFor(loadDocs(), spec) }
 
 // NarrowHint is what a 503 past the deadline says to narrow a request of e.
 var NarrowHint = narrowHint
+
+// ActiveWindow is how recently a key must have been admitted to count as
+// using the store.
+const ActiveWindow = activeWindow

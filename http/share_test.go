@@ -215,7 +215,30 @@ func TestFairShare_CostBudget(t *testing.T) {
 	s, other := openGatedServer(t, gs, func(c *cqhttp.Config) {
 		c.KeyDefaults = chainquery.KeyLimits{CostRate: 1, CostBurst: 10} // 10 ms, then 1 ms a second
 	})
-	resp := s.Do(t, http.MethodGet, gatedBlock, s.Key, nil)
+	// Alone, a key is charged but not refused, nor taken below zero.
+	for range 2 {
+		resp := s.Do(t, http.MethodGet, gatedBlock, s.Key, nil)
+		MustOK(t, resp)
+		if got := resp.Header.Get("X-Cost-Remaining"); got != "0" {
+			t.Fatalf("alone: X-Cost-Remaining %q, want 0", got)
+		}
+	}
+	// Another key uses the store (it was admitted within the last second):
+	// from now on the first key is held to its budget: the refill since
+	// admits one more request, charged into debt, and the next is refused.
+	MustOK(t, s.Do(t, http.MethodGet, latestPath("polygon"), other, nil))
+	MustOK(t, s.Do(t, http.MethodGet, gatedBlock, s.Key, nil))
+	if detail := MustErrorDetail(t, s.Do(t, http.MethodGet, latestPath("polygon"), s.Key, nil), http.StatusTooManyRequests); !strings.Contains(detail, "cost budget is spent") {
+		t.Fatalf("detail %q", detail)
+	}
+	time.Sleep(cqhttp.ActiveWindow + 50*time.Millisecond) // the other key is idle again
+	ok := s.Do(t, http.MethodGet, latestPath("polygon"), s.Key, nil)
+	MustOK(t, ok)
+
+	// A fresh key, with another in the store: charged into debt.
+	fresh := MustCreateKey(t, gs.DB, "fresh", chainquery.Endpoints...)
+	MustOK(t, s.Do(t, http.MethodGet, latestPath("polygon"), other, nil))
+	resp := s.Do(t, http.MethodGet, gatedBlock, fresh, nil)
 	MustOK(t, resp)
 	cost, err := strconv.ParseFloat(resp.Header.Get("X-Request-Cost"), 64)
 	if err != nil || cost < 30 {
@@ -229,7 +252,7 @@ func TestFairShare_CostBudget(t *testing.T) {
 		t.Errorf("X-Cost-Limit %q", got)
 	}
 
-	resp = s.Do(t, http.MethodGet, latestPath("polygon"), s.Key, nil)
+	resp = s.Do(t, http.MethodGet, latestPath("polygon"), fresh, nil)
 	detail := MustErrorDetail(t, resp, http.StatusTooManyRequests)
 	if !strings.HasPrefix(detail, "this API key's cost budget is spent: it may use 1 ms of database time per second (up to 10 at once)") {
 		t.Errorf("detail %q", detail)
