@@ -91,9 +91,9 @@ type waiter struct {
 // chosen by measurement (docs/benchmarks.md, "Fair share").
 const (
 	DefaultQueueWait     = 500 * time.Millisecond
-	DefaultQueueMax      = 100  // waiting requests of one key: QueueWait, not this, bounds a flood
-	DefaultCostRate      = 1000 // ms of store time per second: one slot's worth
-	DefaultCostBurstSecs = 10   // a full budget holds this many seconds of CostRate
+	DefaultQueueMax      = 100 // waiting requests of one key: QueueWait, not this, bounds a flood
+	DefaultCostRate      = 500 // ms of store time per second: half a slot's worth (docs/benchmarks.md, "Fair share")
+	DefaultCostBurstSecs = 2   // a full budget holds this many seconds of CostRate
 )
 
 // DefaultStoreConcurrency is the store's slots when Config leaves them zero:

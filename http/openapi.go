@@ -370,7 +370,7 @@ func costHeaders() obj {
 			{"schema", obj{{"type", "string"}}},
 		}},
 		{headerCostLimit, obj{
-			{"description", "The key's cost budget: its refill per second and what it holds when full, e.g. \"1000/s, burst 10000\"."},
+			{"description", "The key's cost budget: its refill per second and what it holds when full, e.g. \"500/s, burst 1000\"."},
 			{"schema", obj{{"type", "string"}}},
 		}},
 	}

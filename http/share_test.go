@@ -262,7 +262,8 @@ func TestFairShare_CostBudget(t *testing.T) {
 	}
 	MustOK(t, s.Do(t, http.MethodGet, latestPath("polygon"), other, nil)) // a budget of its own
 
-	// A key's own cost rate: 10 s of it as its burst, whatever the server's.
+	// A key's own cost rate: DefaultCostBurstSecs of it as its burst,
+	// whatever the server's.
 	_, err = gs.DB.UpdateAPIKey(context.Background(), "other", chainquery.APIKeyUpdate{CostRate: ptr(1000.0)})
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +275,7 @@ func TestFairShare_CostBudget(t *testing.T) {
 		if resp.status != http.StatusOK {
 			t.Fatalf("a key with a budget of its own got %d %q", resp.status, resp.detail)
 		}
-		if got := resp.header.Get("X-Cost-Limit"); got != "1000/s, burst 10000" {
+		if got := resp.header.Get("X-Cost-Limit"); got != "1000/s, burst 2000" {
 			t.Fatalf("X-Cost-Limit %q, want the key's own", got)
 		}
 	}

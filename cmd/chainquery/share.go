@@ -37,7 +37,7 @@ func (o *shareOptions) register(fs *flag.FlagSet) {
 	fs.Float64Var(&o.keyCostRate, "key-cost-rate", http.DefaultCostRate,
 		"default cost budget of a key, `MS` of database time per second (keys update\n--cost-rate sets a key's own); over it requests get 429 (config: key_cost_rate)")
 	fs.Float64Var(&o.keyCostBurst, "key-cost-burst", 0,
-		"default of what a key's cost budget holds when full, `MS`; 0: 10 seconds of\n--key-cost-rate (config: key_cost_burst)")
+		"default of what a key's cost budget holds when full, `MS`; 0: 2 seconds of\n--key-cost-rate (config: key_cost_burst)")
 	fs.DurationVar(&o.queueWait, "queue-wait", http.DefaultQueueWait,
 		"how long a request may wait for its key's share of the database before it\ngets 429, `DURATION` (config: queue_wait)")
 }

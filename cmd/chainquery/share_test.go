@@ -89,12 +89,15 @@ func TestServe_ShareFlags(t *testing.T) {
 }
 
 // TestServe_Share: serve logs its limits, sends the cost headers, and
-// answers a request of a key whose budget is spent with 429.
+// answers a request of a key whose budget is spent, while another key uses
+// the database, with 429.
 func TestServe_Share(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
 	key := lastLine(mustExecute(t, nil, "keys", "create", "--db", db, "--name", "alice", "--endpoints", "all", "--cost-rate", "0.001", "--cost-burst", "0.001"))
-	r := start(t, nil, "serve", "--db", db, "--listen", "127.0.0.1:0", "--request-timeout", "3s", "--store-concurrency", "4")
+	bob := lastLine(mustExecute(t, nil, "keys", "create", "--db", db, "--name", "bob", "--endpoints", "all"))
+	r := start(t, nil, "serve", "--db", db, "--listen", "127.0.0.1:0", "--request-timeout", "3s", "--store-concurrency", "4", "--queue-wait", "50ms")
 	url := r.base() + "/api/v1/customer/polygon/blocks/latest"
+	get(t, url, bob).Body.Close() // another key uses the database: alice's budget binds
 	resp := get(t, url, key)
 	resp.Body.Close()
 	if resp.Header.Get("X-Request-Cost") == "" || resp.Header.Get("X-Cost-Limit") != "0.001/s, burst 0.001" {
