@@ -182,9 +182,10 @@ type ticket struct {
 	ks     *keyShare
 	start  time.Time
 	once   sync.Once
-	waited bool    // it queued for its slot
-	cost   float64 // ms charged, set by done
-	left   float64 // the key's budget after the charge
+	waited bool                 // it queued for its slot
+	cost   float64              // ms charged, set by done
+	limits chainquery.KeyLimits // the key's, as done read them
+	left   float64              // the key's budget after the charge
 }
 
 // rejection is a refused admission: the error for the client and the
@@ -212,9 +213,10 @@ func (a *admission) admit(ctx context.Context, k *chainquery.APIKey) (*ticket, *
 		// a.maxWait, rather than a storm of refusals that would cost the
 		// other keys more than its requests did.
 		wait := time.Duration(-ks.budget / ks.limits.CostRate * float64(time.Second))
+		lim := a.limit(ks, now)
 		a.mu.Unlock()
 		if !sleepCtx(ctx, min(wait+time.Millisecond, a.maxWait)) {
-			return nil, a.busy(ks, "canceled")
+			return nil, a.busy(lim, "canceled")
 		}
 		now = a.now()
 		a.mu.Lock()
@@ -230,7 +232,8 @@ func (a *admission) admit(ctx context.Context, k *chainquery.APIKey) (*ticket, *
 			retryAfter: max(1, secs), reason: "cost",
 		}
 	}
-	if ks.inUse < a.limit(ks, now) && a.inUse < a.slots && ks.waiting.Len() == 0 {
+	lim := a.limit(ks, now)
+	if ks.inUse < lim && a.inUse < a.slots && ks.waiting.Len() == 0 {
 		ks.inUse++
 		a.inUse++
 		ks.last = now
@@ -239,7 +242,7 @@ func (a *admission) admit(ctx context.Context, k *chainquery.APIKey) (*ticket, *
 	}
 	if ks.waiting.Len() >= a.queueMax {
 		a.mu.Unlock()
-		return nil, a.busy(ks, "queue_full")
+		return nil, a.busy(lim, "queue_full")
 	}
 	w := &waiter{granted: make(chan struct{})}
 	w.el = ks.waiting.PushBack(w)
@@ -271,8 +274,9 @@ func (a *admission) admit(ctx context.Context, k *chainquery.APIKey) (*ticket, *
 		a.turn.Remove(ks.inTurn)
 		ks.inTurn = nil
 	}
+	lim = a.limit(ks, a.now())
 	a.mu.Unlock()
-	return nil, a.busy(ks, reason)
+	return nil, a.busy(lim, reason)
 }
 
 // sleepCtx waits d, or until ctx ends; it reports whether it waited d.
@@ -288,11 +292,12 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 }
 
 // busy is the rejection of a request that found no slot in time.
-func (a *admission) busy(ks *keyShare, reason string) *rejection {
+// concurrency is the key's limit as admission last read it, under a.mu.
+func (a *admission) busy(concurrency int, reason string) *rejection {
 	return &rejection{
 		err: chainquery.Errorf(chainquery.ERATELIMIT,
 			"too many requests of this API key at once: at most %d use the database at the same time and %d more may wait; retry after 1 s, or send fewer requests in parallel",
-			ks.limits.Concurrency, a.queueMax),
+			concurrency, a.queueMax),
 		retryAfter: 1, reason: reason,
 	}
 }
@@ -313,6 +318,7 @@ func (t *ticket) done() {
 		ks := t.ks
 		ks.inUse--
 		a.inUse--
+		t.limits = ks.limits
 		if dt := now.Sub(ks.updated).Seconds(); dt > 0 {
 			ks.budget = math.Min(ks.limits.CostBurst, ks.budget+dt*ks.limits.CostRate)
 			ks.updated = now

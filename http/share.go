@@ -93,7 +93,7 @@ func (w *chargedWriter) WriteHeader(status int) {
 			h := w.Header()
 			h.Set(headerCost, formatUnits(w.t.cost))
 			h.Set(headerCostLeft, formatUnits(w.t.left))
-			h.Set(headerCostLimit, formatUnits(w.t.ks.limits.CostRate)+"/s, burst "+formatUnits(w.t.ks.limits.CostBurst))
+			h.Set(headerCostLimit, formatUnits(w.t.limits.CostRate)+"/s, burst "+formatUnits(w.t.limits.CostBurst))
 		}
 	}
 	w.ResponseWriter.WriteHeader(status)
