@@ -123,6 +123,7 @@ type gen struct {
 	tx      int
 	created int // contracts created so far in the transaction
 	frames  int
+	vocab   [][32]byte // the transaction's words so far: calls pass them on
 }
 
 // TxCount is the number of transactions of block n, known without making it.
@@ -199,22 +200,89 @@ func (g *gen) geometric(mean float64) int {
 	return k
 }
 
-// bytes returns n pseudo-random bytes.
-func (g *gen) bytes(n int) []byte {
-	b := make([]byte, n)
-	for i := 0; i < n; i += 8 {
-		var w [8]byte
-		binary.LittleEndian.PutUint64(w[:], g.r.Uint64())
-		copy(b[i:], w[:])
-	}
+// calldata is a 4-byte selector (one of a few hundred) and k 32-byte words.
+func (g *gen) calldata(k int) []byte {
+	b := make([]byte, 4+32*k)
+	sel := g.c.hash("selector", uint64(g.callee.Uint64()%256))
+	copy(b, sel[:4])
+	g.fillWords(b[4:])
 	return b
 }
 
-// calldata is a 4-byte selector (one of a few hundred) and k 32-byte words.
-func (g *gen) calldata(k int) []byte {
-	b := g.bytes(4 + 32*k)
-	sel := g.c.hash("selector", uint64(g.callee.Uint64()%256))
-	copy(b, sel[:4])
+// Real calldata, return data and log data are ABI words, and their entropy
+// is what a store of history compresses: an address or an amount
+// left-padded with zeros, a small count, offset or flag, zero, now and then
+// a hash. Pseudo-random bytes would make every byte count, and a measure of
+// disk per block on this chain would say nothing of mainnet's (real Polygon
+// rows compress 8-9x, docs/benchmarks.md "Disk per block"; TestPayloadEntropy
+// holds the generator to the recorded block).
+
+// reuseWord is the share of a transaction's words that repeat one it had.
+const reuseWord = 0.85
+
+// words returns k ABI-shaped words.
+func (g *gen) words(k int) []byte {
+	b := make([]byte, 32*k)
+	g.fillWords(b)
+	return b
+}
+
+// fillWords fills b, a whole number of words, with ABI-shaped words.
+func (g *gen) fillWords(b []byte) {
+	for i := 0; i+32 <= len(b); i += 32 {
+		g.word(b[i : i+32])
+	}
+}
+
+// word fills w (32 zero bytes) with one ABI-shaped word. Most words of a
+// transaction are words it already had (a token, an amount, a recipient
+// passed down the call tree and logged on the way: in the recorded block
+// only a third of the words are distinct), the others new.
+func (g *gen) word(w []byte) {
+	if n := len(g.vocab); n > 0 && g.r.Float64() < reuseWord {
+		v := g.vocab[n-1-g.r.IntN(min(n, 64))]
+		copy(w, v[:])
+		return
+	}
+	defer func() { g.vocab = append(g.vocab, [32]byte(w)) }()
+	switch u := g.r.Float64(); {
+	case u < 0.35: // an address the chain uses, by the callees' Zipf rank
+		hexDecode(w[12:], g.calleeAddr()[2:])
+	case u < 0.65: // an amount or id: 1 to 9 significant bytes
+		n := 1 + g.r.IntN(9)
+		for j := 32 - n; j < 32; j++ {
+			w[j] = byte(g.r.Uint32())
+		}
+	case u < 0.80: // a count, offset, length or flag
+		w[31] = byte(g.r.IntN(256))
+		if g.r.IntN(4) == 0 {
+			w[30] = byte(g.r.IntN(16))
+		}
+	case u < 0.97: // zero
+	default: // a hash or a packed value
+		for j := 0; j < 32; j += 8 {
+			binary.LittleEndian.PutUint64(w[j:], g.r.Uint64())
+		}
+	}
+}
+
+// code returns n bytes of contract code: 32-byte pieces, most drawn from a
+// library of 64 shared by every contract of the chain (most contracts
+// created on Polygon are clones and proxies of a few factories' templates,
+// and the compiler's runtime repeats in the rest), the others its own.
+func (g *gen) code(n int) []byte {
+	b := make([]byte, n)
+	for i := 0; i < n; i += 32 {
+		var piece [32]byte
+		if g.r.Float64() < 0.97 {
+			piece = g.c.hash("code", g.callee.Uint64()%64)
+		} else {
+			for j := 0; j < 32; j += 8 {
+				binary.LittleEndian.PutUint64(piece[j:], g.r.Uint64())
+			}
+		}
+		copy(b[i:], piece[:])
+	}
 	return b
 }
 
@@ -234,7 +302,7 @@ func (g *gen) value(p float64, max uint64) uint64 {
 
 // transaction makes transaction i of block b.
 func (g *gen) transaction(b *Block, i int) *Tx {
-	g.tx, g.created, g.frames = i, 0, 0
+	g.tx, g.created, g.frames, g.vocab = i, 0, 0, g.vocab[:0]
 	t := &Tx{Index: i, Hash: g.c.TxHash(b.Number, i), From: g.senderAddr(), Status: true}
 	t.R, t.S = g.c.hash("r", b.Number, uint64(i)), g.c.hash("s", b.Number, uint64(i))
 	t.Nonce = g.r.Uint64N(100_000)
@@ -256,10 +324,10 @@ func (g *gen) transaction(b *Block, i int) *Tx {
 		t.Input = []byte{}
 		t.Root = &Frame{Kind: "CALL", From: t.From, To: t.To, Value: t.Value, Input: []byte{}, Output: []byte{}}
 	case u < shareTransfer+shareCreate: // a contract creation
-		t.Input = g.bytes(400 + g.r.IntN(2400))
+		t.Input = g.code(400 + g.r.IntN(2400))
 		addr := g.newContract()
 		t.Contract = addr
-		t.Root = &Frame{Kind: "CREATE", From: t.From, To: addr, Input: t.Input, Output: g.bytes(len(t.Input) * 4 / 5)}
+		t.Root = &Frame{Kind: "CREATE", From: t.From, To: addr, Input: t.Input, Output: g.code(len(t.Input) * 4 / 5)}
 		g.frames = 1
 		g.grow(t.Root, 1, true)
 	default: // a contract call, which may revert
@@ -270,7 +338,7 @@ func (g *gen) transaction(b *Block, i int) *Tx {
 		}
 		t.Input = g.calldata(k)
 		t.Value = g.value(0.08, 2_000_000_000_000_000_000)
-		t.Root = &Frame{Kind: "CALL", From: t.From, To: t.To, Value: t.Value, Input: t.Input, Output: g.bytes(32 * g.geometric(1.5))}
+		t.Root = &Frame{Kind: "CALL", From: t.From, To: t.To, Value: t.Value, Input: t.Input, Output: g.words(g.geometric(1.5))}
 		g.frames = 1
 		g.grow(t.Root, 1, true)
 		if u > 1-shareRevert {
@@ -291,15 +359,26 @@ func (g *gen) transaction(b *Block, i int) *Tx {
 	t.Logs = append(t.Logs, &Log{
 		Address: feeAddress,
 		Topics:  [][32]byte{logFeeTransfer, padAddr(feeAddress), padAddr(t.From)},
-		Data:    g.bytes(5 * 32),
+		Data:    g.words(5),
 	})
 	return t
 }
 
-// revertData is the ABI encoding of Error(string) with a short message.
+// revertReasons are the messages of the Error(string) reverts.
+var revertReasons = []string{
+	"ERC20: transfer amount exceeds balance", "UniswapV2: INSUFFICIENT_OUTPUT_AMOUNT", "Ownable: caller is not the owner",
+	"SafeERC20: low-level call failed", "Pausable: paused", "TransferHelper: TRANSFER_FROM_FAILED", "expired", "slippage",
+}
+
+// revertData is the ABI encoding of Error(string) with a short message:
+// selector, offset 0x20, length, the message padded to whole words.
 func (g *gen) revertData() []byte {
-	b := g.bytes(4 + 3*32)
+	msg := revertReasons[g.r.IntN(len(revertReasons))]
+	b := make([]byte, 4+64+(len(msg)+31)/32*32)
 	copy(b, []byte{0x08, 0xc3, 0x79, 0xa0})
+	b[4+31] = 0x20
+	b[4+63] = byte(len(msg))
+	copy(b[4+64:], msg)
 	return b
 }
 
@@ -342,11 +421,11 @@ func (g *gen) child(f *Frame, depth int) *Frame {
 		return &Frame{Kind: "SELFDESTRUCT", From: from, To: g.senderAddr(), Value: g.value(0.7, 500_000_000_000_000_000), Input: []byte{}, Output: []byte{}}
 	}
 	if c.Kind == "CREATE" || c.Kind == "CREATE2" {
-		c.Input = g.bytes(200 + g.r.IntN(600))
-		c.Output = g.bytes(len(c.Input) * 3 / 4)
+		c.Input = g.code(200 + g.r.IntN(600))
+		c.Output = g.code(len(c.Input) * 3 / 4)
 	} else {
 		c.Input = g.calldata(g.geometric(2))
-		c.Output = g.bytes(32 * g.geometric(1))
+		c.Output = g.words(g.geometric(1))
 	}
 	if g.r.Float64() < childRevert {
 		c.Error = "execution reverted"
@@ -429,11 +508,11 @@ func (g *gen) log(addr string) *Log {
 			l.Topics = append(l.Topics, padAddr(g.calleeAddr()))
 		default:
 			var w [32]byte
-			copy(w[:], g.bytes(32))
+			g.word(w[:])
 			l.Topics = append(l.Topics, w)
 		}
 	}
-	l.Data = g.bytes(32 * g.r.IntN(5))
+	l.Data = g.words(g.r.IntN(5))
 	return l
 }
 
