@@ -1,0 +1,267 @@
+package history_test
+
+import (
+	"bytes"
+	"errors"
+	"math/big"
+	"slices"
+	"testing"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/history"
+	"github.com/chainquery/chainquery/internal/polychain"
+	"github.com/chainquery/chainquery/internal/polyrows"
+)
+
+// sameTrace reports how a and b differ in the fields a segment holds ("" if
+// they do not); nil and empty byte strings and trace addresses are the same,
+// as the API writes them the same.
+func sameTrace(a, b *chainquery.Trace) string {
+	switch {
+	case a.BlockNumber != b.BlockNumber, a.TransactionIndex != b.TransactionIndex:
+		return "place"
+	case !slices.Equal(a.TraceAddress, b.TraceAddress) && len(a.TraceAddress)+len(b.TraceAddress) > 0:
+		return "trace address"
+	case a.Type != b.Type, a.CallType != b.CallType:
+		return "type"
+	case a.From != b.From, (a.To == nil) != (b.To == nil), a.To != nil && *a.To != *b.To:
+		return "addresses"
+	case a.Gas != b.Gas, a.GasUsed != b.GasUsed, a.Subtraces != b.Subtraces:
+		return "numbers"
+	case (a.Value == nil) != (b.Value == nil), a.Value != nil && a.Value.Cmp(b.Value) != 0:
+		return "value"
+	case a.Error != b.Error:
+		return "error"
+	case !bytes.Equal(a.Input, b.Input), !bytes.Equal(a.Output, b.Output):
+		return "input or output"
+	}
+	return ""
+}
+
+// frameOnly is t with the fields a store joins from the block and the
+// transaction left zero, as DecodeTraces returns them.
+func frameOnly(t *chainquery.Trace) *chainquery.Trace {
+	c := *t
+	c.Timestamp, c.TransactionHash, c.TransactionFrom, c.TransactionTo, c.TransactionStatus, c.Version = 0, chainquery.Hash{}, chainquery.Address{}, nil, false, 0
+	return &c
+}
+
+func roundTrip(t *testing.T, block uint64, traces []*chainquery.Trace) []byte {
+	t.Helper()
+	seg, err := history.AppendTraces(nil, traces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := history.AppendTraces([]byte("prefix"), traces)
+	if err != nil || !bytes.Equal(again[6:], seg) || string(again[:6]) != "prefix" {
+		t.Fatal("encoding the same traces twice gave other bytes, or lost what dst held")
+	}
+	got, err := history.DecodeTraces(seg, block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(traces) {
+		t.Fatalf("%d traces back, want %d", len(got), len(traces))
+	}
+	for i := range got {
+		if d := sameTrace(got[i], frameOnly(traces[i])); d != "" {
+			t.Fatalf("trace %d: %s differs:\ngot  %+v\nwant %+v", i, d, got[i], traces[i])
+		}
+	}
+	return seg
+}
+
+// TestTraces_PolygonShaped round-trips the traces of Polygon-shaped blocks
+// from both trace dialects, and bounds their size: the rows store ~246
+// bytes a trace and the two address indexes ~150 more (docs/benchmarks.md).
+func TestTraces_PolygonShaped(t *testing.T) {
+	c, err := polychain.New(polychain.Config{Seed: 1, Blocks: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []polychain.Kind{polychain.KindParity, polychain.KindCallTracer} {
+		for n := c.First(); n <= c.Last(); n++ {
+			d, err := polyrows.Decode(c, n, kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seg := roundTrip(t, n, d.Traces)
+			per := float64(len(seg)) / float64(len(d.Traces))
+			t.Logf("block %d: %d traces in %d bytes, %.1f a trace", n, len(d.Traces), len(seg), per)
+			if per > 100 {
+				t.Errorf("block %d: %.1f bytes a trace, want at most 100", n, per)
+			}
+		}
+	}
+}
+
+// TestTraces_Edges: an empty block, a failed creation (no recipient), a
+// frame without value, a value over 2^64, repeated errors, deep trace
+// addresses.
+func TestTraces_Edges(t *testing.T) {
+	roundTrip(t, 7, nil)
+	a, b := chainquery.Address{1}, chainquery.Address{2}
+	huge, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
+	traces := []*chainquery.Trace{
+		{BlockNumber: 7, TransactionIndex: 0, TraceAddress: []int{}, Type: chainquery.TraceCreate, CallType: chainquery.CallTypeCreate, From: a, Gas: 1, Value: big.NewInt(0), Error: "out of gas"},
+		{BlockNumber: 7, TransactionIndex: 0, TraceAddress: []int{0}, Type: chainquery.TraceCall, CallType: chainquery.CallTypeDelegateCall, From: a, To: &b, Value: nil, Error: "out of gas", Input: []byte{1, 2}},
+		{BlockNumber: 7, TransactionIndex: 3, TraceAddress: []int{0, 1, 2, 3, 4, 5, 6, 7}, Type: chainquery.TraceSuicide, CallType: chainquery.CallTypeCall, From: b, To: &a, Value: huge, Subtraces: 0, Output: []byte{9}},
+		{BlockNumber: 7, TransactionIndex: 3, TraceAddress: []int{1}, Type: chainquery.TraceCall, CallType: chainquery.CallTypeStaticCall, From: b, To: &b, Value: big.NewInt(1), Subtraces: 3, Error: "execution reverted", Gas: 1 << 62, GasUsed: 1 << 40},
+	}
+	roundTrip(t, 7, traces)
+}
+
+// TestTraces_Rejected: what a segment cannot hold is refused on encoding,
+// and bytes it did not write are refused on decoding, never a panic.
+func TestTraces_Rejected(t *testing.T) {
+	a := chainquery.Address{1}
+	for name, tr := range map[string][]*chainquery.Trace{
+		"type":      {{Type: "call2", CallType: chainquery.CallTypeCall, From: a}},
+		"call type": {{Type: chainquery.TraceCall, CallType: "callcode", From: a}},
+		"order":     {{TransactionIndex: 2, Type: chainquery.TraceCall, CallType: chainquery.CallTypeCall}, {TransactionIndex: 1, Type: chainquery.TraceCall, CallType: chainquery.CallTypeCall}},
+		"value":     {{Type: chainquery.TraceCall, CallType: chainquery.CallTypeCall, Value: big.NewInt(-1)}},
+		"address":   {{Type: chainquery.TraceCall, CallType: chainquery.CallTypeCall, TraceAddress: []int{-1}}},
+	} {
+		if _, err := history.AppendTraces(nil, tr); !errors.Is(err, history.ErrCorrupt) {
+			t.Errorf("%s: error %v, want ErrCorrupt", name, err)
+		}
+	}
+	c, _ := polychain.New(polychain.Config{Seed: 1, Blocks: 1})
+	d, err := polyrows.Decode(c, c.First(), polychain.KindParity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg, err := history.AppendTraces(nil, d.Traces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	posts, _ := history.AppendPostings(nil, []history.Posting{{1, 0, 0}})
+	for name, b := range map[string][]byte{
+		"empty":      nil,
+		"truncated":  seg[:len(seg)/2],
+		"flipped":    flip(seg, len(seg)/3),
+		"postings":   posts,
+		"plain zstd": mustSegmentOf(t, []byte("cqT\x02\x00")), // a version this binary does not read
+	} {
+		if _, err := history.DecodeTraces(b, 1); !errors.Is(err, history.ErrCorrupt) {
+			t.Errorf("%s: error %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	c := bytes.Clone(b)
+	c[i] ^= 0x55
+	return c
+}
+
+// mustSegmentOf compresses raw as a segment is compressed, through the
+// package's own encoder: an empty trace segment has the same framing.
+func mustSegmentOf(t *testing.T, raw []byte) []byte {
+	t.Helper()
+	return history.CompressForTest(raw)
+}
+
+// TestPostings round-trips posting lists, counts them from the header, and
+// refuses unsorted or damaged ones.
+func TestPostings(t *testing.T) {
+	lists := [][]history.Posting{
+		nil,
+		{{0, 0, 0}},
+		{{65000000, 3, 0}, {65000000, 3, 1}, {65000000, 7, 2}, {65000001, 0, 5}, {66000000, 99, 4000}},
+		{{1<<63 + 5, 1<<32 - 1, 1<<32 - 1}},
+	}
+	var hot []history.Posting // a hot contract: a trace in most transactions of 100 blocks
+	for b := uint64(65000000); b < 65000100; b++ {
+		for tx := uint32(0); tx < 100; tx += 2 {
+			hot = append(hot, history.Posting{Block: b, Tx: tx, Pos: 1})
+		}
+	}
+	lists = append(lists, hot)
+	for _, ps := range lists {
+		b, err := history.AppendPostings(nil, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := history.DecodePostings(b)
+		if err != nil || !slices.Equal(got, ps) && len(got)+len(ps) > 0 {
+			t.Fatalf("%v: got %v, %v", ps, got, err)
+		}
+		if n, err := history.CountPostings(b); err != nil || n != len(ps) {
+			t.Fatalf("count %d, %v; want %d", n, err, len(ps))
+		}
+	}
+	hb, _ := history.AppendPostings(nil, hot)
+	t.Logf("hot list: %d entries in %d bytes, %.1f an entry", len(hot), len(hb), float64(len(hb))/float64(len(hot)))
+	if per := float64(len(hb)) / float64(len(hot)); per > 3.1 {
+		t.Errorf("%.1f bytes an entry of a hot list, want at most 3", per)
+	}
+	for name, ps := range map[string][]history.Posting{
+		"repeat":  {{1, 2, 3}, {1, 2, 3}},
+		"back":    {{2, 0, 0}, {1, 0, 0}},
+		"tx back": {{1, 5, 0}, {1, 4, 9}},
+	} {
+		if _, err := history.AppendPostings(nil, ps); !errors.Is(err, history.ErrCorrupt) {
+			t.Errorf("%s: error %v, want ErrCorrupt", name, err)
+		}
+	}
+	good, _ := history.AppendPostings(nil, lists[2])
+	for name, b := range map[string][]byte{
+		"truncated": good[:len(good)-1],
+		"trailing":  append(bytes.Clone(good), 0),
+		"count":     append([]byte{0xff, 0xff, 0x03}, good[1:]...),
+		"repeat":    {2, 1, 0, 0, 0, 0, 0}, // two entries, the second the first again
+	} {
+		if _, err := history.DecodePostings(b); !errors.Is(err, history.ErrCorrupt) {
+			t.Errorf("%s: error %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+// FuzzDecodeTraces: any bytes decode to traces or to ErrCorrupt, never a
+// panic; what decodes encodes again to a segment that decodes the same.
+func FuzzDecodeTraces(f *testing.F) {
+	c, _ := polychain.New(polychain.Config{Seed: 3, Blocks: 1, TxPerBlock: 5})
+	d, err := polyrows.Decode(c, c.First(), polychain.KindCallTracer)
+	if err != nil {
+		f.Fatal(err)
+	}
+	seg, _ := history.AppendTraces(nil, d.Traces)
+	f.Add(seg)
+	f.Add(history.CompressForTest([]byte("cqT\x01\x01\x01\x00\x00\x00")))
+	f.Add(history.CompressForTest([]byte("cqT\x01\x00\x00\x00")))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		traces, err := history.DecodeTraces(b, 1)
+		if err != nil {
+			if !errors.Is(err, history.ErrCorrupt) {
+				t.Fatalf("error %v is not ErrCorrupt", err)
+			}
+			return
+		}
+		roundTrip(t, 1, traces)
+	})
+}
+
+// FuzzDecodePostings: any bytes decode to a list in chain order or to
+// ErrCorrupt; what decodes encodes back to the same bytes.
+func FuzzDecodePostings(f *testing.F) {
+	b, _ := history.AppendPostings(nil, []history.Posting{{5, 1, 0}, {5, 1, 3}, {5, 2, 0}, {9, 0, 0}})
+	f.Add(b)
+	f.Add([]byte{0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ps, err := history.DecodePostings(b)
+		if err != nil {
+			if !errors.Is(err, history.ErrCorrupt) {
+				t.Fatalf("error %v is not ErrCorrupt", err)
+			}
+			return
+		}
+		again, err := history.AppendPostings(nil, ps)
+		if err != nil {
+			t.Fatalf("decoded %v, which does not encode: %v", ps, err)
+		}
+		if !bytes.Equal(again, b) {
+			t.Fatalf("%x decodes to %v, which encodes to %x", b, ps, again)
+		}
+	})
+}
