@@ -1,0 +1,150 @@
+package history
+
+import (
+	"encoding/binary"
+
+	"github.com/chainquery/chainquery"
+)
+
+// A log segment holds the logs of one block, in log index order, with the
+// log's own fields (the transaction's hash, sender and recipient are the
+// store's to join). Layout, before compression: a header (magic, version,
+// count), an address dictionary, a topic dictionary (an event's signature,
+// topic0, repeats across a block, and so do the padded addresses of
+// topics 1 and 2), then the columns: transaction index deltas, log index
+// deltas, address indexes, topic counts and topic indexes, data.
+
+var logMagic = []byte("cqL")
+
+const logVersion = 1
+
+// maxLogs bounds a segment's count (a Polygon block has ~400 logs).
+const maxLogs = 1 << 22
+
+// AppendLogs appends the segment of logs, the logs of one block in log
+// index order, to dst. It fails on logs out of order or with more than
+// four topics.
+func AppendLogs(dst []byte, logs []*chainquery.Log) ([]byte, error) {
+	var addrs []chainquery.Address
+	addrIndex := map[chainquery.Address]uint64{}
+	var topics []chainquery.Hash
+	topicIndex := map[chainquery.Hash]uint64{}
+	var txs, idx, addrCol, topicCol, data []byte
+	prevTx, prevIdx := 0, -1
+	for i, l := range logs {
+		if l.TransactionIndex < prevTx || l.LogIndex <= prevIdx || len(l.Topics) > 4 {
+			return nil, corrupt("log %d: transaction %d after %d, log index %d after %d, or %d topics", i, l.TransactionIndex, prevTx, l.LogIndex, prevIdx, len(l.Topics))
+		}
+		txs = binary.AppendUvarint(txs, uint64(l.TransactionIndex-prevTx))
+		idx = binary.AppendUvarint(idx, uint64(l.LogIndex-prevIdx-1))
+		prevTx, prevIdx = l.TransactionIndex, l.LogIndex
+		j, ok := addrIndex[l.Address]
+		if !ok {
+			j = uint64(len(addrs))
+			addrIndex[l.Address] = j
+			addrs = append(addrs, l.Address)
+		}
+		addrCol = binary.AppendUvarint(addrCol, j)
+		topicCol = append(topicCol, byte(len(l.Topics)))
+		for _, t := range l.Topics {
+			k, ok := topicIndex[t]
+			if !ok {
+				k = uint64(len(topics))
+				topicIndex[t] = k
+				topics = append(topics, t)
+			}
+			topicCol = binary.AppendUvarint(topicCol, k)
+		}
+		data = appendLenBytes(data, l.Data)
+	}
+	raw := append(logMagic[:len(logMagic):len(logMagic)], logVersion)
+	raw = binary.AppendUvarint(raw, uint64(len(logs)))
+	raw = binary.AppendUvarint(raw, uint64(len(addrs)))
+	for _, a := range addrs {
+		raw = append(raw, a[:]...)
+	}
+	raw = binary.AppendUvarint(raw, uint64(len(topics)))
+	for _, t := range topics {
+		raw = append(raw, t[:]...)
+	}
+	for _, col := range [][]byte{txs, idx, addrCol, topicCol, data} {
+		raw = append(raw, col...)
+	}
+	return compress(dst, raw), nil
+}
+
+// DecodeLogs returns the logs of the segment src, with BlockNumber set to
+// block and the log's own fields filled.
+func DecodeLogs(src []byte, block uint64) ([]*chainquery.Log, error) {
+	raw, err := decompress(src)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{b: raw}
+	if magic := r.bytes(len(logMagic)); r.err != nil || string(magic) != string(logMagic) {
+		return nil, corrupt("not a log segment")
+	}
+	if v := r.byte_(); v != logVersion {
+		return nil, corrupt("log segment version %d, this binary reads %d", v, logVersion)
+	}
+	n := r.int(maxLogs)
+	addrs := make([]chainquery.Address, r.int(len(r.b)/20))
+	for i := range addrs {
+		copy(addrs[i][:], r.bytes(20))
+	}
+	topics := make([]chainquery.Hash, r.int(len(r.b)/32))
+	for i := range topics {
+		copy(topics[i][:], r.bytes(32))
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if n > len(r.b) {
+		return nil, corrupt("%d logs in %d bytes", n, len(r.b))
+	}
+	if n > 0 && len(addrs) == 0 {
+		return nil, corrupt("%d logs and no address", n)
+	}
+	logs := make([]*chainquery.Log, n)
+	rows := make([]chainquery.Log, n)
+	for i := range logs {
+		logs[i] = &rows[i]
+		logs[i].BlockNumber = block
+	}
+	tx := 0
+	for _, l := range logs {
+		tx += r.int(maxLogs)
+		l.TransactionIndex = tx
+	}
+	li := -1
+	for _, l := range logs {
+		li += r.int(maxLogs) + 1
+		l.LogIndex = li
+	}
+	for _, l := range logs {
+		l.Address = addrs[r.int(len(addrs)-1)]
+	}
+	for _, l := range logs {
+		k := r.int(4)
+		if k > 0 && len(topics) == 0 {
+			r.fail("a topic and no topic dictionary")
+		}
+		if r.err != nil {
+			break
+		}
+		l.Topics = make([]chainquery.Hash, k)
+		for j := range l.Topics {
+			l.Topics[j] = topics[r.int(len(topics)-1)]
+		}
+	}
+	for _, l := range logs {
+		l.Data = r.lenBytes()
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if len(r.b) != 0 {
+		return nil, corrupt("%d bytes after the last column", len(r.b))
+	}
+	return logs, nil
+}

@@ -1,0 +1,116 @@
+package history_test
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/history"
+	"github.com/chainquery/chainquery/internal/polychain"
+	"github.com/chainquery/chainquery/internal/polyrows"
+)
+
+func logRoundTrip(t *testing.T, block uint64, logs []*chainquery.Log) []byte {
+	t.Helper()
+	seg, err := history.AppendLogs(nil, logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := history.AppendLogs(nil, logs)
+	if !bytes.Equal(again, seg) {
+		t.Fatal("encoding the same logs twice gave other bytes")
+	}
+	got, err := history.DecodeLogs(seg, block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(logs) {
+		t.Fatalf("%d logs back, want %d", len(got), len(logs))
+	}
+	for i, g := range got {
+		w := logs[i]
+		if g.BlockNumber != block || g.TransactionIndex != w.TransactionIndex || g.LogIndex != w.LogIndex ||
+			g.Address != w.Address || !slices.Equal(g.Topics, w.Topics) && len(g.Topics)+len(w.Topics) > 0 || !bytes.Equal(g.Data, w.Data) {
+			t.Fatalf("log %d:\ngot  %+v\nwant %+v", i, g, w)
+		}
+	}
+	return seg
+}
+
+// TestLogs_PolygonShaped round-trips the logs of Polygon-shaped blocks and
+// bounds their size (the logs table holds ~250 bytes a log, docs/benchmarks.md).
+func TestLogs_PolygonShaped(t *testing.T) {
+	c, err := polychain.New(polychain.Config{Seed: 1, Blocks: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := c.First(); n <= c.Last(); n++ {
+		d, err := polyrows.Decode(c, n, polychain.KindParity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg := logRoundTrip(t, n, d.Logs)
+		per := float64(len(seg)) / float64(len(d.Logs))
+		t.Logf("block %d: %d logs in %d bytes, %.1f a log", n, len(d.Logs), len(seg), per)
+		if per > 80 {
+			t.Errorf("block %d: %.1f bytes a log, want at most 80", n, per)
+		}
+	}
+}
+
+// TestLogs_Edges and rejections.
+func TestLogs_Edges(t *testing.T) {
+	logRoundTrip(t, 3, nil)
+	a, b := chainquery.Address{1}, chainquery.Address{2}
+	t0, t1 := chainquery.Hash{7}, chainquery.Hash{8}
+	logRoundTrip(t, 3, []*chainquery.Log{
+		{TransactionIndex: 0, LogIndex: 0, Address: a},
+		{TransactionIndex: 0, LogIndex: 1, Address: b, Topics: []chainquery.Hash{t0, t1, t0, t1}, Data: []byte{1}},
+		{TransactionIndex: 5, LogIndex: 9, Address: a, Topics: []chainquery.Hash{t1}},
+	})
+	for name, logs := range map[string][]*chainquery.Log{
+		"five topics": {{Address: a, Topics: make([]chainquery.Hash, 5)}},
+		"index order": {{LogIndex: 2, Address: a}, {LogIndex: 2, Address: a}},
+		"tx order":    {{TransactionIndex: 2, LogIndex: 0}, {TransactionIndex: 1, LogIndex: 1}},
+	} {
+		if _, err := history.AppendLogs(nil, logs); !errors.Is(err, history.ErrCorrupt) {
+			t.Errorf("%s: error %v, want ErrCorrupt", name, err)
+		}
+	}
+	traces, _ := history.AppendTraces(nil, nil)
+	good, _ := history.AppendLogs(nil, []*chainquery.Log{{Address: a, Topics: []chainquery.Hash{t0}}})
+	for name, b := range map[string][]byte{
+		"a trace segment": traces,
+		"truncated":       good[:len(good)-2],
+		"no topics":       history.CompressForTest([]byte("cqL\x01\x01\x01" + string(a[:]) + "\x00\x00\x00\x00\x01\x00\x00")),
+	} {
+		if _, err := history.DecodeLogs(b, 1); !errors.Is(err, history.ErrCorrupt) {
+			t.Errorf("%s: error %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+// FuzzDecodeLogs: any bytes decode to logs or to ErrCorrupt, never a panic;
+// what decodes encodes again to a segment that decodes the same.
+func FuzzDecodeLogs(f *testing.F) {
+	c, _ := polychain.New(polychain.Config{Seed: 3, Blocks: 1, TxPerBlock: 5})
+	d, err := polyrows.Decode(c, c.First(), polychain.KindParity)
+	if err != nil {
+		f.Fatal(err)
+	}
+	seg, _ := history.AppendLogs(nil, d.Logs)
+	f.Add(seg)
+	f.Add(history.CompressForTest([]byte("cqL\x01\x01\x01" + string(make([]byte, 20)) + "\x01" + string(make([]byte, 32)) + "\x00\x00\x00\x01\x00\x00")))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		logs, err := history.DecodeLogs(b, 1)
+		if err != nil {
+			if !errors.Is(err, history.ErrCorrupt) {
+				t.Fatalf("error %v is not ErrCorrupt", err)
+			}
+			return
+		}
+		logRoundTrip(t, 1, logs)
+	})
+}
