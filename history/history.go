@@ -22,6 +22,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/big"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -113,6 +114,24 @@ func (r *reader) uvarint() uint64 {
 	return v
 }
 
+// varint reads a signed varint, in its shortest form.
+func (r *reader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail("bad varint")
+		return 0
+	}
+	if n > 1 && r.b[n-1] == 0 {
+		r.fail("varint not in its shortest form")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
 // int reads a uvarint that must fit an int of at most max.
 func (r *reader) int(max int) int {
 	v := r.uvarint()
@@ -152,4 +171,51 @@ func (r *reader) byte_() byte {
 func appendLenBytes(dst, b []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(b)))
 	return append(dst, b...)
+}
+
+// appendBig appends a nullable non-negative integer: 0 for nil, else its
+// big-endian bytes' length plus one, then the bytes.
+func appendBig(dst []byte, v *big.Int) ([]byte, bool) {
+	if v == nil {
+		return append(dst, 0), true
+	}
+	if v.Sign() < 0 {
+		return dst, false
+	}
+	b := v.Bytes()
+	dst = binary.AppendUvarint(dst, uint64(len(b))+1)
+	return append(dst, b...), true
+}
+
+// big reads what appendBig wrote.
+func (r *reader) big() *big.Int {
+	k := r.int(len(r.b) + 1)
+	if k == 0 || r.err != nil {
+		return nil
+	}
+	b := r.bytes(k - 1)
+	if len(b) > 0 && b[0] == 0 { // not what big.Int.Bytes writes
+		r.fail("integer with a leading zero byte")
+		return nil
+	}
+	return new(big.Int).SetBytes(b)
+}
+
+// dict numbers the distinct values of a segment's column in first use order.
+type dict[T comparable] struct {
+	index  map[T]uint64
+	values []T
+}
+
+func (d *dict[T]) id(v T) uint64 {
+	if d.index == nil {
+		d.index = map[T]uint64{}
+	}
+	i, ok := d.index[v]
+	if !ok {
+		i = uint64(len(d.values))
+		d.index[v] = i
+		d.values = append(d.values, v)
+	}
+	return i
 }

@@ -2,7 +2,6 @@ package history
 
 import (
 	"encoding/binary"
-	"math/big"
 	"slices"
 
 	"github.com/chainquery/chainquery"
@@ -83,15 +82,9 @@ func AppendTraces(dst []byte, traces []*chainquery.Trace) ([]byte, error) {
 		}
 		gas = binary.AppendUvarint(gas, t.Gas)
 		used = binary.AppendUvarint(used, t.GasUsed)
-		switch {
-		case t.Value == nil:
-			values = append(values, 0)
-		case t.Value.Sign() < 0:
+		var ok bool
+		if values, ok = appendBig(values, t.Value); !ok {
 			return nil, corrupt("trace %d: negative value", i)
-		default:
-			v := t.Value.Bytes()
-			values = binary.AppendUvarint(values, uint64(len(v))+1)
-			values = append(values, v...)
 		}
 		subs = binary.AppendUvarint(subs, uint64(t.Subtraces))
 		if t.Error == "" {
@@ -205,9 +198,7 @@ func DecodeTraces(src []byte, block uint64) ([]*chainquery.Trace, error) {
 		t.GasUsed = r.uvarint()
 	}
 	for _, t := range traces {
-		if k := r.int(len(r.b) + 1); k > 0 {
-			t.Value = new(big.Int).SetBytes(r.bytes(k - 1))
-		}
+		t.Value = r.big()
 	}
 	for _, t := range traces {
 		t.Subtraces = r.int(maxTraces)
