@@ -10,6 +10,7 @@
 //	cqbench ingest [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--pg DSN] [--traces M] [--node-cpus LIST]
 //	cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s] [--connections 32] [--only REGEXP]
 //	cqbench flood  [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 5s] [--fair-share both] [--flood-connections 16,64]
+//	cqbench encode [chain flags] [--spans 1,100,1000]
 package main
 
 import (
@@ -44,13 +45,16 @@ const usage = `Usage:
   cqbench flood  [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 5s]
                  [--fair-share on|off|both] [--flood-connections 16,64] [--connections 4]
                  [--serve-flag FLAG]... [--flood-timeout 30s] [--answer-cache-mb 0] [--server-cpus LIST]
+  cqbench encode [chain flags] [--spans 1,100,1000]
 
 node serves the chain over JSON-RPC on 127.0.0.1; shape prints what its blocks
 hold; ingest builds the dataset with the real ingester, measured against the
 raw fetch rate of the same calls; load measures every API workload against the
 real server, next to a bare net/http ceiling; flood measures what one key
 flooding the heaviest Filter Traces leaves another key's Get Block, with fair
-share between keys off and on (ingest the dataset first). Pin with taskset: run
+share between keys off and on (ingest the dataset first); encode measures what
+the history encoding (package history) makes of the chain's blocks, with posting
+lists spanning each of --spans blocks. Pin with taskset: run
 'taskset -c 1 cqbench ingest --node-cpus 0 ...' to give the node CPU 0 and the
 ingester (and the raw fetch) CPU 1.
 `
@@ -83,6 +87,8 @@ func run(ctx context.Context, args []string) error {
 		return runLoad(ctx, args[1:])
 	case "flood":
 		return runFlood(ctx, args[1:])
+	case "encode":
+		return runEncode(args[1:])
 	}
 	fmt.Fprint(os.Stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
@@ -439,4 +445,35 @@ func runFlood(ctx context.Context, args []string) error {
 		fmt.Print(rep.Header(), "\n", rep.Table())
 	}
 	return err
+}
+
+// runEncode measures what the history encoding (package history) makes of
+// the chain: segments per block and posting lists sharded by each span.
+func runEncode(args []string) error {
+	fs := flag.NewFlagSet("cqbench encode", flag.ContinueOnError)
+	var chain chainFlags
+	chain.register(fs)
+	spans := fs.String("spans", "1,100,1000", "blocks a posting list spans, `LIST`: one row each")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var buckets []uint64
+	for _, s := range strings.Split(*spans, ",") {
+		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+		if err != nil || n == 0 {
+			return fmt.Errorf("--spans: want a list of block counts such as 1,100,1000")
+		}
+		buckets = append(buckets, n)
+	}
+	c, err := chain.chain()
+	if err != nil {
+		return err
+	}
+	say(fmt.Sprintf("encode: %d blocks", chain.cfg.Blocks))
+	rs, err := bench.Encode(c, buckets)
+	if err != nil {
+		return err
+	}
+	fmt.Print(bench.EncodeTable(rs))
+	return nil
 }
