@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +23,11 @@ type EncodeResult struct {
 	Postings, PostingKeys, Lists int64  // posting list bytes, their keys' bytes, and how many
 	TraceRows, LogRows, TxRows   int64
 	PostingEntries               int64
+
+	// The lists a logs filter would walk (the next issue's): a log's
+	// emitting address and its topic0, and, apart, its topics 1 to 3.
+	// Total leaves them out.
+	LogPostings, LogPostingKeys, TopicPostings, TopicPostingKeys int64
 }
 
 // Total is every byte the history would keep.
@@ -35,10 +41,13 @@ func (r *EncodeResult) Total() int64 {
 // the disk a history store of this design would take, before any store
 // keeps it. One result a bucket size.
 func Encode(c *polychain.Chain, buckets []uint64) ([]*EncodeResult, error) {
+	// An entry is one posting of one list: kind says which (0 a trace's
+	// sender, 1 its recipient, 2 a log's address, 3 its topic0, 4 its
+	// topics 1 to 3), value the address or topic.
 	type entry struct {
-		addr chainquery.Address
-		to   bool
-		p    history.Posting
+		kind  byte
+		value [32]byte
+		p     history.Posting
 	}
 	type block struct {
 		n                   uint64
@@ -70,12 +79,24 @@ func Encode(c *polychain.Chain, buckets []uint64) ([]*EncodeResult, error) {
 				}
 				b.txRows, b.trRows, b.lgs = len(d.Transactions), len(d.Traces), len(d.Logs)
 				pos := map[int]uint32{}
+				addr := func(a chainquery.Address) (v [32]byte) { copy(v[:], a[:]); return v }
 				for _, t := range d.Traces {
 					p := history.Posting{Block: b.n, Tx: uint32(t.TransactionIndex), Pos: pos[t.TransactionIndex]}
 					pos[t.TransactionIndex]++
-					b.entries = append(b.entries, entry{t.From, false, p})
+					b.entries = append(b.entries, entry{0, addr(t.From), p})
 					if t.To != nil {
-						b.entries = append(b.entries, entry{*t.To, true, p})
+						b.entries = append(b.entries, entry{1, addr(*t.To), p})
+					}
+				}
+				for _, l := range d.Logs {
+					p := history.Posting{Block: b.n, Tx: uint32(l.TransactionIndex), Pos: uint32(l.LogIndex)}
+					b.entries = append(b.entries, entry{2, addr(l.Address), p})
+					for j, topic := range l.Topics {
+						kind := byte(4)
+						if j == 0 {
+							kind = 3
+						}
+						b.entries = append(b.entries, entry{kind, topic, p})
 					}
 				}
 			}
@@ -91,8 +112,8 @@ func Encode(c *polychain.Chain, buckets []uint64) ([]*EncodeResult, error) {
 	for _, bucket := range buckets {
 		r := &EncodeResult{Blocks: len(blocks), Bucket: bucket}
 		type key struct {
-			addr   chainquery.Address
-			to     bool
+			kind   byte
+			value  [32]byte
 			bucket uint64
 		}
 		lists := map[key][]history.Posting{}
@@ -108,20 +129,38 @@ func Encode(c *polychain.Chain, buckets []uint64) ([]*EncodeResult, error) {
 			r.TraceRows += int64(b.trRows)
 			r.LogRows += int64(b.lgs)
 			for _, e := range b.entries {
-				k := key{e.addr, e.to, b.n / bucket}
+				k := key{e.kind, e.value, b.n / bucket}
 				lists[k] = append(lists[k], e.p)
 			}
 		}
-		for _, ps := range lists {
+		for k, ps := range lists {
+			if k.kind == 4 { // topics 1-3 repeat within a log (a transfer to oneself): one posting each
+				ps = slices.CompactFunc(ps, func(a, b history.Posting) bool { return a == b })
+			}
 			enc, err := history.AppendPostings(nil, ps)
 			if err != nil {
 				return nil, err
 			}
-			r.Postings += int64(len(enc))
-			r.PostingEntries += int64(len(ps))
+			// A key holds at least the address (or topic), the kind and
+			// the span's number.
+			keyLen := int64(20 + 1 + 4)
+			if k.kind >= 3 {
+				keyLen = 32 + 1 + 4
+			}
+			switch k.kind {
+			case 0, 1:
+				r.Postings += int64(len(enc))
+				r.PostingKeys += keyLen
+				r.PostingEntries += int64(len(ps))
+				r.Lists++
+			case 2, 3:
+				r.LogPostings += int64(len(enc))
+				r.LogPostingKeys += keyLen
+			default:
+				r.TopicPostings += int64(len(enc))
+				r.TopicPostingKeys += keyLen
+			}
 		}
-		r.Lists = int64(len(lists))
-		r.PostingKeys = r.Lists * (20 + 1 + 4) // address, direction, bucket number: what a store's key holds at least
 		rs = append(rs, r)
 	}
 	return rs, nil
@@ -133,14 +172,15 @@ func encodedLen(b []byte, err error) (int, error) { return len(b), err }
 func EncodeTable(rs []*EncodeResult) string {
 	sort.Slice(rs, func(i, j int) bool { return rs[i].Bucket < rs[j].Bucket })
 	var b strings.Builder
-	b.WriteString("| blocks | posting list span | transactions | traces | logs | posting lists (entries; lists) | their keys | total KB a block | bytes a trace, all included |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| blocks | posting list span | transactions | traces | logs | posting lists (entries; lists) | their keys | total KB a block | bytes a trace, all included | logs' address + topic0 lists, keys | topics 1-3 lists, keys |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rs {
 		n := float64(r.Blocks) * 1000
-		fmt.Fprintf(&b, "| %d | %d blocks | %.1f | %.1f | %.1f | %.1f (%d; %d) | %.1f | %.1f | %.1f |\n",
+		fmt.Fprintf(&b, "| %d | %d blocks | %.1f | %.1f | %.1f | %.1f (%d; %d) | %.1f | %.1f | %.1f | %.1f + %.1f | %.1f + %.1f |\n",
 			r.Blocks, r.Bucket, float64(r.Transactions)/n, float64(r.Traces)/n, float64(r.Logs)/n,
 			float64(r.Postings)/n, r.PostingEntries, r.Lists, float64(r.PostingKeys)/n, float64(r.Total())/n,
-			float64(r.Traces+r.Postings+r.PostingKeys)/float64(r.TraceRows))
+			float64(r.Traces+r.Postings+r.PostingKeys)/float64(r.TraceRows),
+			float64(r.LogPostings)/n, float64(r.LogPostingKeys)/n, float64(r.TopicPostings)/n, float64(r.TopicPostingKeys)/n)
 	}
 	return b.String()
 }
