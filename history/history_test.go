@@ -10,7 +10,6 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/history"
 	"github.com/chainquery/chainquery/internal/polychain"
-	"github.com/chainquery/chainquery/internal/polyrows"
 )
 
 // sameTrace reports how a and b differ in the fields a segment holds ("" if
@@ -48,43 +47,22 @@ func frameOnly(t *chainquery.Trace) *chainquery.Trace {
 
 func roundTrip(t *testing.T, block uint64, traces []*chainquery.Trace) []byte {
 	t.Helper()
-	seg, err := history.AppendTraces(nil, traces)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := history.AppendTraces([]byte("prefix"), traces)
-	if err != nil || !bytes.Equal(again[6:], seg) || string(again[:6]) != "prefix" {
-		t.Fatal("encoding the same traces twice gave other bytes, or lost what dst held")
-	}
-	got, err := history.DecodeTraces(seg, block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(traces) {
-		t.Fatalf("%d traces back, want %d", len(got), len(traces))
-	}
-	for i := range got {
-		if d := sameTrace(got[i], frameOnly(traces[i])); d != "" {
-			t.Fatalf("trace %d: %s differs:\ngot  %+v\nwant %+v", i, d, got[i], traces[i])
-		}
-	}
-	return seg
+	return segmentRoundTrip(t, block, traces, history.AppendTraces, history.DecodeTraces,
+		func(got, want *chainquery.Trace) string {
+			if got.BlockNumber != block {
+				return "block"
+			}
+			return sameTrace(got, frameOnly(want))
+		})
 }
 
 // TestTraces_PolygonShaped round-trips the traces of Polygon-shaped blocks
 // from both trace dialects, and bounds their size: the rows store ~246
 // bytes a trace and the two address indexes ~150 more (docs/benchmarks.md).
 func TestTraces_PolygonShaped(t *testing.T) {
-	c, err := polychain.New(polychain.Config{Seed: 1, Blocks: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, kind := range []polychain.Kind{polychain.KindParity, polychain.KindCallTracer} {
-		for n := c.First(); n <= c.Last(); n++ {
-			d, err := polyrows.Decode(c, n, kind)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, d := range polygonBlocks(t, polychain.Config{Seed: 1, Blocks: 3}, kind) {
+			n := d.Block.Number
 			seg := roundTrip(t, n, d.Traces)
 			per := float64(len(seg)) / float64(len(d.Traces))
 			t.Logf("block %d: %d traces in %d bytes, %.1f a trace", n, len(d.Traces), len(seg), per)
@@ -126,11 +104,7 @@ func TestTraces_Rejected(t *testing.T) {
 			t.Errorf("%s: error %v, want ErrCorrupt", name, err)
 		}
 	}
-	c, _ := polychain.New(polychain.Config{Seed: 1, Blocks: 1})
-	d, err := polyrows.Decode(c, c.First(), polychain.KindParity)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := polygonBlocks(t, polychain.Config{Seed: 1, Blocks: 3}, polychain.KindParity)[0]
 	seg, err := history.AppendTraces(nil, d.Traces)
 	if err != nil {
 		t.Fatal(err)
@@ -221,11 +195,7 @@ func TestPostings(t *testing.T) {
 // FuzzDecodeTraces: any bytes decode to traces or to ErrCorrupt, never a
 // panic; what decodes encodes again to a segment that decodes the same.
 func FuzzDecodeTraces(f *testing.F) {
-	c, _ := polychain.New(polychain.Config{Seed: 3, Blocks: 1, TxPerBlock: 5})
-	d, err := polyrows.Decode(c, c.First(), polychain.KindCallTracer)
-	if err != nil {
-		f.Fatal(err)
-	}
+	d := polygonBlocks(f, polychain.Config{Seed: 3, Blocks: 1, TxPerBlock: 5}, polychain.KindCallTracer)[0]
 	seg, _ := history.AppendTraces(nil, d.Traces)
 	f.Add(seg)
 	f.Add(history.CompressForTest([]byte("cqT\x01\x01\x01\x00\x00\x00")))

@@ -9,48 +9,25 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/history"
 	"github.com/chainquery/chainquery/internal/polychain"
-	"github.com/chainquery/chainquery/internal/polyrows"
 )
 
 func logRoundTrip(t *testing.T, block uint64, logs []*chainquery.Log) []byte {
 	t.Helper()
-	seg, err := history.AppendLogs(nil, logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, _ := history.AppendLogs(nil, logs)
-	if !bytes.Equal(again, seg) {
-		t.Fatal("encoding the same logs twice gave other bytes")
-	}
-	got, err := history.DecodeLogs(seg, block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(logs) {
-		t.Fatalf("%d logs back, want %d", len(got), len(logs))
-	}
-	for i, g := range got {
-		w := logs[i]
-		if g.BlockNumber != block || g.TransactionIndex != w.TransactionIndex || g.LogIndex != w.LogIndex ||
-			g.Address != w.Address || !slices.Equal(g.Topics, w.Topics) && len(g.Topics)+len(w.Topics) > 0 || !bytes.Equal(g.Data, w.Data) {
-			t.Fatalf("log %d:\ngot  %+v\nwant %+v", i, g, w)
-		}
-	}
-	return seg
+	return segmentRoundTrip(t, block, logs, history.AppendLogs, history.DecodeLogs,
+		func(g, w *chainquery.Log) string {
+			if g.BlockNumber != block || g.TransactionIndex != w.TransactionIndex || g.LogIndex != w.LogIndex ||
+				g.Address != w.Address || !slices.Equal(g.Topics, w.Topics) && len(g.Topics)+len(w.Topics) > 0 || !bytes.Equal(g.Data, w.Data) {
+				return "a field"
+			}
+			return ""
+		})
 }
 
 // TestLogs_PolygonShaped round-trips the logs of Polygon-shaped blocks and
 // bounds their size (the logs table holds ~250 bytes a log, docs/benchmarks.md).
 func TestLogs_PolygonShaped(t *testing.T) {
-	c, err := polychain.New(polychain.Config{Seed: 1, Blocks: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for n := c.First(); n <= c.Last(); n++ {
-		d, err := polyrows.Decode(c, n, polychain.KindParity)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, d := range polygonBlocks(t, polychain.Config{Seed: 1, Blocks: 3}, polychain.KindParity) {
+		n := d.Block.Number
 		seg := logRoundTrip(t, n, d.Logs)
 		per := float64(len(seg)) / float64(len(d.Logs))
 		t.Logf("block %d: %d logs in %d bytes, %.1f a log", n, len(d.Logs), len(seg), per)
@@ -95,11 +72,7 @@ func TestLogs_Edges(t *testing.T) {
 // FuzzDecodeLogs: any bytes decode to logs or to ErrCorrupt, never a panic;
 // what decodes encodes again to a segment that decodes the same.
 func FuzzDecodeLogs(f *testing.F) {
-	c, _ := polychain.New(polychain.Config{Seed: 3, Blocks: 1, TxPerBlock: 5})
-	d, err := polyrows.Decode(c, c.First(), polychain.KindParity)
-	if err != nil {
-		f.Fatal(err)
-	}
+	d := polygonBlocks(f, polychain.Config{Seed: 3, Blocks: 1, TxPerBlock: 5}, polychain.KindParity)[0]
 	seg, _ := history.AppendLogs(nil, d.Logs)
 	f.Add(seg)
 	f.Add(history.CompressForTest([]byte("cqL\x01\x01\x01" + string(make([]byte, 20)) + "\x01" + string(make([]byte, 32)) + "\x00\x00\x00\x01\x00\x00")))

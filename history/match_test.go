@@ -7,7 +7,6 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/history"
 	"github.com/chainquery/chainquery/internal/polychain"
-	"github.com/chainquery/chainquery/internal/polyrows"
 )
 
 // TestMatch holds Match to a plain scan of the traces of Polygon-shaped
@@ -27,11 +26,8 @@ func TestMatch(t *testing.T) {
 	var all []place
 	fromLists := map[chainquery.Address][]history.Posting{}
 	toLists := map[chainquery.Address][]history.Posting{}
-	for n := c.First(); n <= c.Last(); n++ {
-		d, err := polyrows.Decode(c, n, polychain.KindParity)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, d := range polygonBlocks(t, polychain.Config{Seed: 2, Blocks: 3, TxPerBlock: 60}, polychain.KindParity) {
+		n := d.Block.Number
 		pos := map[int]uint32{}
 		for _, tr := range d.Traces {
 			p := history.Posting{Block: n, Tx: uint32(tr.TransactionIndex), Pos: pos[tr.TransactionIndex]}

@@ -9,7 +9,6 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/history"
 	"github.com/chainquery/chainquery/internal/polychain"
-	"github.com/chainquery/chainquery/internal/polyrows"
 )
 
 func sameBig(a, b *big.Int) bool { return (a == nil) == (b == nil) && (a == nil || a.Cmp(b) == 0) }
@@ -20,34 +19,19 @@ func sameAddr(a, b *chainquery.Address) bool {
 
 func txRoundTrip(t *testing.T, block uint64, txs []*chainquery.Transaction) []byte {
 	t.Helper()
-	seg, err := history.AppendTransactions(nil, txs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, _ := history.AppendTransactions(nil, txs)
-	if !bytes.Equal(again, seg) {
-		t.Fatal("encoding the same transactions twice gave other bytes")
-	}
-	got, err := history.DecodeTransactions(seg, block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(txs) {
-		t.Fatalf("%d transactions back, want %d", len(got), len(txs))
-	}
-	for i, g := range got {
-		w := txs[i]
-		if g.BlockNumber != block || g.Hash != w.Hash || g.Index != w.Index || g.From != w.From || !sameAddr(g.To, w.To) ||
-			!sameBig(g.Value, w.Value) || g.GasLimit != w.GasLimit || !sameBig(g.GasPrice, w.GasPrice) ||
-			!sameBig(g.EffectiveGasPrice, w.EffectiveGasPrice) || !sameBig(g.MaxFeePerGas, w.MaxFeePerGas) ||
-			!sameBig(g.MaxPriorityFeePerGas, w.MaxPriorityFeePerGas) || g.GasUsed != w.GasUsed ||
-			g.CumulativeGasUsed != w.CumulativeGasUsed || g.Nonce != w.Nonce || g.Type != w.Type ||
-			!sameAddr(g.ContractAddress, w.ContractAddress) || g.Status != w.Status || g.LogCount != w.LogCount ||
-			!bytes.Equal(g.Input, w.Input) {
-			t.Fatalf("transaction %d:\ngot  %+v\nwant %+v", i, g, w)
-		}
-	}
-	return seg
+	return segmentRoundTrip(t, block, txs, history.AppendTransactions, history.DecodeTransactions,
+		func(g, w *chainquery.Transaction) string {
+			if g.BlockNumber != block || g.Hash != w.Hash || g.Index != w.Index || g.From != w.From || !sameAddr(g.To, w.To) ||
+				!sameBig(g.Value, w.Value) || g.GasLimit != w.GasLimit || !sameBig(g.GasPrice, w.GasPrice) ||
+				!sameBig(g.EffectiveGasPrice, w.EffectiveGasPrice) || !sameBig(g.MaxFeePerGas, w.MaxFeePerGas) ||
+				!sameBig(g.MaxPriorityFeePerGas, w.MaxPriorityFeePerGas) || g.GasUsed != w.GasUsed ||
+				g.CumulativeGasUsed != w.CumulativeGasUsed || g.Nonce != w.Nonce || g.Type != w.Type ||
+				!sameAddr(g.ContractAddress, w.ContractAddress) || g.Status != w.Status || g.LogCount != w.LogCount ||
+				!bytes.Equal(g.Input, w.Input) {
+				return "a field"
+			}
+			return ""
+		})
 }
 
 // TestBlocks_PolygonShaped encodes whole Polygon-shaped blocks (their
@@ -60,15 +44,8 @@ func txRoundTrip(t *testing.T, block uint64, txs []*chainquery.Transaction) []by
 // once a range, which is what a store will keep. The bound below is a
 // regression guard on this worst case, not the target.
 func TestBlocks_PolygonShaped(t *testing.T) {
-	c, err := polychain.New(polychain.Config{Seed: 1, Blocks: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for n := c.First(); n <= c.Last(); n++ {
-		d, err := polyrows.Decode(c, n, polychain.KindParity)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, d := range polygonBlocks(t, polychain.Config{Seed: 1, Blocks: 3}, polychain.KindParity) {
+		n := d.Block.Number
 		txs := txRoundTrip(t, n, d.Transactions)
 		traces, _ := history.AppendTraces(nil, d.Traces)
 		logs, _ := history.AppendLogs(nil, d.Logs)
@@ -138,11 +115,7 @@ func TestTransactions_Edges(t *testing.T) {
 // FuzzDecodeTransactions: any bytes decode to transactions or to
 // ErrCorrupt, never a panic; what decodes encodes again the same.
 func FuzzDecodeTransactions(f *testing.F) {
-	c, _ := polychain.New(polychain.Config{Seed: 3, Blocks: 1, TxPerBlock: 5})
-	d, err := polyrows.Decode(c, c.First(), polychain.KindParity)
-	if err != nil {
-		f.Fatal(err)
-	}
+	d := polygonBlocks(f, polychain.Config{Seed: 3, Blocks: 1, TxPerBlock: 5}, polychain.KindParity)[0]
 	seg, _ := history.AppendTransactions(nil, d.Transactions)
 	f.Add(seg)
 	f.Fuzz(func(t *testing.T, b []byte) {
