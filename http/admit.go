@@ -64,7 +64,15 @@ type admission struct {
 	now      func() time.Time
 
 	keys map[string]*keyShare // by key name, made on a key's first request
-	turn *clist.List          // keys with waiting requests, in turn order (*keyShare)
+
+	// recent are the last two distinct keys admitted, the latest first, and
+	// when: recent[1] is the last admission of a key other than
+	// recent[0]'s, which is all othersActive needs of the past.
+	recent [2]struct {
+		ks *keyShare
+		at time.Time
+	}
+	turn *clist.List // keys with waiting requests, in turn order (*keyShare)
 }
 
 // keyShare is one key's state: its slots, its queue and its budget.
@@ -72,7 +80,6 @@ type keyShare struct {
 	name    string
 	limits  chainquery.KeyLimits // with the defaults filled in
 	capped  bool                 // the key sets its own concurrency: a cap even when alone
-	last    time.Time            // of its last admission
 	inUse   int
 	waiting *clist.List    // *waiter, oldest first
 	inTurn  *clist.Element // the key's element of admission.turn; nil when not waiting
@@ -236,7 +243,7 @@ func (a *admission) admit(ctx context.Context, k *chainquery.APIKey) (*ticket, *
 	if ks.inUse < lim && a.inUse < a.slots && ks.waiting.Len() == 0 {
 		ks.inUse++
 		a.inUse++
-		ks.last = now
+		a.admitted(ks, now)
 		a.mu.Unlock()
 		return &ticket{a: a, ks: ks, start: now}, nil
 	}
@@ -352,7 +359,7 @@ func (a *admission) grant(now time.Time) {
 		w := ks.waiting.Remove(ks.waiting.Front()).(*waiter)
 		ks.inUse++
 		a.inUse++
-		ks.last = now
+		a.admitted(ks, now)
 		close(w.granted)
 		if ks.waiting.Len() == 0 {
 			a.turn.Remove(el)
@@ -381,12 +388,21 @@ func (a *admission) othersActive(ks *keyShare, now time.Time) bool {
 	if a.inUse > ks.inUse || a.turn.Len() > 1 || (a.turn.Len() == 1 && ks.inTurn == nil) {
 		return true
 	}
-	for _, o := range a.keys {
-		if o != ks && now.Sub(o.last) < activeWindow {
+	for _, r := range a.recent {
+		if r.ks != nil && r.ks != ks && now.Sub(r.at) < activeWindow {
 			return true
 		}
 	}
 	return false
+}
+
+// admitted records that ks was admitted at now. a.mu must be held.
+func (a *admission) admitted(ks *keyShare, now time.Time) {
+	if a.recent[0].ks != ks {
+		a.recent[1] = a.recent[0]
+		a.recent[0].ks = ks
+	}
+	a.recent[0].at = now
 }
 
 // formatUnits writes a number of cost units as the headers and details show
