@@ -92,10 +92,8 @@ func TestAdmission_AloneTakesMore(t *testing.T) {
 	mine := mustAdmit(t, a, cheap) // the one left
 	mine.done()
 	held[0].done() // cheap was admitted just now: flood holds 2, over its share of 1
-	select {
-	case <-fourth:
-		t.Fatal("the flood took a freed slot while another key is active and it holds more than its share")
-	default:
+	if n := inUse(a, "flood"); n != 2 {
+		t.Fatalf("the flood holds %d slots after one of three ended, want 2: it took the freed slot while another key is active", n)
 	}
 	held[1].done()
 	held[2].done() // flood holds none: its share admits one
@@ -125,22 +123,16 @@ func TestAdmission_FairTurns(t *testing.T) {
 
 	holder.done() // the flood's turn came first: its oldest waiter
 	next := <-floods[0]
-	select {
-	case <-mine:
+	if n := inUse(a, "cheap"); n != 0 {
 		t.Fatal("cheap admitted while the flood holds the only slot")
-	default:
 	}
 	next.done() // now the cheap key's turn, ahead of four more of the flood
+	if n := inUse(a, "cheap"); n != 1 || inUse(a, "flood") != 0 {
+		t.Fatalf("after the flood's turn: cheap holds %d slots, the flood %d; want the one slot to be cheap's", n, inUse(a, "flood"))
+	}
 	tk := <-mine
 	if tk == nil {
 		t.Fatal("cheap refused")
-	}
-	for _, ch := range floods[1:] {
-		select {
-		case <-ch:
-			t.Fatal("a flood request was admitted before the cheap key's turn")
-		default:
-		}
 	}
 	tk.done()
 	for _, ch := range floods[1:] {
@@ -298,4 +290,11 @@ func TestAdmission_NilAdmitsAll(t *testing.T) {
 		t.Fatal("a nil admission refused")
 	}
 	tk.done()
+}
+
+// inUse is how many slots the key name holds.
+func inUse(a *admission, name string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.keys[name].inUse
 }
