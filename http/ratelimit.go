@@ -93,10 +93,9 @@ func (l *rateLimiter) allow(w http.ResponseWriter, key *chainquery.APIKey) error
 	b.perSecond, b.burst = perSecond, burst
 	res := b.lim.ReserveN(now, 1)
 	b.mu.Unlock()
-	detail := "rate limit exceeded for this API key: " + strconv.FormatFloat(perSecond, 'g', -1, 64) + " requests per second"
 	if !res.OK() { // cannot happen with burst >= 1; refuse rather than wait forever
 		w.Header().Set("Retry-After", "1")
-		return chainquery.Errorf(chainquery.ERATELIMIT, "%s", detail)
+		return rateLimited(perSecond)
 	}
 	delay := res.DelayFrom(now)
 	if delay == 0 {
@@ -108,5 +107,11 @@ func (l *rateLimiter) allow(w http.ResponseWriter, key *chainquery.APIKey) error
 		secs = 1
 	}
 	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-	return chainquery.Errorf(chainquery.ERATELIMIT, "%s", detail)
+	return rateLimited(perSecond)
+}
+
+// rateLimited is the error of a request over the rate of perSecond.
+func rateLimited(perSecond float64) error {
+	return chainquery.Errorf(chainquery.ERATELIMIT, "rate limit exceeded for this API key: %s requests per second",
+		strconv.FormatFloat(perSecond, 'g', -1, 64))
 }
