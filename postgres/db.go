@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -58,7 +59,7 @@ type DB struct {
 }
 
 // shared is embedded under this name so that it stays unexported.
-type shared = chainquery.SQLStore
+type shared = sqlstore.SQLStore
 
 var _ chainquery.Store = (*DB)(nil)
 
@@ -142,11 +143,11 @@ const migrationLock int64 = 0x636861696e717565
 // PendingMigrations returns the embedded migrations the database has not
 // applied (chainquery.Store), asked of the primary.
 func (db *DB) PendingMigrations(ctx context.Context) ([]string, error) {
-	return chainquery.PendingMigrations(ctx, migrationFS, db.Primary, qMigrationApplied)
+	return sqlstore.PendingMigrations(ctx, migrationFS, db.Primary, qMigrationApplied)
 }
 
 // migrate applies the embedded migrations not yet recorded
-// (chainquery.Migrate). It holds a session advisory lock throughout, so
+// (sqlstore.Migrate). It holds a session advisory lock throughout, so
 // that processes starting together apply each migration once: the others
 // wait, then find it recorded.
 func migrate(ctx context.Context, cfg *pgx.ConnConfig) error {
@@ -165,14 +166,14 @@ func migrate(ctx context.Context, cfg *pgx.ConnConfig) error {
 	if _, err := c.Exec(ctx, qCreateMigrations); err != nil {
 		return fmt.Errorf("postgres: create schema_migrations: %w", wrap(err))
 	}
-	begin := func(ctx context.Context) (chainquery.StoreTx, error) {
+	begin := func(ctx context.Context) (sqlstore.StoreTx, error) {
 		tx, err := c.Begin(ctx)
 		if err != nil {
 			return nil, wrap(err)
 		}
 		return txConn{conn{tx}, tx}, nil
 	}
-	if err := chainquery.Migrate(ctx, migrationFS, begin, qMigrationApplied, qRecordMigration); err != nil {
+	if err := sqlstore.Migrate(ctx, migrationFS, begin, qMigrationApplied, qRecordMigration); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
@@ -181,7 +182,7 @@ func migrate(ctx context.Context, cfg *pgx.ConnConfig) error {
 // readTx begins the read-only REPEATABLE READ transaction of a request that
 // runs several statements, so that they all see one snapshot (a count and
 // its page agree) even while an ingester commits.
-func (db *DB) readTx(ctx context.Context) (chainquery.StoreTx, error) {
+func (db *DB) readTx(ctx context.Context) (sqlstore.StoreTx, error) {
 	tx, err := db.read.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, wrap(err)

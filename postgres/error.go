@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/puddle/v2"
 )
@@ -26,7 +27,7 @@ func wrap(err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	return chainquery.UnavailableError(err)
+	return sqlstore.UnavailableError(err)
 }
 
 // unavailable reports whether err means the database could not answer now

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/puddle/v2"
 )
@@ -44,7 +45,7 @@ func TestWrap(t *testing.T) {
 				t.Fatalf("code = %q, want %q", got, c.code)
 			}
 			if c.code == chainquery.EUNAVAILABLE {
-				if msg := chainquery.ErrorMessage(err); msg != chainquery.ErrorMessage(chainquery.UnavailableError(nil)) {
+				if msg := chainquery.ErrorMessage(err); msg != chainquery.ErrorMessage(sqlstore.UnavailableError(nil)) {
 					t.Fatalf("message = %q", msg)
 				}
 				if !errors.Is(err, c.err) {

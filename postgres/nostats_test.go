@@ -14,6 +14,7 @@ import (
 	"github.com/chainquery/chainquery/internal/polyrows"
 	"github.com/chainquery/chainquery/internal/storetest"
 	"github.com/chainquery/chainquery/postgres"
+	"github.com/chainquery/chainquery/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -140,7 +141,7 @@ func TestReadsWithoutStatistics(t *testing.T) {
 		{"from_address and to_address, walking the recipients", chainquery.TraceFilter{FromAddresses: []chainquery.Address{hot},
 			ToAddresses: []chainquery.Address{warm}, Page: page50}, toWarm, page(toWarm)},
 	} {
-		p := chainquery.NewTracePlan(chainquery.Polygon.ID(), lo, hi, tc.f)
+		p := sqlstore.NewTracePlan(chainquery.Polygon.ID(), lo, hi, tc.f)
 		if strings.HasSuffix(tc.name, "walking the recipients") {
 			p.WalkRecipients()
 		}
@@ -160,7 +161,7 @@ func TestReadsWithoutStatistics(t *testing.T) {
 	// The statements on trace_counts and on blocks' trace counts, over a
 	// range holding the data's whole bucket (the range starts one): each
 	// reads a row per address, or per block, that it adds up or returns.
-	for _, q := range storetest.PlanQueries(db.SQL, lo, lo+chainquery.TraceCountBlocks-1, chainquery.Page{Limit: 10}, hot, warm, planArgs) {
+	for _, q := range storetest.PlanQueries(db.SQL, lo, lo+sqlstore.TraceCountBlocks-1, chainquery.Page{Limit: 10}, hot, warm, planArgs) {
 		switch {
 		case strings.Contains(q.Name, "count of whole buckets"):
 			checks = append(checks, check{q.Name, q.SQL, q.Args, max(1, len(q.Args)-4)})

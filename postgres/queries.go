@@ -1,13 +1,16 @@
 package postgres
 
-import "github.com/chainquery/chainquery"
+import (
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
+)
 
 // queries are the statements the shared store code runs
-// (chainquery.StoreSQL says what each takes and returns): the SQLite
+// (sqlstore.StoreSQL says what each takes and returns): the SQLite
 // store's statements in PostgreSQL's dialect. TestQueryPlans checks the
 // plans of the very statements the store runs; pgx prepares each once per
 // connection.
-var queries = chainquery.StoreSQL{
+var queries = sqlstore.StoreSQL{
 	FirstBlockAtOrAfter: `SELECT number FROM blocks WHERE chain = $1 AND timestamp >= $2 ORDER BY timestamp, number LIMIT 1`,
 	LastBlockAtOrBefore: `SELECT number FROM blocks WHERE chain = $1 AND timestamp <= $2 ORDER BY timestamp DESC, number DESC LIMIT 1`,
 	TraceCount:          traceCountSQL,
@@ -22,7 +25,7 @@ var queries = chainquery.StoreSQL{
 	LogPage: `SELECT log_index, address, topic0, topic1, topic2, topic3, data
 		FROM logs WHERE chain = $1 AND block_number = $2 AND tx_index = $3 ORDER BY log_index LIMIT $4 OFFSET $5`,
 
-	// LogTransactionPage is nil: see chainquery.StoreSQL.
+	// LogTransactionPage is nil: see sqlstore.StoreSQL.
 	ReceiptBlockPage: `SELECT b.timestamp, b.transaction_count, x.tx_index, x.hash, x.cumulative_gas_used, x.gas_used,
 			x.contract_address, x.status, x.effective_gas_price
 		FROM blocks b JOIN transactions x ON x.chain = b.chain AND x.block_number = b.number
@@ -96,7 +99,7 @@ var queries = chainquery.StoreSQL{
 		WHERE name = $1 RETURNING ` + qAPIKeyColumns,
 }
 
-// qAPIKeyColumns are the columns of an API key row (chainquery.StoreSQL.APIKeys).
+// qAPIKeyColumns are the columns of an API key row (sqlstore.StoreSQL.APIKeys).
 const qAPIKeyColumns = `name, hash, endpoints, created_at, rate, burst, cost_rate, cost_burst, concurrency`
 
 // A hash names one transaction; should a chain ever repeat one, the latest
@@ -123,7 +126,7 @@ func logTransactionSQL(chain int64, hash chainquery.Hash, block *uint64) (string
 	return qLogTransaction, []any{chain, hash[:]}
 }
 
-// The bookkeeping of migrations (chainquery.Migrate).
+// The bookkeeping of migrations (sqlstore.Migrate).
 const (
 	qCreateMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
 		name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
-// The statements of a Filter Traces plan (chainquery.TracePlan) in
+// The statements of a Filter Traces plan (sqlstore.TracePlan) in
 // PostgreSQL's dialect. Every statement takes $1 chain and $2, $3 the block
 // range; the rest are numbered as each statement adds them (args).
 // docs/storage-plans-postgres.md shows the plans.
@@ -21,7 +21,7 @@ func (a *args) add(v any) string {
 }
 
 // walkColumn is the column of the plan's walks.
-func walkColumn(p *chainquery.TracePlan) string {
+func walkColumn(p *sqlstore.TracePlan) string {
 	if p.FromIndex {
 		return "from_addr"
 	}
@@ -31,7 +31,7 @@ func walkColumn(p *chainquery.TracePlan) string {
 // alsoSQL is the condition on the side not walked of a from+to filter: a
 // filter on the column that the walked index carries (traces_from includes
 // to_addr, traces_to from_addr), so the walk stays in the index.
-func alsoSQL(p *chainquery.TracePlan, a *args) string {
+func alsoSQL(p *sqlstore.TracePlan, a *args) string {
 	if len(p.Also) == 0 {
 		return ""
 	}
@@ -45,7 +45,7 @@ func alsoSQL(p *chainquery.TracePlan, a *args) string {
 // primary key's walk of the whole block range (it prices an array of
 // unknown length as ten index searches), and counted by reading every
 // trace of the range.
-func traceCountSQL(p *chainquery.TracePlan) (string, []any) {
+func traceCountSQL(p *sqlstore.TracePlan) (string, []any) {
 	a := args{p.Chain, p.Lo, p.Hi}
 	if len(p.Walk) == 0 {
 		return `SELECT coalesce(sum(trace_count), 0) FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3`, a
@@ -74,7 +74,7 @@ func traceCountSQL(p *chainquery.TracePlan) (string, []any) {
 // a bucket, so a page sorts the walk's rows, which the store bounds by
 // ending the range at the page's last bucket (StoreSQL.NarrowWalks). dir
 // is the placeholder of the plan's direction.
-func walkSQL(p *chainquery.TracePlan, table string, addr []byte, a *args, dir, also, limit string) string {
+func walkSQL(p *sqlstore.TracePlan, table string, addr []byte, a *args, dir, also, limit string) string {
 	ph := a.add(addr)
 	return `SELECT t.block_number, t.tx_index, t.trace_pos FROM trace_counts c
 		CROSS JOIN LATERAL (SELECT block_number, tx_index, trace_pos FROM ` + table + `
@@ -86,7 +86,7 @@ func walkSQL(p *chainquery.TracePlan, table string, addr []byte, a *args, dir, a
 
 // traceBucketSumSQL adds up trace_counts over the plan's whole buckets,
 // one sum per address as the count's walks are (traceCountSQL says why).
-func traceBucketSumSQL(p *chainquery.TracePlan) (string, []any) {
+func traceBucketSumSQL(p *sqlstore.TracePlan) (string, []any) {
 	a := args{p.Chain, p.Dir(), p.FirstBucket, p.LastBucket}
 	if len(p.Walk) == 0 {
 		return `SELECT coalesce(sum(n), 0)::bigint FROM trace_counts
@@ -101,7 +101,7 @@ func traceBucketSumSQL(p *chainquery.TracePlan) (string, []any) {
 }
 
 // traceBucketsSQL gives the plan's whole buckets one by one.
-func traceBucketsSQL(p *chainquery.TracePlan) (string, []any) {
+func traceBucketsSQL(p *sqlstore.TracePlan) (string, []any) {
 	a := args{p.Chain, p.Dir(), p.FirstBucket, p.LastBucket}
 	switch len(p.Walk) {
 	case 0:
@@ -127,7 +127,7 @@ func traceBucketsSQL(p *chainquery.TracePlan) (string, []any) {
 // address contributes its first offset+limit matches in API order, read
 // from its index bucket by bucket (walkSQL); the union of those holds the
 // page.
-func traceKeysSQL(p *chainquery.TracePlan) (string, []any) {
+func traceKeysSQL(p *sqlstore.TracePlan) (string, []any) {
 	const order = ` ORDER BY block_number, tx_index, trace_pos`
 	a := args{p.Chain, p.Lo, p.Hi}
 	if len(p.Walk) == 0 {
@@ -162,7 +162,7 @@ func traceKeysSQL(p *chainquery.TracePlan) (string, []any) {
 // index in order up to the LIMIT; a partition alone is one index, whose
 // order the LIMIT stops. The partition exists: a page is read only when
 // the range holds matches.
-func searchTable(p *chainquery.TracePlan) string {
+func searchTable(p *sqlstore.TracePlan) string {
 	if r := p.Lo / PartitionBlocks; r == p.Hi/PartitionBlocks {
 		return partitionName("traces", r)
 	}
@@ -180,7 +180,7 @@ func searchTable(p *chainquery.TracePlan) string {
 // range is repeated on the traces lookup so that partitions outside it are
 // pruned once, when the statement starts (a generic plan's "Subplans
 // Removed"), rather than probed for every key.
-func tracePageSQL(p *chainquery.TracePlan) (string, []any) {
+func tracePageSQL(p *sqlstore.TracePlan) (string, []any) {
 	keys, args := traceKeysSQL(p)
 	return `WITH page (block_number, tx_index, trace_pos) AS (` + keys + `)
 		SELECT p.block_number, b.timestamp, b.version, x.hash, p.tx_index, t.trace_address, x.from_addr, x.to_addr,

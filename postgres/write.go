@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -15,7 +15,7 @@ import (
 const writeLockClass int32 = 0x6371 // "cq"
 
 // blockBatch is the write transaction of one batch of blocks
-// (chainquery.BlockBatch) on the primary: a few statements over arrays of
+// (sqlstore.BlockBatch) on the primary: a few statements over arrays of
 // heights, and one COPY per table.
 type blockBatch struct {
 	txConn
@@ -24,7 +24,7 @@ type blockBatch struct {
 
 // beginBlocks creates the partitions the heights need (partition.go), then
 // begins the transaction and takes the chain's write lock.
-func (db *DB) beginBlocks(ctx context.Context, chain int64, heights []uint64) (chainquery.BlockBatch, error) {
+func (db *DB) beginBlocks(ctx context.Context, chain int64, heights []uint64) (sqlstore.BlockBatch, error) {
 	if err := db.ensurePartitions(ctx, heights); err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (b *blockBatch) DeleteHeights(ctx context.Context, heights []uint64) error 
 }
 
 // Insert sends each table's rows with one COPY.
-func (b *blockBatch) Insert(ctx context.Context, tables []chainquery.StoreTable) error {
+func (b *blockBatch) Insert(ctx context.Context, tables []sqlstore.StoreTable) error {
 	for _, t := range tables {
 		cols := len(t.Columns)
 		rows := pgx.CopyFromSlice(t.Rows(), func(i int) ([]any, error) { return t.Values[i*cols : (i+1)*cols], nil })
@@ -85,7 +85,7 @@ func (b *blockBatch) Insert(ctx context.Context, tables []chainquery.StoreTable)
 }
 
 // AddTraceCounts upserts the rows in one statement over arrays.
-func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []chainquery.TraceCountRow) error {
+func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCountRow) error {
 	dirs, addrs, buckets, ns := make([]int16, len(rows)), make([][]byte, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
 	for i, r := range rows {
 		dirs[i], addrs[i], buckets[i], ns[i] = int16(r.Dir), r.Address, r.Bucket, r.N

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"strings"
 
-	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
 // bulkRows is how many rows one INSERT statement carries. Each statement
@@ -23,11 +23,11 @@ type bulkTable struct {
 	stmts []string // the INSERT of sizes[i] rows
 }
 
-// traceCounts is the table of chainquery.BlockBatch.AddTraceCounts: its
+// traceCounts is the table of sqlstore.BlockBatch.AddTraceCounts: its
 // INSERTs add to the rows that exist.
-var traceCounts = chainquery.StoreTable{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n"}}
+var traceCounts = sqlstore.StoreTable{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n"}}
 
-// bulkTables are the tables of a block batch (chainquery.BlockTables, and
+// bulkTables are the tables of a block batch (sqlstore.BlockTables, and
 // traceCounts), by name.
 //
 // The INSERTs say OR FAIL. With SQLite's default (ABORT), a statement that
@@ -41,7 +41,7 @@ var traceCounts = chainquery.StoreTable{Name: "trace_counts", Columns: []string{
 // 34.2 / 33.0 blocks/s (docs/benchmarks.md).
 var bulkTables = func() map[string]bulkTable {
 	m := map[string]bulkTable{}
-	for _, t := range append(chainquery.BlockTables(), traceCounts) {
+	for _, t := range append(sqlstore.BlockTables(), traceCounts) {
 		head := "INSERT OR FAIL INTO " + t.Name + " (" + strings.Join(t.Columns, ", ") + ") VALUES "
 		tuple := "(" + placeholders(len(t.Columns)) + ")"
 		tail := ""
@@ -59,7 +59,7 @@ var bulkTables = func() map[string]bulkTable {
 }()
 
 // insert inserts the rows of t in tx, the largest statements first.
-func (db *DB) insert(ctx context.Context, tx *sql.Tx, t *chainquery.StoreTable) error {
+func (db *DB) insert(ctx context.Context, tx *sql.Tx, t *sqlstore.StoreTable) error {
 	b, cols := bulkTables[t.Name], len(t.Columns)
 	values := t.Values
 	for i, n := range b.sizes {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 
-	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
-// conn runs the shared store code's statements (chainquery.StoreConn) on a
+// conn runs the shared store code's statements (sqlstore.StoreConn) on a
 // pool or a transaction of database/sql. Its queries run the statements of
 // stmts, the read pool's, when prepared there (nil: none, on the write
 // side).
@@ -55,7 +55,7 @@ func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error
 	return n, wrap(err)
 }
 
-// txConn is a database/sql transaction (chainquery.StoreTx).
+// txConn is a database/sql transaction (sqlstore.StoreTx).
 type txConn struct {
 	conn
 	sqlTx *sql.Tx
@@ -70,8 +70,8 @@ func beginTx(ctx context.Context, pool *sql.DB) (txConn, error) {
 }
 
 // beginner returns beginTx on pool for the shared store code.
-func beginner(pool *sql.DB) func(context.Context) (chainquery.StoreTx, error) {
-	return func(ctx context.Context) (chainquery.StoreTx, error) {
+func beginner(pool *sql.DB) func(context.Context) (sqlstore.StoreTx, error) {
+	return func(ctx context.Context) (sqlstore.StoreTx, error) {
 		tx, err := beginTx(ctx, pool)
 		if err != nil {
 			return nil, err
@@ -81,8 +81,8 @@ func beginner(pool *sql.DB) func(context.Context) (chainquery.StoreTx, error) {
 }
 
 // readTx begins a read transaction whose queries run the read pool's
-// prepared statements (chainquery.SQLStore.ReadTx).
-func (db *DB) readTx(ctx context.Context) (chainquery.StoreTx, error) {
+// prepared statements (sqlstore.SQLStore.ReadTx).
+func (db *DB) readTx(ctx context.Context) (sqlstore.StoreTx, error) {
 	tx, err := beginTx(ctx, db.read)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
 	sqlite3 "modernc.org/sqlite"
 	sqlite3lib "modernc.org/sqlite/lib"
 )
@@ -42,7 +43,7 @@ type DB struct {
 }
 
 // shared is embedded under this name so that it stays unexported.
-type shared = chainquery.SQLStore
+type shared = sqlstore.SQLStore
 
 var _ chainquery.Store = (*DB)(nil)
 
@@ -183,16 +184,16 @@ func (db *DB) Ping(ctx context.Context) error {
 // PendingMigrations returns the embedded migrations the database has not
 // applied (chainquery.Store), asked of the primary.
 func (db *DB) PendingMigrations(ctx context.Context) ([]string, error) {
-	return chainquery.PendingMigrations(ctx, migrationFS, db.Primary, qMigrationApplied)
+	return sqlstore.PendingMigrations(ctx, migrationFS, db.Primary, qMigrationApplied)
 }
 
 // migrate applies the embedded migrations not yet recorded
-// (chainquery.Migrate).
+// (sqlstore.Migrate).
 func (db *DB) migrate(ctx context.Context) error {
 	if _, err := db.write.ExecContext(ctx, qCreateMigrations); err != nil {
 		return fmt.Errorf("sqlite: create schema_migrations: %w", err)
 	}
-	if err := chainquery.Migrate(ctx, migrationFS, beginner(db.write), qMigrationApplied, qRecordMigration); err != nil {
+	if err := sqlstore.Migrate(ctx, migrationFS, beginner(db.write), qMigrationApplied, qRecordMigration); err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
 	return nil
@@ -209,7 +210,7 @@ func wrap(err error) error {
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3lib.SQLITE_BUSY, sqlite3lib.SQLITE_LOCKED, sqlite3lib.SQLITE_CANTOPEN, sqlite3lib.SQLITE_IOERR, sqlite3lib.SQLITE_FULL:
-			return chainquery.UnavailableError(err)
+			return sqlstore.UnavailableError(err)
 		}
 	}
 	return err

@@ -1,12 +1,15 @@
 package sqlite
 
-import "github.com/chainquery/chainquery"
+import (
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
+)
 
 // queries are the statements the shared store code runs
-// (chainquery.StoreSQL says what each takes and returns), in SQLite's
+// (sqlstore.StoreSQL says what each takes and returns), in SQLite's
 // dialect. TestQueryPlans checks the plans of the very statements the store
 // runs.
-var queries = chainquery.StoreSQL{
+var queries = sqlstore.StoreSQL{
 	FirstBlockAtOrAfter: `SELECT number FROM blocks WHERE chain = ? AND timestamp >= ? ORDER BY timestamp, number LIMIT 1`,
 	LastBlockAtOrBefore: `SELECT number FROM blocks WHERE chain = ? AND timestamp <= ? ORDER BY timestamp DESC, number DESC LIMIT 1`,
 	TraceCount:          traceCountSQL,
@@ -92,7 +95,7 @@ var queries = chainquery.StoreSQL{
 		WHERE name = ?1 RETURNING ` + qAPIKeyColumns,
 }
 
-// qAPIKeyColumns are the columns of an API key row (chainquery.StoreSQL.APIKeys).
+// qAPIKeyColumns are the columns of an API key row (sqlstore.StoreSQL.APIKeys).
 const qAPIKeyColumns = `name, hash, endpoints, created_at, rate, burst, cost_rate, cost_burst, concurrency`
 
 // A hash names one transaction; should a chain ever repeat one, the latest
@@ -128,7 +131,7 @@ func logTransactionPageSQL(chain int64, hash chainquery.Hash, block *uint64, lim
 		ORDER BY l.log_index LIMIT ?4 OFFSET ?5`, append(args, limit, offset)
 }
 
-// The bookkeeping of migrations (chainquery.Migrate).
+// The bookkeeping of migrations (sqlstore.Migrate).
 const (
 	qCreateMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`
 	qMigrationApplied = `SELECT count(*) FROM schema_migrations WHERE name = ?`
@@ -138,4 +141,4 @@ const (
 // Statements returns the store's statements in SQLite's dialect, for the
 // tools that run them through another driver: internal/driverbench
 // compares the cgo driver with the one the store uses on these very texts.
-func Statements() chainquery.StoreSQL { return queries }
+func Statements() sqlstore.StoreSQL { return queries }

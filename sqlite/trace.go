@@ -3,16 +3,16 @@ package sqlite
 import (
 	"strings"
 
-	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
-// The statements of a Filter Traces plan (chainquery.TracePlan) in SQLite's
+// The statements of a Filter Traces plan (sqlstore.TracePlan) in SQLite's
 // dialect; the address walks name their index. docs/storage-plans.md shows
 // the plans.
 
 // traceCountSQL counts the plan's traces: per-block trace counts without
 // addresses, index entries with them (walkSQL).
-func traceCountSQL(p *chainquery.TracePlan) (string, []any) {
+func traceCountSQL(p *sqlstore.TracePlan) (string, []any) {
 	if len(p.Walk) == 0 {
 		return `SELECT coalesce(sum(trace_count), 0) FROM blocks WHERE chain = ? AND number BETWEEN ? AND ?`,
 			[]any{p.Chain, p.Lo, p.Hi}
@@ -30,8 +30,8 @@ func traceCountSQL(p *chainquery.TracePlan) (string, []any) {
 // a constraint on c, so that it matches the index's block_number / 100.
 // Rows come in bucket order, then the index's (block_number, tx_index,
 // trace_pos) within a bucket: API order, when walk is one address.
-func walkSQL(p *chainquery.TracePlan, walk [][]byte) (string, []any) {
-	const b = chainquery.TraceCountBlocks
+func walkSQL(p *sqlstore.TracePlan, walk [][]byte) (string, []any) {
+	const b = sqlstore.TraceCountBlocks
 	args := appendBlobs([]any{p.Chain, p.Dir()}, walk)
 	args = appendBlobs(append(args, p.Lo/b, p.Hi/b, p.Lo, p.Hi), p.Also)
 	return `FROM trace_counts c CROSS JOIN traces t INDEXED BY ` + traceIndex(p) +
@@ -41,13 +41,13 @@ func walkSQL(p *chainquery.TracePlan, walk [][]byte) (string, []any) {
 }
 
 // traceBucketSumSQL adds up trace_counts over the plan's whole buckets.
-func traceBucketSumSQL(p *chainquery.TracePlan) (string, []any) {
+func traceBucketSumSQL(p *sqlstore.TracePlan) (string, []any) {
 	where, args := bucketWhere(p)
 	return `SELECT coalesce(sum(n), 0) FROM trace_counts WHERE ` + where, args
 }
 
 // traceBucketsSQL gives the plan's whole buckets one by one.
-func traceBucketsSQL(p *chainquery.TracePlan) (string, []any) {
+func traceBucketsSQL(p *sqlstore.TracePlan) (string, []any) {
 	where, args := bucketWhere(p)
 	if len(p.Walk) <= 1 {
 		// One address: the primary key's order already is bucket order.
@@ -58,7 +58,7 @@ func traceBucketsSQL(p *chainquery.TracePlan) (string, []any) {
 
 // bucketWhere selects the rows of trace_counts of the plan's direction,
 // addresses and whole buckets.
-func bucketWhere(p *chainquery.TracePlan) (string, []any) {
+func bucketWhere(p *sqlstore.TracePlan) (string, []any) {
 	if len(p.Walk) == 0 {
 		return `chain = ? AND dir = ? AND address = x'' AND bucket BETWEEN ? AND ?`,
 			[]any{p.Chain, p.Dir(), p.FirstBucket, p.LastBucket}
@@ -70,7 +70,7 @@ func bucketWhere(p *chainquery.TracePlan) (string, []any) {
 
 // tracePageSQL joins the page's keys to their rows: the trace by its rowid,
 // which every index entry ends with.
-func tracePageSQL(p *chainquery.TracePlan) (string, []any) {
+func tracePageSQL(p *sqlstore.TracePlan) (string, []any) {
 	keys, args := traceKeysSQL(p)
 	return `WITH page (block_number, tx_index, trace_pos, id) AS (` + keys + `)
 		SELECT t.block_number, b.timestamp, b.version, x.hash, t.tx_index, t.trace_address, x.from_addr, x.to_addr,
@@ -87,7 +87,7 @@ func tracePageSQL(p *chainquery.TracePlan) (string, []any) {
 // address contributes its first offset+limit matches in API order, read
 // from its index bucket by bucket (walkSQL); the union of those holds the
 // page.
-func traceKeysSQL(p *chainquery.TracePlan) (string, []any) {
+func traceKeysSQL(p *sqlstore.TracePlan) (string, []any) {
 	const order = ` ORDER BY block_number, tx_index, trace_pos`
 	if len(p.Walk) == 0 {
 		return `SELECT block_number, tx_index, trace_pos, rowid FROM traces INDEXED BY traces_key
@@ -115,14 +115,14 @@ func traceKeysSQL(p *chainquery.TracePlan) (string, []any) {
 
 // walkColumn and traceIndex are the column and the index of the plan's
 // walks.
-func walkColumn(p *chainquery.TracePlan) string {
+func walkColumn(p *sqlstore.TracePlan) string {
 	if p.FromIndex {
 		return "from_addr"
 	}
 	return "to_addr"
 }
 
-func traceIndex(p *chainquery.TracePlan) string {
+func traceIndex(p *sqlstore.TracePlan) string {
 	if p.FromIndex {
 		return "traces_from"
 	}
@@ -130,7 +130,7 @@ func traceIndex(p *chainquery.TracePlan) string {
 }
 
 // alsoSQL is the condition on the side not walked of a from+to filter.
-func alsoSQL(p *chainquery.TracePlan) string {
+func alsoSQL(p *sqlstore.TracePlan) string {
 	if len(p.Also) == 0 {
 		return ""
 	}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"database/sql"
 
-	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
 // blockBatch is the write transaction of one batch of blocks
-// (chainquery.BlockBatch), on the single write connection, with the write
+// (sqlstore.BlockBatch), on the single write connection, with the write
 // statements prepared at Open.
 type blockBatch struct {
 	txConn
@@ -16,7 +16,7 @@ type blockBatch struct {
 	chain int64
 }
 
-func (db *DB) beginBlocks(ctx context.Context, chain int64, _ []uint64) (chainquery.BlockBatch, error) {
+func (db *DB) beginBlocks(ctx context.Context, chain int64, _ []uint64) (sqlstore.BlockBatch, error) {
 	tx, err := beginTx(ctx, db.write)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func (b *blockBatch) DeleteHeights(ctx context.Context, heights []uint64) error 
 }
 
 // Insert inserts each table's rows in bulk (bulk.go).
-func (b *blockBatch) Insert(ctx context.Context, tables []chainquery.StoreTable) error {
+func (b *blockBatch) Insert(ctx context.Context, tables []sqlstore.StoreTable) error {
 	for i := range tables {
 		if err := b.db.insert(ctx, b.sqlTx, &tables[i]); err != nil {
 			return wrap(err)
@@ -82,8 +82,8 @@ func (b *blockBatch) Insert(ctx context.Context, tables []chainquery.StoreTable)
 }
 
 // AddTraceCounts upserts the rows in bulk (bulk.go).
-func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []chainquery.TraceCountRow) error {
-	t := chainquery.StoreTable{Name: traceCounts.Name, Columns: traceCounts.Columns, Values: make([]any, 0, 5*len(rows))}
+func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCountRow) error {
+	t := sqlstore.StoreTable{Name: traceCounts.Name, Columns: traceCounts.Columns, Values: make([]any, 0, 5*len(rows))}
 	for _, r := range rows {
 		t.Values = append(t.Values, b.chain, r.Dir, r.Address, r.Bucket, r.N)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/chainquery/chainquery/internal/sqltest"
 	"github.com/chainquery/chainquery/internal/storetest"
 	"github.com/chainquery/chainquery/sqlite"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
 // TestWriteBlocksInChunks writes 400 blocks of 31 rows (12,400 rows, more
@@ -74,7 +75,7 @@ func dump(t *testing.T, path string) string {
 	}
 	defer db.Close()
 	var b strings.Builder
-	for _, table := range chainquery.BlockTables() {
+	for _, table := range sqlstore.BlockTables() {
 		rows := sqltest.Rows(t, db, `SELECT * FROM `+table.Name+` ORDER BY 1, 2, 3, 4`)
 		for _, vals := range rows {
 			fmt.Fprintln(&b, vals...)

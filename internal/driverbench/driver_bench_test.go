@@ -14,6 +14,7 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/internal/polychain"
 	"github.com/chainquery/chainquery/internal/polyrows"
+	"github.com/chainquery/chainquery/sqlstore"
 	_ "github.com/mattn/go-sqlite3"
 	_ "modernc.org/sqlite"
 )
@@ -74,7 +75,7 @@ func BenchmarkDrivers(b *testing.B) {
 }
 
 type store struct {
-	chainquery.SQLStore
+	sqlstore.SQLStore
 	db    *sql.DB
 	stmts map[string]*sql.Stmt
 	texts map[string][]string // bulk's statements by table
@@ -117,7 +118,7 @@ func openStore(b *testing.B, driver string) *store {
 		}
 	}
 	s := &store{db: db, stmts: map[string]*sql.Stmt{}, texts: map[string][]string{}}
-	for _, t := range append(chainquery.BlockTables(), traceCounts) {
+	for _, t := range append(sqlstore.BlockTables(), traceCounts) {
 		s.texts[t.Name] = bulk(t)
 		for _, q := range s.texts[t.Name] {
 			if s.stmts[q], err = db.Prepare(q); err != nil {
@@ -125,7 +126,7 @@ func openStore(b *testing.B, driver string) *store {
 			}
 		}
 	}
-	s.SQLStore = chainquery.SQLStore{AmountArg: bigArg, BeginBlocks: func(ctx context.Context, _ int64, _ []uint64) (chainquery.BlockBatch, error) {
+	s.SQLStore = sqlstore.SQLStore{AmountArg: bigArg, BeginBlocks: func(ctx context.Context, _ int64, _ []uint64) (sqlstore.BlockBatch, error) {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return nil, err
@@ -135,12 +136,12 @@ func openStore(b *testing.B, driver string) *store {
 	return s
 }
 
-var traceCounts = chainquery.StoreTable{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n"}}
+var traceCounts = sqlstore.StoreTable{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n"}}
 
 const bulkRows = 64
 
 // bulk returns the INSERTs of t for 64, 32, ..., 1 rows, as sqlite/bulk.go.
-func bulk(t chainquery.StoreTable) []string {
+func bulk(t sqlstore.StoreTable) []string {
 	head := "INSERT INTO " + t.Name + " (" + strings.Join(t.Columns, ", ") + ") VALUES "
 	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(t.Columns)), ", ") + ")"
 	tail := ""
@@ -154,7 +155,7 @@ func bulk(t chainquery.StoreTable) []string {
 	return qs
 }
 
-// batch is chainquery.BlockBatch for an ingester moving forward: no prior
+// batch is sqlstore.BlockBatch for an ingester moving forward: no prior
 // versions, nothing to delete.
 type batch struct {
 	s  *store
@@ -174,7 +175,7 @@ func (t *batch) PriorVersions(context.Context, []uint64) (map[uint64]int, error)
 }
 func (t *batch) DeleteHeights(context.Context, []uint64) error { return fmt.Errorf("not used") }
 
-func (t *batch) Insert(ctx context.Context, tables []chainquery.StoreTable) error {
+func (t *batch) Insert(ctx context.Context, tables []sqlstore.StoreTable) error {
 	for i := range tables {
 		if err := t.insert(ctx, &tables[i]); err != nil {
 			return err
@@ -183,8 +184,8 @@ func (t *batch) Insert(ctx context.Context, tables []chainquery.StoreTable) erro
 	return nil
 }
 
-func (t *batch) AddTraceCounts(ctx context.Context, rows []chainquery.TraceCountRow) error {
-	tc := chainquery.StoreTable{Name: traceCounts.Name, Columns: traceCounts.Columns}
+func (t *batch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCountRow) error {
+	tc := sqlstore.StoreTable{Name: traceCounts.Name, Columns: traceCounts.Columns}
 	for _, r := range rows {
 		tc.Values = append(tc.Values, int64(137), r.Dir, r.Address, r.Bucket, r.N)
 	}
@@ -192,7 +193,7 @@ func (t *batch) AddTraceCounts(ctx context.Context, rows []chainquery.TraceCount
 }
 
 // insert is sqlite/bulk.go's: the largest statements first.
-func (t *batch) insert(ctx context.Context, tab *chainquery.StoreTable) error {
+func (t *batch) insert(ctx context.Context, tab *sqlstore.StoreTable) error {
 	qs, cols, values := t.s.texts[tab.Name], len(tab.Columns), tab.Values
 	for i, n := 0, bulkRows; n >= 1; i, n = i+1, n/2 {
 		for len(values) >= n*cols {

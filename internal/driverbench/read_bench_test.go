@@ -9,6 +9,7 @@ import (
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/sqlite"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
 // BenchmarkDriverReads runs the API's heaviest SQLite reads through each
@@ -42,7 +43,7 @@ func BenchmarkDriverReads(b *testing.B) {
 	page := func(to []chainquery.Address) func() (string, []any) {
 		return func() (string, []any) {
 			f := chainquery.TraceFilter{Chain: chainquery.Polygon, ToAddresses: to, Page: chainquery.Page{Limit: 50}}
-			return q.TracePage(chainquery.NewTracePlan(137, lo, hi, f))
+			return q.TracePage(sqlstore.NewTracePlan(137, lo, hi, f))
 		}
 	}
 	reads := []struct {

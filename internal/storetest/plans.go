@@ -1,6 +1,9 @@
 package storetest
 
-import "github.com/chainquery/chainquery"
+import (
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
+)
 
 // PlanQuery is one statement whose plan a store's TestQueryPlans checks
 // and documents.
@@ -35,8 +38,8 @@ type PlanArgs struct {
 // (lo to hi, page) without addresses, with two senders (x, y), two
 // recipients, and a sender and a recipient, and the statements on
 // trace_counts of those that count by buckets; then each other read, with
-// a. The range should hold a whole bucket (chainquery.TraceCountBlocks).
-func PlanQueries(sql chainquery.StoreSQL, lo, hi uint64, page chainquery.Page, x, y chainquery.Address, a PlanArgs) []PlanQuery {
+// a. The range should hold a whole bucket (sqlstore.TraceCountBlocks).
+func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, y chainquery.Address, a PlanArgs) []PlanQuery {
 	var out []PlanQuery
 	for _, c := range []struct {
 		name       string
@@ -49,7 +52,7 @@ func PlanQueries(sql chainquery.StoreSQL, lo, hi uint64, page chainquery.Page, x
 		{"from_address and to_address", []chainquery.Address{x}, []chainquery.Address{y}, false},
 		{"from_address and to_address, walking the recipients", []chainquery.Address{x}, []chainquery.Address{y}, true},
 	} {
-		p := chainquery.NewTracePlan(a.Chain, lo, hi, chainquery.TraceFilter{FromAddresses: c.from, ToAddresses: c.to, Page: page})
+		p := sqlstore.NewTracePlan(a.Chain, lo, hi, chainquery.TraceFilter{FromAddresses: c.from, ToAddresses: c.to, Page: page})
 		if c.recipients {
 			p.WalkRecipients()
 		}

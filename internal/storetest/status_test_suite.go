@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
 // testIndexStatus checks IndexStatus: the range, last time, block time and
@@ -46,7 +47,7 @@ func testIndexStatus(t *testing.T, open func(testing.TB) chainquery.Store) {
 		// that bucket.
 		s := open(t)
 		later := polygonLaterBlock()
-		const n = PolygonBlock + 2*chainquery.TraceCountBlocks + 37
+		const n = PolygonBlock + 2*sqlstore.TraceCountBlocks + 37
 		later.Block.Number = n
 		for _, tx := range later.Transactions {
 			tx.BlockNumber = n

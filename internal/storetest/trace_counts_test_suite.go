@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
 // testTraceCounts holds Filter Traces' counts and offsets, which come from
-// trace_counts over whole buckets of chainquery.TraceCountBlocks heights, to
+// trace_counts over whole buckets of sqlstore.TraceCountBlocks heights, to
 // a count of the traces written, on a chain of 500 blocks (partial buckets
 // at both ends, empty blocks, traces without a recipient, one hot
 // recipient), and again after each kind of change the stores make to
@@ -194,7 +195,7 @@ func traceKeys(traces []*chainquery.Trace) string {
 // database that predates it: migration is the text of that migration, and
 // conn runs statements on the store s. Rows at zero, which rewinds leave,
 // count as absent.
-func CheckTraceCountsBackfill(t *testing.T, s chainquery.Store, conn chainquery.StoreConn, migration string) {
+func CheckTraceCountsBackfill(t *testing.T, s chainquery.Store, conn sqlstore.StoreConn, migration string) {
 	t.Helper()
 	ctx := context.Background()
 	chain := func(seed uint64, lo, hi uint64) []*chainquery.BlockData {
@@ -221,7 +222,7 @@ func CheckTraceCountsBackfill(t *testing.T, s chainquery.Store, conn chainquery.
 }
 
 // queryOne scans the one row of query into dest.
-func queryOne(ctx context.Context, conn chainquery.StoreConn, query string, dest ...any) (bool, error) {
+func queryOne(ctx context.Context, conn sqlstore.StoreConn, query string, dest ...any) (bool, error) {
 	found := false
 	err := conn.Query(ctx, query, nil, dest, func() error { found = true; return nil })
 	return found, err

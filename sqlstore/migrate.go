@@ -1,4 +1,4 @@
-package chainquery
+package sqlstore
 
 import (
 	"context"

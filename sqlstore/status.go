@@ -1,8 +1,10 @@
-package chainquery
+package sqlstore
 
 import (
 	"context"
 	"time"
+
+	"github.com/chainquery/chainquery"
 )
 
 // IndexStatus returns the indexed range of each EVM chain and the Solana
@@ -10,14 +12,14 @@ import (
 // and highest block, the block about 100 below the highest, and the lowest
 // block holding a trace, found through trace_counts' buckets), and the
 // cursor's one row.
-func (s *SQLStore) IndexStatus(ctx context.Context) (*IndexStatus, error) {
+func (s *SQLStore) IndexStatus(ctx context.Context) (*chainquery.IndexStatus, error) {
 	tx, err := s.ReadTx(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	st := &IndexStatus{Chains: []*ChainStatus{}}
-	for _, chain := range EVMChains {
+	st := &chainquery.IndexStatus{Chains: []*chainquery.ChainStatus{}}
+	for _, chain := range chainquery.EVMChains {
 		cs, err := s.chainStatus(ctx, tx, chain)
 		if err != nil {
 			return nil, err
@@ -26,7 +28,7 @@ func (s *SQLStore) IndexStatus(ctx context.Context) (*IndexStatus, error) {
 			st.Chains = append(st.Chains, cs)
 		}
 	}
-	var c SolanaCursor
+	var c chainquery.SolanaCursor
 	var blockTime int64
 	var hash *string
 	var sc scan
@@ -48,12 +50,12 @@ func (s *SQLStore) IndexStatus(ctx context.Context) (*IndexStatus, error) {
 
 // chainStatus returns the indexed range of chain, nil when no block of it is
 // stored.
-func (s *SQLStore) chainStatus(ctx context.Context, c StoreConn, chain Chain) (*ChainStatus, error) {
+func (s *SQLStore) chainStatus(ctx context.Context, c StoreConn, chain chainquery.Chain) (*chainquery.ChainStatus, error) {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return nil, err
 	}
-	cs := &ChainStatus{Chain: chain}
+	cs := &chainquery.ChainStatus{Chain: chain}
 	var sc scan
 	sc.counter(&cs.FirstBlock).counter(&cs.LastBlock).to(&cs.LastTime)
 	if found, err := queryRow(ctx, c, s.SQL.ChainExtent, []any{id}, sc.dest...); err != nil || !found {

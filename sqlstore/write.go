@@ -1,10 +1,12 @@
-package chainquery
+package sqlstore
 
 import (
 	"context"
 	"fmt"
 	"math/big"
 	"slices"
+
+	"github.com/chainquery/chainquery"
 )
 
 // The block writes of the SQL stores (BlockWriter): what SQLStore does in
@@ -69,17 +71,17 @@ func BlockTables() []StoreTable {
 
 // WriteBlocks stores blocks with all their rows in one transaction,
 // replacing whatever is stored at their heights (BlockWriter).
-func (s *SQLStore) WriteBlocks(ctx context.Context, chain Chain, blocks []*BlockData) error {
+func (s *SQLStore) WriteBlocks(ctx context.Context, chain chainquery.Chain, blocks []*chainquery.BlockData) error {
 	return s.writeBlocks(ctx, chain, nil, blocks)
 }
 
 // ReplaceBlocks removes every stored block of chain at or above from and
 // writes blocks in their place, in one transaction (BlockWriter).
-func (s *SQLStore) ReplaceBlocks(ctx context.Context, chain Chain, from uint64, blocks []*BlockData) error {
+func (s *SQLStore) ReplaceBlocks(ctx context.Context, chain chainquery.Chain, from uint64, blocks []*chainquery.BlockData) error {
 	return s.writeBlocks(ctx, chain, &from, blocks)
 }
 
-func (s *SQLStore) writeBlocks(ctx context.Context, chain Chain, rewindFrom *uint64, blocks []*BlockData) error {
+func (s *SQLStore) writeBlocks(ctx context.Context, chain chainquery.Chain, rewindFrom *uint64, blocks []*chainquery.BlockData) error {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return err
@@ -134,7 +136,7 @@ const chunkRows = 8192
 // insertBlockRows inserts the rows of blocks, whose versions are set, in
 // chunks of whole blocks of about chunkRows rows, writing amounts with
 // amount, then adds their traces to trace_counts.
-func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*BlockData, amount func(*big.Int) any) error {
+func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData, amount func(*big.Int) any) error {
 	tables := BlockTables()
 	counts := traceCounter{}
 	for _, d := range blocks {
@@ -172,7 +174,7 @@ func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*B
 	return b.AddTraceCounts(ctx, counts.rows())
 }
 
-func addBlockRows(tables []StoreTable, chain int64, d *BlockData, amount func(*big.Int) any) error {
+func addBlockRows(tables []StoreTable, chain int64, d *chainquery.BlockData, amount func(*big.Int) any) error {
 	blocks, txs, logs := &tables[0], &tables[1], &tables[2]
 	b := d.Block
 	n := int64(b.Number)
@@ -213,17 +215,17 @@ func addBlockRows(tables []StoreTable, chain int64, d *BlockData, amount func(*b
 }
 
 // traceOrder is API order: by transaction, then depth-first pre-order.
-func traceOrder(a, b *Trace) int {
+func traceOrder(a, b *chainquery.Trace) int {
 	if a.TransactionIndex != b.TransactionIndex {
 		return a.TransactionIndex - b.TransactionIndex
 	}
-	return CompareTraceAddress(a.TraceAddress, b.TraceAddress)
+	return chainquery.CompareTraceAddress(a.TraceAddress, b.TraceAddress)
 }
 
 // addTraceRows adds traces in API order, each with its rank in that order
 // within its transaction as trace_pos. chain and n are the chain id and
 // block number, boxed.
-func addTraceRows(traces *StoreTable, chain, n any, rows []*Trace, amount func(*big.Int) any) error {
+func addTraceRows(traces *StoreTable, chain, n any, rows []*chainquery.Trace, amount func(*big.Int) any) error {
 	sorted := rows
 	if !slices.IsSortedFunc(rows, traceOrder) { // nodes answer in this order
 		sorted = slices.Clone(rows)
@@ -234,7 +236,7 @@ func addTraceRows(traces *StoreTable, chain, n any, rows []*Trace, amount func(*
 		if t.TransactionIndex != lastTx {
 			pos, lastTx = 0, t.TransactionIndex
 		}
-		addr := FormatTraceAddress(t.TraceAddress)
+		addr := chainquery.FormatTraceAddress(t.TraceAddress)
 		typ := slices.Index(traceTypeCodes, t.Type)
 		if typ < 0 {
 			return fmt.Errorf("trace %d/%s: unknown type %q", t.TransactionIndex, addr, t.Type)
@@ -256,7 +258,7 @@ func addTraceRows(traces *StoreTable, chain, n any, rows []*Trace, amount func(*
 }
 
 // addressOrNull is the value of a nullable address column.
-func addressOrNull(a *Address) any {
+func addressOrNull(a *chainquery.Address) any {
 	if a == nil {
 		return nil
 	}

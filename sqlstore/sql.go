@@ -1,15 +1,17 @@
-package chainquery
+// Package sqlstore is what the SQL stores (package sqlite and package
+// postgres) share: everything but their SQL text and their driver calls.
+// Both import it, as database/sql's drivers import that package; the API
+// and the ingesters never do (they take a chainquery.Store).
+package sqlstore
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"math/big"
-)
 
-// The SQL stores (package sqlite and package postgres) share everything but
-// their SQL text and their driver calls: this file and the other store_*.go
-// files hold what they share. It is used by the stores, not by the API.
+	"github.com/chainquery/chainquery"
+)
 
 // SQLStore is the part of a Store that is neither SQL text nor driver calls,
 // written once for the SQL stores: every read, the API key writes, and the
@@ -110,7 +112,7 @@ type StoreSQL struct {
 	// hash, in the given block when block is not nil, else the latest one,
 	// and its arguments. Columns: block_number, tx_index, from_addr,
 	// to_addr, log_count, and the block's timestamp.
-	LogTransaction func(chain int64, hash Hash, block *uint64) (string, []any)
+	LogTransaction func(chain int64, hash chainquery.Hash, block *uint64) (string, []any)
 
 	// LogPage: chain, block number, tx_index, limit, offset → log_index,
 	// address, topic0 to topic3, data, in log_index order.
@@ -123,7 +125,7 @@ type StoreSQL struct {
 	// cannot plan it well (PostgreSQL: the page's block is found by the
 	// same statement, so no partition of logs is pruned when it is planned
 	// and the page is sorted).
-	LogTransactionPage func(chain int64, hash Hash, block *uint64, limit, offset int) (string, []any)
+	LogTransactionPage func(chain int64, hash chainquery.Hash, block *uint64, limit, offset int) (string, []any)
 
 	// ReceiptBlockPage is ReceiptBlock and ReceiptPage in one statement:
 	// chain, number, limit, offset → ReceiptBlock's columns, then
@@ -202,22 +204,22 @@ type StoreSQL struct {
 // cannot answer now but may shortly, joined with cause (the driver's error)
 // so that logs keep it. Clients see the same text whatever the store.
 func UnavailableError(cause error) error {
-	return errors.Join(Errorf(EUNAVAILABLE, "the database is unavailable; try again shortly"), cause)
+	return errors.Join(chainquery.Errorf(chainquery.EUNAVAILABLE, "the database is unavailable; try again shortly"), cause)
 }
 
 // storeChainID returns the key of an EVM chain's rows, its EIP-155 id. It
 // returns EINVALID for any other chain.
-func storeChainID(c Chain) (int64, error) {
+func storeChainID(c chainquery.Chain) (int64, error) {
 	id := c.ID()
 	if id == 0 {
-		return 0, Errorf(EINVALID, "chain %q is not an EVM chain", c)
+		return 0, chainquery.Errorf(chainquery.EINVALID, "chain %q is not an EVM chain", c)
 	}
 	return id, nil
 }
 
 // chainTx resolves chain to its key and begins a read transaction for the
 // statements of one request.
-func (s *SQLStore) chainTx(ctx context.Context, chain Chain) (StoreTx, int64, error) {
+func (s *SQLStore) chainTx(ctx context.Context, chain chainquery.Chain) (StoreTx, int64, error) {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return nil, 0, err
@@ -290,14 +292,14 @@ func (s *scan) counter(p *uint64) *scan {
 }
 
 // address scans a nullable address.
-func (s *scan) address(p **Address) *scan {
+func (s *scan) address(p **chainquery.Address) *scan {
 	var b []byte
 	return s.to(&b).then(func() error {
 		*p = nil
 		if b == nil {
 			return nil
 		}
-		*p = new(Address)
+		*p = new(chainquery.Address)
 		return fixedBytes((*p)[:], b)
 	})
 }

@@ -1,4 +1,4 @@
-package chainquery
+package sqlstore
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"slices"
+
+	"github.com/chainquery/chainquery"
 )
 
 // Trace counts per address and block bucket (the trace_counts table of the
@@ -51,7 +53,7 @@ type TraceCountRow struct {
 // traceCountKey identifies a row of trace_counts within one chain.
 type traceCountKey struct {
 	dir    int
-	addr   Address
+	addr   chainquery.Address
 	bucket int64
 }
 
@@ -59,12 +61,12 @@ type traceCountKey struct {
 // transaction inserts, so that each row is written once per transaction.
 type traceCounter map[traceCountKey]int64
 
-func (c traceCounter) add(block uint64, traces []*Trace) {
+func (c traceCounter) add(block uint64, traces []*chainquery.Trace) {
 	if len(traces) == 0 {
 		return
 	}
 	bucket := int64(block / TraceCountBlocks)
-	c[traceCountKey{CountAll, Address{}, bucket}] += int64(len(traces))
+	c[traceCountKey{CountAll, chainquery.Address{}, bucket}] += int64(len(traces))
 	for _, t := range traces {
 		c[traceCountKey{CountFrom, t.From, bucket}]++
 		if t.To != nil {

@@ -1,4 +1,4 @@
-package chainquery
+package sqlstore
 
 import (
 	"context"
@@ -7,15 +7,17 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/chainquery/chainquery"
 )
 
 // The reads of the SQL stores: SQLStore's methods of BlockService,
 // ReceiptService, LogService, TokenBalanceService, APIKeyService and the
-// reads of the writers. FindTraces is in store_trace.go.
+// reads of the writers. FindTraces is in trace.go.
 
 // FindBlock returns the block at number, with its transactions when full is
 // set. It returns ENOTFOUND if the block is not indexed.
-func (s *SQLStore) FindBlock(ctx context.Context, chain Chain, number uint64, full bool) (*Block, error) {
+func (s *SQLStore) FindBlock(ctx context.Context, chain chainquery.Chain, number uint64, full bool) (*chainquery.Block, error) {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return nil, err
@@ -38,8 +40,8 @@ func (s *SQLStore) FindBlock(ctx context.Context, chain Chain, number uint64, fu
 	return b, nil
 }
 
-func (s *SQLStore) findBlock(ctx context.Context, c StoreConn, chain Chain, id int64, number uint64) (*Block, error) {
-	b := &Block{Chain: chain, Number: number}
+func (s *SQLStore) findBlock(ctx context.Context, c StoreConn, chain chainquery.Chain, id int64, number uint64) (*chainquery.Block, error) {
+	b := &chainquery.Block{Chain: chain, Number: number}
 	var extra []byte
 	var hasExtra bool
 	var sc scan
@@ -50,7 +52,7 @@ func (s *SQLStore) findBlock(ctx context.Context, c StoreConn, chain Chain, id i
 	if found, err := queryRow(ctx, c, s.SQL.Block, []any{id, int64(number)}, sc.dest...); err != nil {
 		return nil, err
 	} else if !found {
-		return nil, Errorf(ENOTFOUND, "block %d is not indexed", number)
+		return nil, chainquery.Errorf(chainquery.ENOTFOUND, "block %d is not indexed", number)
 	}
 	if err := sc.done(); err != nil {
 		return nil, err
@@ -61,8 +63,8 @@ func (s *SQLStore) findBlock(ctx context.Context, c StoreConn, chain Chain, id i
 	return b, nil
 }
 
-func (s *SQLStore) findTransactions(ctx context.Context, c StoreConn, id int64, b *Block) ([]*Transaction, error) {
-	t := Transaction{BlockNumber: b.Number, Timestamp: b.Timestamp}
+func (s *SQLStore) findTransactions(ctx context.Context, c StoreConn, id int64, b *chainquery.Block) ([]*chainquery.Transaction, error) {
+	t := chainquery.Transaction{BlockNumber: b.Number, Timestamp: b.Timestamp}
 	var sc scan
 	sc.to(&t.Index).fixed(t.Hash[:]).fixed(t.From[:]).address(&t.To).to(s.ScanAmount(&t.Value)).
 		counter(&t.GasLimit).to(s.ScanAmount(&t.GasPrice), s.ScanAmount(&t.EffectiveGasPrice),
@@ -75,19 +77,19 @@ func (s *SQLStore) findTransactions(ctx context.Context, c StoreConn, id int64, 
 // LatestBlock returns the highest indexed block number of chain. It returns
 // ENOTFOUND if nothing is indexed. Blocks are written whole in one
 // transaction, so the highest one is always complete.
-func (s *SQLStore) LatestBlock(ctx context.Context, chain Chain) (uint64, error) {
+func (s *SQLStore) LatestBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
 	return s.latestBlock(ctx, s.Read, chain)
 }
 
 // HeadBlock is LatestBlock read on the primary: what an ingester resumes
 // from must not lag behind what it wrote.
-func (s *SQLStore) HeadBlock(ctx context.Context, chain Chain) (uint64, error) {
+func (s *SQLStore) HeadBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
 	return s.latestBlock(ctx, s.Primary, chain)
 }
 
 // Rewrites reports the rewrites of chain's stored blocks after the mark
 // since (BlockService).
-func (s *SQLStore) Rewrites(ctx context.Context, chain Chain, since uint64) (mark, lowest uint64, err error) {
+func (s *SQLStore) Rewrites(ctx context.Context, chain chainquery.Chain, since uint64) (mark, lowest uint64, err error) {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return 0, 0, err
@@ -96,12 +98,12 @@ func (s *SQLStore) Rewrites(ctx context.Context, chain Chain, since uint64) (mar
 	if _, err := queryRow(ctx, s.Read, s.SQL.Rewrites, []any{id, int64(since)}, &last, &low); err != nil {
 		return 0, 0, err
 	} else if last == nil {
-		return since, NoRewrite, nil
+		return since, chainquery.NoRewrite, nil
 	}
 	return uint64(*last), uint64(*low), nil
 }
 
-func (s *SQLStore) latestBlock(ctx context.Context, c StoreConn, chain Chain) (uint64, error) {
+func (s *SQLStore) latestBlock(ctx context.Context, c StoreConn, chain chainquery.Chain) (uint64, error) {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return 0, err
@@ -110,7 +112,7 @@ func (s *SQLStore) latestBlock(ctx context.Context, c StoreConn, chain Chain) (u
 	if _, err := queryRow(ctx, c, s.SQL.LatestBlock, []any{id}, &n); err != nil {
 		return 0, err
 	} else if n == nil {
-		return 0, Errorf(ENOTFOUND, "no block of %s is indexed yet", chain)
+		return 0, chainquery.Errorf(chainquery.ENOTFOUND, "no block of %s is indexed yet", chain)
 	}
 	return uint64(*n), nil
 }
@@ -121,8 +123,8 @@ func (s *SQLStore) latestBlock(ctx context.Context, c StoreConn, chain Chain) (u
 // It reads the primary: the ingester compares it with the node's parent
 // hash right after its own writes, and a lagging replica would make it see
 // a reorg that is not there.
-func (s *SQLStore) BlockHash(ctx context.Context, chain Chain, number uint64) (Hash, error) {
-	var h Hash
+func (s *SQLStore) BlockHash(ctx context.Context, chain chainquery.Chain, number uint64) (chainquery.Hash, error) {
+	var h chainquery.Hash
 	id, err := storeChainID(chain)
 	if err != nil {
 		return h, err
@@ -132,7 +134,7 @@ func (s *SQLStore) BlockHash(ctx context.Context, chain Chain, number uint64) (H
 	if found, err := queryRow(ctx, s.Primary, s.SQL.BlockHash, []any{id, int64(number)}, sc.dest...); err != nil {
 		return h, err
 	} else if !found {
-		return h, Errorf(ENOTFOUND, "block %d is not indexed", number)
+		return h, chainquery.Errorf(chainquery.ENOTFOUND, "block %d is not indexed", number)
 	}
 	return h, sc.done()
 }
@@ -145,12 +147,12 @@ func (s *SQLStore) BlockHash(ctx context.Context, chain Chain, number uint64) (H
 // is needed (on PostgreSQL a transaction costs two more round trips); only
 // an empty page asks again which of "no such block" and "past the end" it
 // is.
-func (s *SQLStore) FindBlockReceipts(ctx context.Context, f ReceiptFilter) ([]*Receipt, int, error) {
+func (s *SQLStore) FindBlockReceipts(ctx context.Context, f chainquery.ReceiptFilter) ([]*chainquery.Receipt, int, error) {
 	id, err := storeChainID(f.Chain)
 	if err != nil {
 		return nil, 0, err
 	}
-	r := Receipt{BlockNumber: f.BlockNumber}
+	r := chainquery.Receipt{BlockNumber: f.BlockNumber}
 	var count int
 	var sc scan
 	sc.to(&r.Timestamp, &count).to(&r.TransactionIndex).fixed(r.TransactionHash[:]).counter(&r.CumulativeGasUsed).
@@ -162,7 +164,7 @@ func (s *SQLStore) FindBlockReceipts(ctx context.Context, f ReceiptFilter) ([]*R
 	if found, err := queryRow(ctx, s.Read, s.SQL.ReceiptBlock, []any{id, int64(f.BlockNumber)}, &r.Timestamp, &count); err != nil {
 		return nil, 0, err
 	} else if !found {
-		return nil, 0, Errorf(ENOTFOUND, "block %d is not indexed", f.BlockNumber)
+		return nil, 0, chainquery.Errorf(chainquery.ENOTFOUND, "block %d is not indexed", f.BlockNumber)
 	}
 	return out, count, nil
 }
@@ -174,12 +176,12 @@ func (s *SQLStore) FindBlockReceipts(ctx context.Context, f ReceiptFilter) ([]*R
 // Where the dialect has LogTransactionPage, one statement answers unless the
 // page is empty, as in FindBlockReceipts; otherwise, and for an empty page,
 // the transaction and then its page are read in one read transaction.
-func (s *SQLStore) FindTransactionLogs(ctx context.Context, f LogFilter) ([]*Log, int, error) {
+func (s *SQLStore) FindTransactionLogs(ctx context.Context, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
 	id, err := storeChainID(f.Chain)
 	if err != nil {
 		return nil, 0, err
 	}
-	l := Log{TransactionHash: f.TransactionHash}
+	l := chainquery.Log{TransactionHash: f.TransactionHash}
 	var count int
 	var head, page scan
 	head.counter(&l.BlockNumber).to(&l.TransactionIndex).fixed(l.TransactionFrom[:]).address(&l.TransactionTo).
@@ -192,7 +194,7 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f LogFilter) ([]*Log
 			if t == nil {
 				break
 			}
-			var h Hash
+			var h chainquery.Hash
 			if err := fixedBytes(h[:], t); err != nil {
 				return err
 			}
@@ -221,7 +223,7 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f LogFilter) ([]*Log
 		if f.BlockNumber != nil {
 			where = fmt.Sprintf(" in block %d", *f.BlockNumber)
 		}
-		return nil, 0, Errorf(ENOTFOUND, "transaction %s is not indexed on %s%s", f.TransactionHash.Hex(), f.Chain, where)
+		return nil, 0, chainquery.Errorf(chainquery.ENOTFOUND, "transaction %s is not indexed on %s%s", f.TransactionHash.Hex(), f.Chain, where)
 	}
 	if err := head.done(); err != nil {
 		return nil, 0, err
@@ -237,8 +239,8 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f LogFilter) ([]*Log
 // FindTokenBalance returns the account's latest balance change at or before
 // f.At. It returns ENOTFOUND if f.At is later than the indexed history or if
 // the account has no change at or before f.At.
-func (s *SQLStore) FindTokenBalance(ctx context.Context, f TokenBalanceFilter) (*TokenBalance, error) {
-	b := &TokenBalance{AsOf: f.At, Account: f.Account}
+func (s *SQLStore) FindTokenBalance(ctx context.Context, f chainquery.TokenBalanceFilter) (*chainquery.TokenBalance, error) {
+	b := &chainquery.TokenBalance{AsOf: f.At, Account: f.Account}
 	var upTo, blockTime int64
 	var found bool
 	var owner []byte
@@ -251,11 +253,11 @@ func (s *SQLStore) FindTokenBalance(ctx context.Context, f TokenBalanceFilter) (
 	if ok, err := queryRow(ctx, s.Read, s.SQL.TokenBalance, args, sc.dest...); err != nil {
 		return nil, err
 	} else if !ok {
-		return nil, IndexedUpToError(time.Time{})
+		return nil, chainquery.IndexedUpToError(time.Time{})
 	} else if f.At.UnixMilli() > upTo {
-		return nil, IndexedUpToError(time.UnixMilli(upTo))
+		return nil, chainquery.IndexedUpToError(time.UnixMilli(upTo))
 	} else if !found {
-		return nil, NoBalanceError(f.Account)
+		return nil, chainquery.NoBalanceError(f.Account)
 	}
 	if err := sc.done(); err != nil {
 		return nil, err
@@ -265,7 +267,7 @@ func (s *SQLStore) FindTokenBalance(ctx context.Context, f TokenBalanceFilter) (
 	}
 	b.Amount, b.LastUpdated = amount.Uint64(), time.UnixMilli(blockTime).UTC()
 	if owner != nil {
-		b.Owner = new(PublicKey)
+		b.Owner = new(chainquery.PublicKey)
 		if err := fixedBytes(b.Owner[:], owner); err != nil {
 			return nil, err
 		}
@@ -279,17 +281,17 @@ func (s *SQLStore) FindTokenBalance(ctx context.Context, f TokenBalanceFilter) (
 // SolanaCursor returns the cursor WriteTokenBalances last recorded, with an
 // empty Blockhash when it was stored before hashes were. It reads the
 // primary: a resuming ingester must not trust a lagging replica.
-func (s *SQLStore) SolanaCursor(ctx context.Context) (SolanaCursor, bool, error) {
-	var c SolanaCursor
+func (s *SQLStore) SolanaCursor(ctx context.Context) (chainquery.SolanaCursor, bool, error) {
+	var c chainquery.SolanaCursor
 	var blockTime int64
 	var hash *string
 	var sc scan
 	sc.counter(&c.Slot).to(&blockTime, &hash)
 	if found, err := queryRow(ctx, s.Primary, s.SQL.SolanaCursor, nil, sc.dest...); err != nil || !found {
-		return SolanaCursor{}, false, err
+		return chainquery.SolanaCursor{}, false, err
 	}
 	if err := sc.done(); err != nil {
-		return SolanaCursor{}, false, err
+		return chainquery.SolanaCursor{}, false, err
 	}
 	c.BlockTime = time.UnixMilli(blockTime).UTC()
 	if hash != nil {
@@ -300,22 +302,22 @@ func (s *SQLStore) SolanaCursor(ctx context.Context) (SolanaCursor, bool, error)
 
 // LatestOwner returns the owner of account's latest change that names one,
 // read on the primary for the same reason.
-func (s *SQLStore) LatestOwner(ctx context.Context, account PublicKey) (PublicKey, bool, error) {
-	var owner PublicKey
+func (s *SQLStore) LatestOwner(ctx context.Context, account chainquery.PublicKey) (chainquery.PublicKey, bool, error) {
+	var owner chainquery.PublicKey
 	var sc scan
 	sc.fixed(owner[:])
 	if found, err := queryRow(ctx, s.Primary, s.SQL.LatestOwner, []any{account[:]}, sc.dest...); err != nil || !found {
-		return PublicKey{}, false, err
+		return chainquery.PublicKey{}, false, err
 	}
 	if err := sc.done(); err != nil {
-		return PublicKey{}, false, err
+		return chainquery.PublicKey{}, false, err
 	}
 	return owner, true, nil
 }
 
 // CreateAPIKey stores k. It returns ECONFLICT if a key of that name exists
 // and EINVALID if a limit is invalid.
-func (s *SQLStore) CreateAPIKey(ctx context.Context, k *APIKey) error {
+func (s *SQLStore) CreateAPIKey(ctx context.Context, k *chainquery.APIKey) error {
 	if err := k.Limits.Validate(); err != nil {
 		return err
 	}
@@ -328,27 +330,27 @@ func (s *SQLStore) CreateAPIKey(ctx context.Context, k *APIKey) error {
 	if err != nil {
 		return err
 	} else if n == 0 {
-		return Errorf(ECONFLICT, "an API key named %q already exists", k.Name)
+		return chainquery.Errorf(chainquery.ECONFLICT, "an API key named %q already exists", k.Name)
 	}
 	return nil
 }
 
 // FindAPIKeyByHash returns the key whose hash is hash. It returns ENOTFOUND
 // if there is none.
-func (s *SQLStore) FindAPIKeyByHash(ctx context.Context, hash [32]byte) (*APIKey, error) {
-	var k *APIKey
-	if err := s.queryAPIKeys(ctx, s.Read, s.SQL.APIKeyByHash, []any{hash[:]}, func(row *APIKey) { k = row }); err != nil {
+func (s *SQLStore) FindAPIKeyByHash(ctx context.Context, hash [32]byte) (*chainquery.APIKey, error) {
+	var k *chainquery.APIKey
+	if err := s.queryAPIKeys(ctx, s.Read, s.SQL.APIKeyByHash, []any{hash[:]}, func(row *chainquery.APIKey) { k = row }); err != nil {
 		return nil, err
 	} else if k == nil {
-		return nil, Errorf(ENOTFOUND, "API key not found")
+		return nil, chainquery.Errorf(chainquery.ENOTFOUND, "API key not found")
 	}
 	return k, nil
 }
 
 // ListAPIKeys returns every key, ordered by name.
-func (s *SQLStore) ListAPIKeys(ctx context.Context) ([]*APIKey, error) {
-	out := []*APIKey{}
-	if err := s.queryAPIKeys(ctx, s.Read, s.SQL.APIKeys, nil, func(k *APIKey) { out = append(out, k) }); err != nil {
+func (s *SQLStore) ListAPIKeys(ctx context.Context) ([]*chainquery.APIKey, error) {
+	out := []*chainquery.APIKey{}
+	if err := s.queryAPIKeys(ctx, s.Read, s.SQL.APIKeys, nil, func(k *chainquery.APIKey) { out = append(out, k) }); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -356,8 +358,8 @@ func (s *SQLStore) ListAPIKeys(ctx context.Context) ([]*APIKey, error) {
 
 // queryAPIKeys runs a statement of API key rows on c and calls keep with
 // each.
-func (s *SQLStore) queryAPIKeys(ctx context.Context, c StoreConn, query string, args []any, keep func(*APIKey)) error {
-	var k APIKey
+func (s *SQLStore) queryAPIKeys(ctx context.Context, c StoreConn, query string, args []any, keep func(*chainquery.APIKey)) error {
+	var k chainquery.APIKey
 	var endpoints string
 	var created int64
 	var sc scan
@@ -368,7 +370,7 @@ func (s *SQLStore) queryAPIKeys(ctx context.Context, c StoreConn, query string, 
 		row.CreatedAt, row.Endpoints = time.UnixMilli(created).UTC(), nil
 		if endpoints != "" {
 			for _, e := range strings.Split(endpoints, ",") {
-				row.Endpoints = append(row.Endpoints, Endpoint(e))
+				row.Endpoints = append(row.Endpoints, chainquery.Endpoint(e))
 			}
 		}
 		keep(&row)
@@ -382,7 +384,7 @@ func (s *SQLStore) RevokeAPIKey(ctx context.Context, name string) error {
 	if n, err := s.Write.Exec(ctx, s.SQL.RevokeAPIKey, name); err != nil {
 		return err
 	} else if n == 0 {
-		return Errorf(ENOTFOUND, "no API key is named %q", name)
+		return chainquery.Errorf(chainquery.ENOTFOUND, "no API key is named %q", name)
 	}
 	return nil
 }
@@ -391,7 +393,7 @@ func (s *SQLStore) RevokeAPIKey(ctx context.Context, name string) error {
 // and returns the key as it now is, in one statement on the write side (a
 // replica may not have the change yet). It returns ENOTFOUND if there is
 // none and EINVALID if a limit set is invalid.
-func (s *SQLStore) UpdateAPIKey(ctx context.Context, name string, update APIKeyUpdate) (*APIKey, error) {
+func (s *SQLStore) UpdateAPIKey(ctx context.Context, name string, update chainquery.APIKeyUpdate) (*chainquery.APIKey, error) {
 	if err := update.Validate(); err != nil {
 		return nil, err
 	}
@@ -401,17 +403,17 @@ func (s *SQLStore) UpdateAPIKey(ctx context.Context, name string, update APIKeyU
 	}
 	args := []any{name, endpoints, nullable(update.Rate), nullable(update.Burst),
 		nullable(update.CostRate), nullable(update.CostBurst), nullable(update.Concurrency)}
-	var k *APIKey
-	if err := s.queryAPIKeys(ctx, s.Write, s.SQL.UpdateAPIKey, args, func(row *APIKey) { k = row }); err != nil {
+	var k *chainquery.APIKey
+	if err := s.queryAPIKeys(ctx, s.Write, s.SQL.UpdateAPIKey, args, func(row *chainquery.APIKey) { k = row }); err != nil {
 		return nil, err
 	} else if k == nil {
-		return nil, Errorf(ENOTFOUND, "no API key is named %q", name)
+		return nil, chainquery.Errorf(chainquery.ENOTFOUND, "no API key is named %q", name)
 	}
 	return k, nil
 }
 
 // joinEndpoints returns endpoints as stored: their names, comma-separated.
-func joinEndpoints(endpoints []Endpoint) string {
+func joinEndpoints(endpoints []chainquery.Endpoint) string {
 	names := make([]string, len(endpoints))
 	for i, e := range endpoints {
 		names[i] = string(e)

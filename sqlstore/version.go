@@ -1,4 +1,6 @@
-package chainquery
+package sqlstore
+
+import "github.com/chainquery/chainquery"
 
 // The version rule of BlockWriter, applied by SQLStore for every SQL store:
 // a block written at a height where a block was ever stored before
@@ -10,13 +12,13 @@ package chainquery
 // height that has one. A height given twice in one batch ends as if written
 // in two batches in a row: only its last block is written, with the version
 // after the earlier one's.
-func planVersions(blocks []*BlockData, prior map[uint64]int) []*BlockData {
+func planVersions(blocks []*chainquery.BlockData, prior map[uint64]int) []*chainquery.BlockData {
 	last := make(map[uint64]int, len(blocks))
 	for i, d := range blocks {
 		last[d.Block.Number] = i
 	}
 	earlier := map[uint64]int{}
-	out := make([]*BlockData, 0, len(last))
+	out := make([]*chainquery.BlockData, 0, len(last))
 	for i, d := range blocks {
 		n := d.Block.Number
 		if last[n] != i {
@@ -35,7 +37,7 @@ func planVersions(blocks []*BlockData, prior map[uint64]int) []*BlockData {
 
 // blockHeights returns the heights of blocks, each once, in the order they
 // first appear.
-func blockHeights(blocks []*BlockData) []uint64 {
+func blockHeights(blocks []*chainquery.BlockData) []uint64 {
 	seen := make(map[uint64]bool, len(blocks))
 	var out []uint64
 	for _, d := range blocks {

@@ -1,10 +1,12 @@
-package chainquery
+package sqlstore
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/chainquery/chainquery"
 )
 
 // Filter Traces in the SQL stores: the query plan, the code tables of trace
@@ -20,7 +22,7 @@ import (
 type TracePlan struct {
 	Chain  int64 // the chain's key (its EIP-155 id)
 	Lo, Hi int64 // the block range, both ends inclusive
-	Page   Page
+	Page   chainquery.Page
 
 	// FromIndex says which index the walks use: the sender's (traces_from)
 	// when set, else the recipient's (traces_to).
@@ -44,7 +46,7 @@ type TracePlan struct {
 
 // NewTracePlan returns the plan of f on the chain keyed chain over the blocks
 // lo to hi. An address given twice is walked once.
-func NewTracePlan(chain int64, lo, hi uint64, f TraceFilter) *TracePlan {
+func NewTracePlan(chain int64, lo, hi uint64, f chainquery.TraceFilter) *TracePlan {
 	hi = min(hi, math.MaxInt64) // heights are stored as int64
 	p := &TracePlan{Chain: chain, Lo: int64(lo), Hi: int64(hi), Page: f.Page}
 	p.setBuckets()
@@ -74,8 +76,8 @@ func (p *TracePlan) WalkRecipients() {
 	}
 }
 
-func uniqueAddresses(addrs []Address) []Address {
-	var out []Address
+func uniqueAddresses(addrs []chainquery.Address) []chainquery.Address {
+	var out []chainquery.Address
 	for i, a := range addrs {
 		if !slices.Contains(addrs[:i], a) {
 			out = append(out, a)
@@ -84,7 +86,7 @@ func uniqueAddresses(addrs []Address) []Address {
 	return out
 }
 
-func addressBytes(addrs []Address) [][]byte {
+func addressBytes(addrs []chainquery.Address) [][]byte {
 	out := make([][]byte, len(addrs))
 	for i := range addrs {
 		out[i] = addrs[i][:]
@@ -96,8 +98,8 @@ func addressBytes(addrs []Address) [][]byte {
 // is its position here, in every store (the migrations' comments say them
 // too).
 var (
-	traceTypeCodes = []string{TraceCall, TraceCreate, TraceSuicide}
-	callTypeCodes  = []string{CallTypeCall, CallTypeDelegateCall, CallTypeStaticCall, CallTypeCreate}
+	traceTypeCodes = []string{chainquery.TraceCall, chainquery.TraceCreate, chainquery.TraceSuicide}
+	callTypeCodes  = []string{chainquery.CallTypeCall, chainquery.CallTypeDelegateCall, chainquery.CallTypeStaticCall, chainquery.CallTypeCreate}
 )
 
 // FindTraces returns one page of the traces matching f in API order and the
@@ -106,7 +108,7 @@ var (
 // (TraceFilter.BlockRange); then TracePlan says how the traces are found,
 // and trace_counts gives the count and where the offset starts
 // (trace_count.go).
-func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int, error) {
+func (s *SQLStore) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]*chainquery.Trace, int, error) {
 	tx, id, err := s.chainTx(ctx, f.Chain)
 	if err != nil {
 		return nil, 0, err
@@ -122,7 +124,7 @@ func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int
 	}
 	lo, hi, ok, err := f.BlockRange(seek(s.SQL.FirstBlockAtOrAfter), seek(s.SQL.LastBlockAtOrBefore))
 	if err != nil || !ok {
-		return []*Trace{}, 0, err
+		return []*chainquery.Trace{}, 0, err
 	}
 	p := NewTracePlan(id, lo, hi, f)
 	if err := s.chooseSide(ctx, tx, p); err != nil {
@@ -133,7 +135,7 @@ func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int
 		return nil, 0, err
 	}
 	if f.Offset >= count {
-		return []*Trace{}, count, nil
+		return []*chainquery.Trace{}, count, nil
 	}
 	narrowed, err := s.skipOffset(ctx, tx, p)
 	if err != nil {
@@ -144,7 +146,7 @@ func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int
 			return nil, 0, err
 		}
 	}
-	var t Trace
+	var t chainquery.Trace
 	q, args := s.SQL.TracePage(p)
 	out, err := queryRows(ctx, tx, q, args, s.traceScan(&t), &t)
 	if err != nil {
@@ -158,7 +160,7 @@ func (s *SQLStore) FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int
 // t.trace_address, the transaction's from_addr, to_addr and status, t.type,
 // t.call_type, t.from_addr, t.to_addr, t.gas, t.gas_used, t.value,
 // t.subtraces, t.input, t.output, t.error.
-func (s *SQLStore) traceScan(t *Trace) *scan {
+func (s *SQLStore) traceScan(t *chainquery.Trace) *scan {
 	var addr string
 	var typ, callType int
 	var errText *string
@@ -169,7 +171,7 @@ func (s *SQLStore) traceScan(t *Trace) *scan {
 		bytes(&t.Input).bytes(&t.Output).to(&errText)
 	return sc.then(func() error {
 		var err error
-		if t.TraceAddress, err = ParseTraceAddress(addr); err != nil {
+		if t.TraceAddress, err = chainquery.ParseTraceAddress(addr); err != nil {
 			return err
 		}
 		if typ < 0 || typ >= len(traceTypeCodes) || callType < 0 || callType >= len(callTypeCodes) {
