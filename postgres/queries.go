@@ -68,6 +68,37 @@ var queries = sqlstore.StoreSQL{
 		`DELETE FROM blocks WHERE chain = $1 AND number >= $2`,
 	},
 
+	HistorySQL: sqlstore.HistorySQL{
+		HistoryBelow:    `SELECT below FROM history WHERE chain = $1`,
+		SetHistoryBelow: `INSERT INTO history (chain, below) VALUES ($1, $2) ON CONFLICT (chain) DO UPDATE SET below = excluded.below`,
+		FirstBlockFrom:  `SELECT (SELECT number FROM blocks WHERE chain = $1 AND number >= $2 ORDER BY number LIMIT 1)`,
+		TipTransactions: `SELECT block_number, tx_index, hash, from_addr, to_addr, value, gas_limit, gas_price,
+			effective_gas_price, max_fee_per_gas, max_priority_fee_per_gas, gas_used, cumulative_gas_used, nonce,
+			input, type, contract_address, status, log_count
+			FROM transactions WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index`,
+		TipLogs: `SELECT block_number, tx_index, log_index, address, topic0, topic1, topic2, topic3, data
+			FROM logs WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, log_index`,
+		TipTraces: `SELECT block_number, tx_index, trace_address, type, call_type, from_addr, to_addr, gas, gas_used,
+			value, subtraces, input, output, error
+			FROM traces WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, trace_pos`,
+		DeleteTip: []string{
+			`DELETE FROM traces WHERE chain = $1 AND block_number BETWEEN $2 AND $3`,
+			`DELETE FROM logs WHERE chain = $1 AND block_number BETWEEN $2 AND $3`,
+			`DELETE FROM transactions WHERE chain = $1 AND block_number BETWEEN $2 AND $3`,
+		},
+		DeleteHistory: []string{
+			`DELETE FROM history_segments WHERE chain = $1 AND number >= $2`,
+			`DELETE FROM history_tx_hashes WHERE chain = $1 AND block_number >= $2`,
+			`DELETE FROM history_postings WHERE chain = $1 AND bucket >= $2::bigint / 100`,
+		},
+		HistorySegments: `SELECT number, kind, data FROM history_segments WHERE chain = $1 AND number BETWEEN $2 AND $3
+			ORDER BY number, kind`,
+		HistorySegment:  `SELECT data FROM history_segments WHERE chain = $1 AND number = $2 AND kind = $3`,
+		HistoryPostings: historyPostingsSQL,
+		HistoryTxBlocks: `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2 ORDER BY block_number DESC`,
+		BlockStamps:     `SELECT number, timestamp, version FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3 ORDER BY number`,
+	},
+
 	RecordRewrite: `INSERT INTO rewrites (chain, seq, from_height)
 		SELECT $1, coalesce(max(seq), 0) + 1, $2 FROM rewrites WHERE chain = $1`,
 	Rewrites: `SELECT max(seq), min(from_height) FROM rewrites WHERE chain = $1 AND seq > $2`,

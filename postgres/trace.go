@@ -197,3 +197,13 @@ func tracePageSQL(p *sqlstore.TracePlan) (string, []any) {
 			WHERE chain = $1 AND number = p.block_number LIMIT 1) b
 		ORDER BY p.block_number, p.tx_index, p.trace_pos`, args
 }
+
+// historyPostingsSQL reads the posting lists of addrs in direction dir over
+// the buckets first to last: trace_counts lists the buckets where each
+// address has traces, and history_postings is searched at each.
+func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any) {
+	return `SELECT c.bucket, c.address, h.list FROM trace_counts c
+		JOIN history_postings h ON h.chain = c.chain AND h.bucket = c.bucket AND h.dir = c.dir AND h.address = c.address
+		WHERE c.chain = $1 AND c.dir = $2 AND c.address = ANY($3) AND c.bucket BETWEEN $4 AND $5 AND c.n > 0
+		ORDER BY c.bucket`, []any{chain, dir, addrs, first, last}
+}

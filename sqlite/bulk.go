@@ -27,8 +27,8 @@ type bulkTable struct {
 // INSERTs add to the rows that exist.
 var traceCounts = sqlstore.StoreTable{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n"}}
 
-// bulkTables are the tables of a block batch (sqlstore.BlockTables, and
-// traceCounts), by name.
+// bulkTables are the tables of a block batch (sqlstore.BlockTables,
+// sqlstore.HistoryTables, and traceCounts), by name.
 //
 // The INSERTs say OR FAIL. With SQLite's default (ABORT), a statement that
 // writes several rows must be able to undo itself alone, so SQLite copies
@@ -41,7 +41,7 @@ var traceCounts = sqlstore.StoreTable{Name: "trace_counts", Columns: []string{"c
 // 34.2 / 33.0 blocks/s (docs/benchmarks.md).
 var bulkTables = func() map[string]bulkTable {
 	m := map[string]bulkTable{}
-	for _, t := range append(sqlstore.BlockTables(), traceCounts) {
+	for _, t := range append(append(sqlstore.BlockTables(), sqlstore.HistoryTables()...), traceCounts) {
 		head := "INSERT OR FAIL INTO " + t.Name + " (" + strings.Join(t.Columns, ", ") + ") VALUES "
 		tuple := "(" + placeholders(len(t.Columns)) + ")"
 		tail := ""

@@ -61,6 +61,39 @@ var queries = sqlstore.StoreSQL{
 		`DELETE FROM blocks WHERE chain = ? AND number >= ?`,
 	},
 
+	HistorySQL: sqlstore.HistorySQL{
+		HistoryBelow:    `SELECT below FROM history WHERE chain = ?`,
+		SetHistoryBelow: `INSERT INTO history (chain, below) VALUES (?, ?) ON CONFLICT (chain) DO UPDATE SET below = excluded.below`,
+		FirstBlockFrom:  `SELECT min(number) FROM blocks WHERE chain = ? AND number >= ?`,
+		TipTransactions: `SELECT block_number, tx_index, hash, from_addr, to_addr, value, gas_limit, gas_price,
+			effective_gas_price, max_fee_per_gas, max_priority_fee_per_gas, gas_used, cumulative_gas_used, nonce,
+			input, type, contract_address, status, log_count
+			FROM transactions INDEXED BY transactions_key WHERE chain = ? AND block_number BETWEEN ? AND ?
+			ORDER BY block_number, tx_index`,
+		TipLogs: `SELECT block_number, tx_index, log_index, address, topic0, topic1, topic2, topic3, data
+			FROM logs WHERE chain = ? AND block_number BETWEEN ? AND ? ORDER BY block_number, tx_index, log_index`,
+		TipTraces: `SELECT block_number, tx_index, trace_address, type, call_type, from_addr, to_addr, gas, gas_used,
+			value, subtraces, input, output, error
+			FROM traces INDEXED BY traces_key WHERE chain = ? AND block_number BETWEEN ? AND ?
+			ORDER BY block_number, tx_index, trace_pos`,
+		DeleteTip: []string{
+			`DELETE FROM traces WHERE chain = ? AND block_number BETWEEN ? AND ?`,
+			`DELETE FROM logs WHERE chain = ? AND block_number BETWEEN ? AND ?`,
+			`DELETE FROM transactions WHERE chain = ? AND block_number BETWEEN ? AND ?`,
+		},
+		DeleteHistory: []string{
+			`DELETE FROM history_segments WHERE chain = ? AND number >= ?`,
+			`DELETE FROM history_tx_hashes WHERE chain = ? AND block_number >= ?`,
+			`DELETE FROM history_postings WHERE chain = ?1 AND bucket >= ?2 / 100`,
+		},
+		HistorySegments: `SELECT number, kind, data FROM history_segments WHERE chain = ? AND number BETWEEN ? AND ?
+			ORDER BY number, kind`,
+		HistorySegment:  `SELECT data FROM history_segments WHERE chain = ? AND number = ? AND kind = ?`,
+		HistoryPostings: historyPostingsSQL,
+		HistoryTxBlocks: `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
+		BlockStamps:     `SELECT number, timestamp, version FROM blocks WHERE chain = ? AND number BETWEEN ? AND ? ORDER BY number`,
+	},
+
 	RecordRewrite: `INSERT INTO rewrites (chain, seq, from_height)
 		SELECT ?1, coalesce(max(seq), 0) + 1, ?2 FROM rewrites WHERE chain = ?1`,
 	Rewrites: `SELECT max(seq), min(from_height) FROM rewrites WHERE chain = ? AND seq > ?`,

@@ -37,6 +37,18 @@ func (s *SQLStore) FindBlock(ctx context.Context, chain chainquery.Chain, number
 	if b.Transactions, err = s.findTransactions(ctx, tx, id, b); err != nil {
 		return nil, err
 	}
+	if len(b.Transactions) == 0 && b.TransactionCount > 0 { // history
+		txs, found, err := s.historyTransactions(ctx, tx, id, number)
+		if err != nil {
+			return nil, err
+		} else if !found {
+			return nil, errHistoryMoved
+		}
+		for _, t := range txs {
+			t.Timestamp = b.Timestamp
+		}
+		b.Transactions = txs
+	}
 	return b, nil
 }
 
@@ -65,13 +77,7 @@ func (s *SQLStore) findBlock(ctx context.Context, c StoreConn, chain chainquery.
 
 func (s *SQLStore) findTransactions(ctx context.Context, c StoreConn, id int64, b *chainquery.Block) ([]*chainquery.Transaction, error) {
 	t := chainquery.Transaction{BlockNumber: b.Number, Timestamp: b.Timestamp}
-	var sc scan
-	sc.to(&t.Index).fixed(t.Hash[:]).fixed(t.From[:]).address(&t.To).to(s.ScanAmount(&t.Value)).
-		counter(&t.GasLimit).to(s.ScanAmount(&t.GasPrice), s.ScanAmount(&t.EffectiveGasPrice),
-		s.ScanAmount(&t.MaxFeePerGas), s.ScanAmount(&t.MaxPriorityFeePerGas)).
-		counter(&t.GasUsed).counter(&t.CumulativeGasUsed).counter(&t.Nonce).bytes(&t.Input).
-		to(&t.Type).address(&t.ContractAddress).to(&t.Status, &t.LogCount)
-	return queryRows(ctx, c, s.SQL.BlockTransactions, []any{id, int64(b.Number)}, &sc, &t)
+	return queryRows(ctx, c, s.SQL.BlockTransactions, []any{id, int64(b.Number)}, s.txScan(&scan{}, &t), &t)
 }
 
 // LatestBlock returns the highest indexed block number of chain. It returns
@@ -166,6 +172,21 @@ func (s *SQLStore) FindBlockReceipts(ctx context.Context, f chainquery.ReceiptFi
 	} else if !found {
 		return nil, 0, chainquery.Errorf(chainquery.ENOTFOUND, "block %d is not indexed", f.BlockNumber)
 	}
+	if f.Offset >= count { // past the end
+		return out, count, nil
+	}
+	// The block's transactions are history.
+	txs, found, err := s.historyTransactions(ctx, s.Read, id, f.BlockNumber)
+	if err != nil {
+		return nil, 0, err
+	} else if !found {
+		return nil, 0, errHistoryMoved
+	}
+	for _, t := range txs[min(f.Offset, len(txs)):min(f.Offset+f.Limit, len(txs))] {
+		out = append(out, &chainquery.Receipt{BlockNumber: f.BlockNumber, Timestamp: r.Timestamp, TransactionHash: t.Hash,
+			TransactionIndex: t.Index, CumulativeGasUsed: t.CumulativeGasUsed, GasUsed: t.GasUsed,
+			ContractAddress: t.ContractAddress, Status: t.Status, EffectiveGasPrice: t.EffectiveGasPrice})
+	}
 	return out, count, nil
 }
 
@@ -186,22 +207,7 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f chainquery.LogFilt
 	var head, page scan
 	head.counter(&l.BlockNumber).to(&l.TransactionIndex).fixed(l.TransactionFrom[:]).address(&l.TransactionTo).
 		to(&count, &l.Timestamp)
-	var topics [4][]byte
-	page.to(&l.LogIndex).fixed(l.Address[:]).to(&topics[0], &topics[1], &topics[2], &topics[3]).bytes(&l.Data)
-	page.then(func() error {
-		l.Topics = nil // a new slice for each row
-		for _, t := range topics {
-			if t == nil {
-				break
-			}
-			var h chainquery.Hash
-			if err := fixedBytes(h[:], t); err != nil {
-				return err
-			}
-			l.Topics = append(l.Topics, h)
-		}
-		return nil
-	})
+	logScan(&page, &l)
 	if s.SQL.LogTransactionPage != nil {
 		both := scan{dest: slices.Concat(head.dest, page.dest), post: slices.Concat(head.post, page.post)}
 		q, args := s.SQL.LogTransactionPage(id, f.TransactionHash, f.BlockNumber, f.Limit, f.Offset)
@@ -219,6 +225,9 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f chainquery.LogFilt
 	if found, err := queryRow(ctx, tx, q, args, head.dest...); err != nil {
 		return nil, 0, err
 	} else if !found {
+		if out, count, err := s.historyLogPage(ctx, tx, id, f); err != nil || out != nil {
+			return out, count, err
+		}
 		where := ""
 		if f.BlockNumber != nil {
 			where = fmt.Sprintf(" in block %d", *f.BlockNumber)
@@ -234,6 +243,21 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f chainquery.LogFilt
 		return nil, 0, err
 	}
 	return out, count, nil
+}
+
+// historyLogPage returns the page of f's logs when its transaction is in
+// history; nil when it is not there either.
+func (s *SQLStore) historyLogPage(ctx context.Context, c StoreConn, chain int64, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
+	t, timestamp, logs, err := s.historyTxLogs(ctx, c, chain, f.TransactionHash, f.BlockNumber)
+	if err != nil || t == nil {
+		return nil, 0, err
+	}
+	out := []*chainquery.Log{}
+	for _, l := range logs[min(f.Offset, len(logs)):min(f.Offset+f.Limit, len(logs))] {
+		l.Timestamp, l.TransactionHash, l.TransactionFrom, l.TransactionTo = timestamp, t.Hash, t.From, t.To
+		out = append(out, l)
+	}
+	return out, t.LogCount, nil
 }
 
 // FindTokenBalance returns the account's latest balance change at or before

@@ -43,6 +43,11 @@ type SQLStore struct {
 	// ReplaceBlocks call of the chain keyed chain, writing blocks at heights.
 	BeginBlocks func(ctx context.Context, chain int64, heights []uint64) (BlockBatch, error)
 
+	// TipBlocks is how many of a chain's highest blocks at least stay rows
+	// before their buckets become history (history.go): 0 for
+	// DefaultTipBlocks, negative to keep every block as rows.
+	TipBlocks int
+
 	// AmountArg returns an amount (wei, token amounts) in the store's form
 	// of a 256-bit integer, as an argument or a value of a row; ScanAmount
 	// returns the scan target that reads it back into *p, nil for NULL.
@@ -198,6 +203,60 @@ type StoreSQL struct {
 	// concurrency, each NULL to keep the key's → the updated row, as
 	// APIKeyByHash's (no row when no key has that name).
 	CreateAPIKey, APIKeyByHash, APIKeys, RevokeAPIKey, UpdateAPIKey string
+
+	// The statements of history (history.go).
+	HistorySQL
+}
+
+// HistorySQL is a store's statements of the history layout (history.go).
+type HistorySQL struct {
+	// HistoryBelow: chain → below, the boundary (no row: 0).
+	// SetHistoryBelow: chain, below; it makes the row when missing.
+	HistoryBelow, SetHistoryBelow string
+
+	// FirstBlockFrom: chain, from → the lowest number stored at or above
+	// from, NULL when none.
+	FirstBlockFrom string
+
+	// TipTransactions: chain, lo, hi → block_number, then BlockTransactions'
+	// columns, in (block_number, tx_index) order. TipLogs: chain, lo, hi →
+	// block_number, tx_index, log_index, address, topic0 to topic3, data,
+	// in (block_number, log_index) order. TipTraces: chain, lo, hi →
+	// block_number, tx_index, trace_address, type, call_type, from_addr,
+	// to_addr, gas, gas_used, value, subtraces, input, output, error, in
+	// API order. All read rows, not history.
+	TipTransactions, TipLogs, TipTraces string
+
+	// DeleteTip: chain, lo, hi. Run in order, they delete the traces, logs
+	// and transactions rows of the blocks from lo to hi, leaving their
+	// headers and trace_counts.
+	DeleteTip []string
+
+	// DeleteHistory: chain, from (the start of a bucket). Run in order,
+	// they delete the history of the blocks at or above from: segments,
+	// transaction hashes, and the posting lists of the buckets from
+	// from / TraceCountBlocks up.
+	DeleteHistory []string
+
+	// HistorySegments: chain, lo, hi → number, kind, data of every
+	// segment of the blocks from lo to hi, in number order. HistorySegment:
+	// chain, number, kind → data.
+	HistorySegments, HistorySegment string
+
+	// HistoryPostings returns the statement of the posting lists of
+	// addresses in direction dir over the buckets first to last, and its
+	// arguments: bucket, address, list, in bucket order, for each bucket
+	// where trace_counts counts the address.
+	HistoryPostings func(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any)
+
+	// HistoryTxBlocks: chain, prefix (HashPrefix) → block_number of each
+	// history block holding a transaction whose hash starts so, highest
+	// first.
+	HistoryTxBlocks string
+
+	// BlockStamps: chain, lo, hi → number, timestamp, version of the
+	// blocks from lo to hi, in number order.
+	BlockStamps string
 }
 
 // UnavailableError returns the EUNAVAILABLE error of a store whose database

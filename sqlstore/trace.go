@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 
@@ -37,6 +36,11 @@ type TracePlan struct {
 	// FromIndex, else the senders. traces_from carries to_addr and
 	// traces_to from_addr, so the walks stay in the index either way.
 	Also [][]byte
+
+	// HistoryBelow is the chain's boundary of history (history.go): the
+	// blocks below it are read from segments and posting lists, those at or
+	// above it from rows.
+	HistoryBelow int64
 
 	// FirstBucket and LastBucket are the first and the last bucket of
 	// trace_counts (trace_count.go) that lie wholly in the range; there is
@@ -127,6 +131,9 @@ func (s *SQLStore) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]
 		return []*chainquery.Trace{}, 0, err
 	}
 	p := NewTracePlan(id, lo, hi, f)
+	if p.HistoryBelow, err = s.historyBelow(ctx, tx, id); err != nil {
+		return nil, 0, err
+	}
 	if err := s.chooseSide(ctx, tx, p); err != nil {
 		return nil, 0, err
 	}
@@ -146,13 +153,63 @@ func (s *SQLStore) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]
 			return nil, 0, err
 		}
 	}
-	var t chainquery.Trace
-	q, args := s.SQL.TracePage(p)
-	out, err := queryRows(ctx, tx, q, args, s.traceScan(&t), &t)
+	out, err := s.tracePage(ctx, tx, p)
 	if err != nil {
 		return nil, 0, err
 	}
 	return out, count, nil
+}
+
+// tracePage returns the plan's page: from history up to its boundary,
+// then from rows, where the page goes on past it.
+func (s *SQLStore) tracePage(ctx context.Context, tx StoreTx, p *TracePlan) ([]*chainquery.Trace, error) {
+	var out []*chainquery.Trace
+	rows := p
+	if p.Lo < p.HistoryBelow {
+		hist := p.over(p.Lo, min(p.Hi, p.HistoryBelow-1))
+		page, total, err := s.historyTracePage(ctx, tx, hist)
+		if err != nil || total < 0 || p.Hi < p.HistoryBelow {
+			return page, err
+		}
+		// The range's history holds fewer than offset+limit matches: the
+		// page goes on in the rows, past those.
+		out = page
+		rows = p.over(p.HistoryBelow, p.Hi)
+		rows.Page.Offset = max(0, p.Page.Offset-total)
+		rows.Page.Limit = p.Page.Limit - len(page)
+		if rows.Page.Limit == 0 {
+			return out, nil
+		}
+	}
+	var t chainquery.Trace
+	q, args := s.SQL.TracePage(rows)
+	page, err := queryRows(ctx, tx, q, args, s.traceScan(&t), &t)
+	if out == nil {
+		return page, err
+	}
+	return append(out, page...), err
+}
+
+// rangeCount counts the plan's traces in its range: from the blocks'
+// trace counts without an address, else by walking the index entries of
+// its rows and the posting lists of its history.
+func (s *SQLStore) rangeCount(ctx context.Context, tx StoreTx, p *TracePlan) (int, error) {
+	n := 0
+	if len(p.Walk) == 0 || p.Hi >= p.HistoryBelow {
+		rows := p
+		if len(p.Walk) > 0 && p.Lo < p.HistoryBelow {
+			rows = p.over(p.HistoryBelow, p.Hi)
+		}
+		query, args := s.SQL.TraceCount(rows)
+		if _, err := queryRow(ctx, tx, query, args, &n); err != nil || len(p.Walk) == 0 {
+			return n, err
+		}
+	}
+	if p.Lo >= p.HistoryBelow {
+		return n, nil
+	}
+	ms, err := s.historyMatches(ctx, tx, p.over(p.Lo, min(p.Hi, p.HistoryBelow-1)), -1)
+	return n + len(ms), err
 }
 
 // traceScan returns the scan of a row of TracePage into t: t.block_number,
@@ -169,18 +226,5 @@ func (s *SQLStore) traceScan(t *chainquery.Trace) *scan {
 		fixed(t.TransactionFrom[:]).address(&t.TransactionTo).to(&t.TransactionStatus, &typ, &callType).
 		fixed(t.From[:]).address(&t.To).counter(&t.Gas).counter(&t.GasUsed).to(s.ScanAmount(&t.Value), &t.Subtraces).
 		bytes(&t.Input).bytes(&t.Output).to(&errText)
-	return sc.then(func() error {
-		var err error
-		if t.TraceAddress, err = chainquery.ParseTraceAddress(addr); err != nil {
-			return err
-		}
-		if typ < 0 || typ >= len(traceTypeCodes) || callType < 0 || callType >= len(callTypeCodes) {
-			return fmt.Errorf("unknown trace type code %d or call type code %d", typ, callType)
-		}
-		t.Type, t.CallType, t.Error = traceTypeCodes[typ], callTypeCodes[callType], ""
-		if errText != nil {
-			t.Error = *errText
-		}
-		return nil
-	})
+	return sc.then(func() error { return traceCodes(t, addr, typ, callType, errText) })
 }

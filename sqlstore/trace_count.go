@@ -138,9 +138,7 @@ func (s *SQLStore) countTraces(ctx context.Context, tx StoreTx, p *TracePlan) (i
 		if lo > hi {
 			return nil
 		}
-		var n int
-		query, args := s.SQL.TraceCount(p.over(lo, hi))
-		_, err := queryRow(ctx, tx, query, args, &n)
+		n, err := s.rangeCount(ctx, tx, p.over(lo, hi))
 		count += sign * n
 		return err
 	}

@@ -92,6 +92,11 @@ func (s *SQLStore) writeBlocks(ctx context.Context, chain chainquery.Chain, rewi
 		return err
 	}
 	defer b.Rollback()
+	if low, ok := lowestTouched(rewindFrom, heights); ok {
+		if err := s.thaw(ctx, b, id, low); err != nil {
+			return err
+		}
+	}
 	if rewindFrom != nil {
 		for _, q := range s.SQL.Rewind {
 			if _, err := b.Exec(ctx, q, id, int64(*rewindFrom)); err != nil {
@@ -121,10 +126,34 @@ func (s *SQLStore) writeBlocks(ctx context.Context, chain chainquery.Chain, rewi
 			return err
 		}
 	}
-	if err := insertBlockRows(ctx, b, id, planVersions(blocks, prior), s.AmountArg); err != nil {
+	if err := insertBlockRows(ctx, b, id, planVersions(blocks, prior), s.AmountArg, true); err != nil {
 		return err
 	}
+	var head *int64
+	if _, err := queryRow(ctx, b, s.SQL.LatestBlock, []any{id}, &head); err != nil {
+		return err
+	}
+	if head != nil {
+		if err := s.freeze(ctx, b, id, uint64(*head)); err != nil {
+			return err
+		}
+	}
 	return b.Commit(ctx)
+}
+
+// lowestTouched returns the lowest height a write of heights (in any
+// order) after a rewind from rewindFrom (when not nil) removes or replaces.
+func lowestTouched(rewindFrom *uint64, heights []uint64) (uint64, bool) {
+	low, ok := uint64(0), false
+	if rewindFrom != nil {
+		low, ok = *rewindFrom, true
+	}
+	for _, h := range heights {
+		if !ok || h < low {
+			low, ok = h, true
+		}
+	}
+	return low, ok
 }
 
 // chunkRows is about how many rows insertBlockRows prepares before it
@@ -135,12 +164,17 @@ const chunkRows = 8192
 
 // insertBlockRows inserts the rows of blocks, whose versions are set, in
 // chunks of whole blocks of about chunkRows rows, writing amounts with
-// amount, then adds their traces to trace_counts.
-func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData, amount func(*big.Int) any) error {
+// amount, then adds their traces to trace_counts. Without headers, it
+// inserts only their transactions, logs and traces, and counts nothing:
+// history turned back into rows (thaw) has its header and its counts
+// already.
+func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData, amount func(*big.Int) any, headers bool) error {
 	tables := BlockTables()
 	counts := traceCounter{}
 	for _, d := range blocks {
-		counts.add(d.Block.Number, d.Traces)
+		if headers {
+			counts.add(d.Block.Number, d.Traces)
+		}
 	}
 	for len(blocks) > 0 {
 		n, rows := 0, [4]int{}
@@ -162,6 +196,9 @@ func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*c
 			if err := addBlockRows(tables, chain, d, amount); err != nil {
 				return fmt.Errorf("block %d: %w", d.Block.Number, err)
 			}
+		}
+		if !headers {
+			tables[0].Values = tables[0].Values[:0]
 		}
 		if err := b.Insert(ctx, tables); err != nil {
 			return err

@@ -44,6 +44,22 @@ func Run(t *testing.T, open func(testing.TB) chainquery.Store) {
 	t.Run("APIKeys", func(t *testing.T) { testAPIKeys(t, open(t)) })
 	t.Run("APIKeyLimits", func(t *testing.T) { testAPIKeyLimits(t, open(t)) })
 	t.Run("IndexStatus", func(t *testing.T) { testIndexStatus(t, open) })
+	// The same reads and rewinds with every fixture block kept as history
+	// (sqlstore's layout of deep blocks) instead of rows: the answers
+	// must not change, and a rewind or a write below the boundary must
+	// turn history back into rows first.
+	frozen := func(t *testing.T) chainquery.Store {
+		s := loaded(t)
+		Freeze(t, s)
+		return s
+	}
+	t.Run("History", func(t *testing.T) {
+		t.Run("Blocks", func(t *testing.T) { testBlocks(t, frozen(t)) })
+		t.Run("Receipts", func(t *testing.T) { testReceipts(t, frozen(t)) })
+		t.Run("Logs", func(t *testing.T) { testLogs(t, frozen(t)) })
+		t.Run("Traces", func(t *testing.T) { testTraces(t, frozen(t)) })
+		t.Run("Reorg", func(t *testing.T) { testReorg(t, frozen(t)) })
+	})
 	t.Run("MigrationsCurrent", func(t *testing.T) {
 		// A store opened by Open has applied every migration it has.
 		pending, err := open(t).PendingMigrations(context.Background())
@@ -51,6 +67,34 @@ func Run(t *testing.T, open func(testing.TB) chainquery.Store) {
 			t.Fatalf("pending migrations %v, %v; want none", pending, err)
 		}
 	})
+}
+
+// HistoryFreezer is a store that keeps deep blocks as history
+// (sqlstore.SQLStore.FreezeHistory).
+type HistoryFreezer interface {
+	FreezeHistory(ctx context.Context, chain chainquery.Chain, below uint64) error
+}
+
+// Freeze turns every stored block of s into history; it fails the test if
+// s keeps no history.
+func Freeze(tb testing.TB, s chainquery.Store) {
+	tb.Helper()
+	f, ok := s.(HistoryFreezer)
+	if !ok {
+		tb.Fatalf("%T keeps no history", s)
+	}
+	ctx := context.Background()
+	for _, chain := range chainquery.EVMChains {
+		head, err := s.HeadBlock(ctx, chain)
+		if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
+			continue
+		} else if err != nil {
+			tb.Fatal(err)
+		}
+		if err := f.FreezeHistory(ctx, chain, head+1); err != nil {
+			tb.Fatalf("freeze %s: %v", chain, err)
+		}
+	}
 }
 
 // wantCode fails unless err carries the chainquery error code.

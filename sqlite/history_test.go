@@ -1,0 +1,53 @@
+package sqlite_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/internal/storetest"
+	"github.com/chainquery/chainquery/sqlite"
+)
+
+// TestHistoryLayout: after a freeze the fixture's blocks have no rows left
+// in transactions, logs and traces, only segments, posting lists and hash
+// prefixes; the History conformance tests then read them from there, and
+// a rewind of the whole fixture leaves neither rows nor history.
+func TestHistoryLayout(t *testing.T) {
+	db := MustOpenDB(t)
+	storetest.Load(t, db)
+	storetest.Freeze(t, db)
+	count := func(table string) int {
+		var n int
+		if err := sqlite.ReadPool(db).QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, table := range []string{"transactions", "logs", "traces"} {
+		if n := count(table); n != 0 {
+			t.Errorf("%s holds %d rows after the freeze, want 0", table, n)
+		}
+	}
+	for _, table := range []string{"history_segments", "history_postings", "history_tx_hashes", "blocks"} {
+		if n := count(table); n == 0 {
+			t.Errorf("%s is empty after the freeze", table)
+		}
+	}
+	ctx := context.Background()
+	if err := db.ReplaceBlocks(ctx, chainquery.Polygon, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ReplaceBlocks(ctx, chainquery.Ethereum, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"transactions", "logs", "traces", "history_segments", "history_postings", "history_tx_hashes", "blocks"} {
+		if n := count(table); n != 0 {
+			t.Errorf("%s holds %d rows after a rewind of everything, want 0", table, n)
+		}
+	}
+	var n int
+	if err := sqlite.ReadPool(db).QueryRow(`SELECT count(*) FROM trace_counts WHERE n != 0`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d trace_counts rows are not zero after a rewind of everything (%v)", n, err)
+	}
+}
