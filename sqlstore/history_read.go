@@ -147,6 +147,9 @@ func (s *SQLStore) loadHistoryBlock(ctx context.Context, c StoreConn, chain int6
 			hb.first[t.TransactionIndex] = i
 		}
 		t.Timestamp, t.Version = st.timestamp, st.version
+		if len(t.TraceAddress) == 0 {
+			t.TraceAddress = nil // as rows give it
+		}
 		t.TransactionHash, t.TransactionFrom, t.TransactionTo, t.TransactionStatus = x.Hash, x.From, x.To, x.Status
 	}
 	return hb, nil

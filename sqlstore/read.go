@@ -255,6 +255,9 @@ func (s *SQLStore) historyLogPage(ctx context.Context, c StoreConn, chain int64,
 	out := []*chainquery.Log{}
 	for _, l := range logs[min(f.Offset, len(logs)):min(f.Offset+f.Limit, len(logs))] {
 		l.Timestamp, l.TransactionHash, l.TransactionFrom, l.TransactionTo = timestamp, t.Hash, t.From, t.To
+		if len(l.Topics) == 0 {
+			l.Topics = nil // as rows give it
+		}
 		out = append(out, l)
 	}
 	return out, t.LogCount, nil

@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(testing.TB) chainquery.Store) {
 		t.Run("Logs", func(t *testing.T) { testLogs(t, frozen(t)) })
 		t.Run("Traces", func(t *testing.T) { testTraces(t, frozen(t)) })
 		t.Run("Reorg", func(t *testing.T) { testReorg(t, frozen(t)) })
+		t.Run("SameAnswers", func(t *testing.T) { CheckHistory(t, open) })
 	})
 	t.Run("MigrationsCurrent", func(t *testing.T) {
 		// A store opened by Open has applied every migration it has.

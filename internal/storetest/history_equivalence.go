@@ -1,0 +1,207 @@
+package storetest
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/internal/polychain"
+	"github.com/chainquery/chainquery/internal/polyrows"
+)
+
+// The Polygon-shaped blocks of CheckHistory: 200 of them from the 31st
+// height of a bucket, so that history (below HistoryBoundary) holds a
+// partial bucket and a whole one, and rows the 30 blocks above.
+var (
+	historyConfig   = polychain.Config{Seed: 7, Start: 65_000_030, Blocks: 200, TxPerBlock: 40, Accounts: 3000, HotShare: 0.1}
+	HistoryBoundary = uint64(65_000_200)
+
+	historyBlocksOnce sync.Once
+	historyBlocks     []*chainquery.BlockData
+	historyBlocksErr  error
+)
+
+// polygonHistoryBlocks returns the blocks of historyConfig, made by the
+// ingester's decoders, fresh for each call (stores set their versions).
+func polygonHistoryBlocks(tb testing.TB) []*chainquery.BlockData {
+	tb.Helper()
+	historyBlocksOnce.Do(func() {
+		c, err := polychain.New(historyConfig)
+		if err != nil {
+			historyBlocksErr = err
+			return
+		}
+		for n := c.First(); n <= c.Last(); n++ {
+			d, err := polyrows.Decode(c, n, polychain.KindParity)
+			if err != nil {
+				historyBlocksErr = err
+				return
+			}
+			historyBlocks = append(historyBlocks, d)
+		}
+	})
+	if historyBlocksErr != nil {
+		tb.Fatal(historyBlocksErr)
+	}
+	out := make([]*chainquery.BlockData, len(historyBlocks))
+	for i, d := range historyBlocks {
+		b := *d.Block
+		out[i] = &chainquery.BlockData{Block: &b, Transactions: d.Transactions, Logs: d.Logs, Traces: d.Traces}
+	}
+	return out
+}
+
+// CheckHistory writes the same Polygon-shaped blocks into two stores of
+// open, keeps them as rows in one and turns those below HistoryBoundary
+// into history in the other, and requires every read to give the same
+// answer from both: blocks with their transactions, receipt and log
+// pages, and Filter Traces pages and counts without an address, for a hot
+// and a cold address, for several addresses, for a sender and a
+// recipient together, over ranges in history, in rows and across the
+// boundary, at offsets up to the end.
+func CheckHistory(t *testing.T, open func(testing.TB) chainquery.Store) {
+	ctx := context.Background()
+	rows, hist := open(t), open(t)
+	for _, s := range []chainquery.Store{rows, hist} {
+		blocks := polygonHistoryBlocks(t)
+		for len(blocks) > 0 { // in the ingester's batch size
+			n := min(20, len(blocks))
+			if err := s.WriteBlocks(ctx, chainquery.Polygon, blocks[:n]); err != nil {
+				t.Fatal(err)
+			}
+			blocks = blocks[n:]
+		}
+	}
+	f, ok := hist.(HistoryFreezer)
+	if !ok {
+		t.Fatalf("%T keeps no history", hist)
+	}
+	if err := f.FreezeHistory(ctx, chainquery.Polygon, HistoryBoundary); err != nil {
+		t.Fatal(err)
+	}
+	same := func(what string, read func(s chainquery.Store) (any, error)) {
+		t.Helper()
+		want, werr := read(rows)
+		got, gerr := read(hist)
+		if chainquery.ErrorCode(werr) != chainquery.ErrorCode(gerr) || (werr == nil) != (gerr == nil) {
+			t.Fatalf("%s: error %v from history, %v from rows", what, gerr, werr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: history answers\n%s\nrows answer\n%s", what, brief(got), brief(want))
+		}
+	}
+
+	blocks := polygonHistoryBlocks(t)
+	first, last := blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number
+	for i, d := range blocks {
+		n := d.Block.Number
+		same(fmt.Sprintf("block %d", n), func(s chainquery.Store) (any, error) { return s.FindBlock(ctx, chainquery.Polygon, n, true) })
+		if i%10 != 0 {
+			continue
+		}
+		for _, pg := range []chainquery.Page{{Limit: 5}, {Offset: 3, Limit: 7}, {Offset: len(d.Transactions) - 2, Limit: 10}, {Offset: len(d.Transactions) + 1, Limit: 5}} {
+			same(fmt.Sprintf("receipts of block %d, %+v", n, pg), func(s chainquery.Store) (any, error) {
+				r, c, err := s.FindBlockReceipts(ctx, chainquery.ReceiptFilter{Chain: chainquery.Polygon, BlockNumber: n, Page: pg})
+				return []any{r, c}, err
+			})
+		}
+		for j, tx := range d.Transactions {
+			if j%7 != 0 {
+				continue
+			}
+			for _, block := range []*uint64{nil, &n} {
+				for _, pg := range []chainquery.Page{{Limit: 3}, {Offset: 1, Limit: 50}} {
+					same(fmt.Sprintf("logs of %s, %+v", tx.Hash.Hex(), pg), func(s chainquery.Store) (any, error) {
+						l, c, err := s.FindTransactionLogs(ctx, chainquery.LogFilter{Chain: chainquery.Polygon, TransactionHash: tx.Hash, BlockNumber: block, Page: pg})
+						return []any{l, c}, err
+					})
+				}
+			}
+		}
+	}
+	same("logs of a transaction that is nowhere", func(s chainquery.Store) (any, error) {
+		_, _, err := s.FindTransactionLogs(ctx, chainquery.LogFilter{Chain: chainquery.Polygon, TransactionHash: chainquery.Hash{1}, Page: chainquery.Page{Limit: 5}})
+		return nil, err
+	})
+
+	// Addresses by how often they receive and send calls.
+	to, from := map[chainquery.Address]int{}, map[chainquery.Address]int{}
+	for _, d := range blocks {
+		for _, tr := range d.Traces {
+			from[tr.From]++
+			if tr.To != nil {
+				to[*tr.To]++
+			}
+		}
+	}
+	byCount := func(m map[chainquery.Address]int) []chainquery.Address {
+		out := make([]chainquery.Address, 0, len(m))
+		for a := range m {
+			out = append(out, a)
+		}
+		slices.SortFunc(out, func(a, b chainquery.Address) int { return cmp.Or(m[b]-m[a], slices.Compare(a[:], b[:])) })
+		return out
+	}
+	toRank, fromRank := byCount(to), byCount(from)
+	hot, cold := toRank[0], toRank[len(toRank)/2]
+	sender := fromRank[1]
+	filters := []struct {
+		name     string
+		from, to []chainquery.Address
+	}{
+		{"every trace", nil, nil},
+		{"to the hot address", nil, []chainquery.Address{hot}},
+		{"to a cold address", nil, []chainquery.Address{cold}},
+		{"from a busy sender", []chainquery.Address{sender}, nil},
+		{"to three addresses", nil, []chainquery.Address{hot, cold, toRank[5]}},
+		{"from a sender to the hot address", []chainquery.Address{sender}, []chainquery.Address{hot}},
+		{"from two senders to two addresses", []chainquery.Address{sender, fromRank[3]}, []chainquery.Address{hot, toRank[2]}},
+	}
+	ranges := [][2]uint64{
+		{first, last},                          // across the boundary
+		{first, HistoryBoundary - 1},           // history alone
+		{first + 17, first + 83},               // inside history, partial buckets
+		{HistoryBoundary - 40, last - 3},       // across, from a partial bucket
+		{HistoryBoundary, last},                // rows alone
+		{HistoryBoundary - 1, HistoryBoundary}, // two blocks, one of each
+	}
+	for _, fl := range filters {
+		for _, r := range ranges {
+			lo, hi := r[0], r[1]
+			filter := chainquery.TraceFilter{Chain: chainquery.Polygon, FromBlock: &lo, ToBlock: &hi,
+				FromAddresses: fl.from, ToAddresses: fl.to}
+			filter.Page = chainquery.Page{Limit: 1}
+			_, count, err := rows.FindTraces(ctx, filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, offset := range []int{0, 1, 49, count / 3, count / 2, count - 10, count - 1, count} {
+				if offset < 0 {
+					continue
+				}
+				filter.Page = chainquery.Page{Offset: offset, Limit: 50}
+				same(fmt.Sprintf("traces %s, blocks %d to %d, offset %d of %d", fl.name, lo, hi, offset, count),
+					func(s chainquery.Store) (any, error) {
+						tr, c, err := s.FindTraces(ctx, filter)
+						return []any{tr, c}, err
+					})
+			}
+		}
+	}
+}
+
+// brief renders an answer for a failure message, cut short.
+func brief(v any) string {
+	b, _ := json.Marshal(v)
+	s := string(b)
+	if len(s) > 2000 {
+		s = s[:2000] + "..."
+	}
+	return s
+}
