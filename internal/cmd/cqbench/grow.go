@@ -30,7 +30,8 @@ func runGrow(ctx context.Context, args []string) error {
 	// A growth run is about a larger store than the other commands build.
 	w.cfg.Blocks = 50_000
 	fs.Lookup("blocks").DefValue = "50000"
-	step := fs.Int("step", 5000, "blocks ingested per step (one `chainquery ingest evm --from --to` run)")
+	fs.Lookup("db").Usage = "dataset `DSN` (default sqlite:DIR/polygon-SEED-BLOCKS-TXS-grow.db, removed first)"
+	step := fs.Int("step", 5000, "`N` blocks a step, each one run of chainquery ingest evm --from --to")
 	readsAt := fs.String("reads-at", "", "run the reads after the steps that leave these block counts stored, `LIST` (such as 5000,50000), or none; default: the first step and the last")
 	pg := fs.String("pg", "", "grow this PostgreSQL `DSN` instead of a SQLite file (its database must hold no polygon blocks)")
 	traces := fs.String("traces", evm.TracesParity, "trace `METHOD`: trace_block or debug_trace")
