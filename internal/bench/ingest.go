@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,12 +87,37 @@ func Ingest(ctx context.Context, o IngestOptions) (*IngestResult, error) {
 	}
 	res.IngestSecs = time.Since(start).Seconds()
 	res.PeakRSS = p.PeakRSS()
+	// A rate is only the ingester's if it stored the whole range in this
+	// run: a database that held some of it already would resume past them
+	// and report a rate over fewer blocks.
+	if n, head, ok := ingested(p.Tail()); !ok {
+		return nil, fmt.Errorf("the ingester did not log its done line:\n%s", p.Tail())
+	} else if n != res.Blocks || head != o.To {
+		return nil, fmt.Errorf("the ingester stored %d blocks up to %d, not %d up to %d: %s held some of them already (use a fresh database)",
+			n, head, res.Blocks, o.To, RedactDSN(o.DSN))
+	}
 	if err := raw(1); err != nil {
 		return nil, err
 	}
 	res.RawBlocksPS = float64(res.Blocks) / ((res.RawSecs[0] + res.RawSecs[1]) / 2)
 	res.BlocksPS = float64(res.Blocks) / res.IngestSecs
 	return res, nil
+}
+
+// doneLine is the last line of `chainquery ingest evm --log-format json`.
+var doneLine = regexp.MustCompile(`"msg":"done".*"blocks":([0-9]+).*"stored_head":([0-9]+)`)
+
+// ingested reads the blocks an ingester stored and its stored head from its
+// output's done line.
+func ingested(tail string) (blocks, head uint64, ok bool) {
+	m := doneLine.FindAllStringSubmatch(tail, -1)
+	if m == nil {
+		return 0, 0, false
+	}
+	last := m[len(m)-1]
+	blocks, err1 := strconv.ParseUint(last[1], 10, 64)
+	head, err2 := strconv.ParseUint(last[2], 10, 64)
+	return blocks, head, err1 == nil && err2 == nil
 }
 
 // RedactDSN drops a PostgreSQL DSN's password and parameters.

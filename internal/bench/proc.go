@@ -55,7 +55,9 @@ func Start(argv []string, env ...string) (*Proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", strings.Join(argv, " "), err)
 	}
+	scanned := make(chan struct{})
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
@@ -66,6 +68,9 @@ func Start(argv []string, env ...string) (*Proc, error) {
 	go func() {
 		p.err = cmd.Wait()
 		pw.Close()
+		// The last lines may still be in the scanner's buffer when the
+		// process has exited: Tail must hold them once Wait returns.
+		<-scanned
 		close(p.wait)
 	}()
 	return p, nil

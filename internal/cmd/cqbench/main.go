@@ -1,16 +1,19 @@
 // Command cqbench is the Polygon-shaped benchmark harness (package
 // internal/bench): a synthetic Polygon node, ingestion by the real
 // `chainquery ingest evm` against the raw fetch rate, and a load run of the
-// API workloads against the real `chainquery serve` next to a ceiling. It is
-// a binary of its own so that its load generator (vegeta) never enters the
-// service's. scripts/bench runs it; docs/benchmarks.md has the figures.
+// API workloads against the real `chainquery serve` next to a ceiling, and
+// a growth run that builds the dataset in steps and reads it at checkpoints,
+// to see how the store behaves as it grows. It is a binary of its own so
+// that its load generator (vegeta) never enters the service's.
+// scripts/bench runs it; docs/benchmarks.md has the figures.
 //
-//	cqbench node   [chain flags] [--cache DIR] [--listen 127.0.0.1:0]
+//	cqbench node   [chain flags] [--cache DIR] [--listen 127.0.0.1:0] [--prerender FIRST-LAST]
 //	cqbench shape  [chain flags] [--sample N]
 //	cqbench ingest [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--pg DSN] [--traces M] [--node-cpus LIST]
 //	cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s] [--connections 32] [--only REGEXP]
 //	cqbench flood  [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 5s] [--fair-share both] [--flood-connections 16,64]
 //	cqbench encode [chain flags] [--spans 1,100,1000]
+//	cqbench grow   [chain flags] --chainquery BIN [--dir DIR] [--db DSN | --pg DSN] [--blocks 50000] [--step 5000] [--reads-at 5000,50000]
 package main
 
 import (
@@ -35,7 +38,7 @@ import (
 )
 
 const usage = `Usage:
-  cqbench node   [chain flags] [--cache DIR] [--listen 127.0.0.1:0]
+  cqbench node   [chain flags] [--cache DIR] [--listen 127.0.0.1:0] [--prerender FIRST-LAST]
   cqbench shape  [chain flags] [--sample N]
   cqbench ingest [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--pg DSN]
                  [--traces trace_block|debug_trace|both] [--batch N] [--concurrency N] [--node-cpus LIST]
@@ -46,6 +49,10 @@ const usage = `Usage:
                  [--fair-share on|off|both] [--flood-connections 16,64] [--connections 4]
                  [--serve-flag FLAG]... [--flood-timeout 30s] [--answer-cache-mb 0] [--server-cpus LIST]
   cqbench encode [chain flags] [--spans 1,100,1000]
+  cqbench grow   [chain flags] --chainquery BIN [--dir DIR] [--db DSN | --pg DSN] [--blocks 50000]
+                 [--step 5000] [--reads-at 5000,50000|none] [--traces trace_block|debug_trace]
+                 [--batch N] [--concurrency N] [--node-cpus LIST] [--duration 5s] [--connections 32]
+                 [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST]
 
 node serves the chain over JSON-RPC on 127.0.0.1; shape prints what its blocks
 hold; ingest builds the dataset with the real ingester, measured against the
@@ -54,7 +61,13 @@ real server, next to a bare net/http ceiling; flood measures what one key
 flooding the heaviest Filter Traces leaves another key's Get Block, with fair
 share between keys off and on (ingest the dataset first); encode measures what
 the history encoding (package history) makes of the chain's blocks, with posting
-lists spanning each of --spans blocks. Pin with taskset: run
+lists spanning each of --spans blocks; grow builds a store of --blocks blocks
+(50,000 by default) in steps of --step with the real ingester, each step
+next to the raw fetch of its range, and prints per step the rate, its share of
+the raw rate, the store's size on disk per block and the ingester's peak RSS,
+and at --reads-at the uncached reads (answer cache off) against the real
+server next to the ceiling, then the last step's rate and each read's p50
+against the first's. Pin with taskset: run
 'taskset -c 1 cqbench ingest --node-cpus 0 ...' to give the node CPU 0 and the
 ingester (and the raw fetch) CPU 1.
 `
@@ -89,6 +102,8 @@ func run(ctx context.Context, args []string) error {
 		return runFlood(ctx, args[1:])
 	case "encode":
 		return runEncode(args[1:])
+	case "grow":
+		return runGrow(ctx, args[1:])
 	}
 	fmt.Fprint(os.Stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
@@ -134,6 +149,7 @@ func runNode(ctx context.Context, args []string) error {
 	cf.register(fs)
 	cache := fs.String("cache", "", "cache `DIR` for the rendered answers (empty: memory)")
 	listen := fs.String("listen", "127.0.0.1:0", "`ADDR` to listen on (loopback only)")
+	render := fs.String("prerender", "", "render only blocks `FIRST-LAST` before listening, the others when first asked for (default: every block)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -150,10 +166,19 @@ func runNode(ctx context.Context, args []string) error {
 		node.Dir = polychain.CacheDir(*cache, c.Config())
 	}
 	start := time.Now()
-	if err := node.Prerender(ctx, 0); err != nil {
+	first, last := c.First(), c.Last()
+	if *render == "" {
+		err = node.Prerender(ctx, 0)
+	} else if first, last, err = parseBlockRange(*render); err == nil {
+		if !c.Has(first) || !c.Has(last) {
+			return fmt.Errorf("--prerender %s: the chain holds blocks %d-%d", *render, c.First(), c.Last())
+		}
+		err = prerender(ctx, node, first, last)
+	}
+	if err != nil {
 		return err
 	}
-	say(fmt.Sprintf("rendered %d blocks in %s", c.Config().Blocks, time.Since(start).Round(time.Millisecond)))
+	say(fmt.Sprintf("rendered %d blocks in %s", last-first+1, time.Since(start).Round(time.Millisecond)))
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err
@@ -216,13 +241,14 @@ func (w *workFlags) defaultDB(suffix string) string {
 	return "sqlite:" + filepath.Join(w.dir, fmt.Sprintf("polygon-%d-%d-%d%s.db", c.Seed, c.Blocks, c.TxPerBlock, suffix))
 }
 
-// startNode runs `cqbench node` as a child, pinned to cpus if given.
-func (w *workFlags) startNode(ctx context.Context, cpus string) (*bench.Proc, string, error) {
+// startNode runs `cqbench node` as a child with its answers in cache,
+// pinned to cpus if given, with extra flags of node.
+func (w *workFlags) startNode(ctx context.Context, cpus, cache string, extra ...string) (*bench.Proc, string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, "", err
 	}
-	args := append([]string{"node", "--cache", filepath.Join(w.dir, "cache")}, w.args()...)
+	args := append(append([]string{"node", "--cache", cache}, w.args()...), extra...)
 	p, err := bench.Start(bench.Command(cpus, self, args...))
 	if err != nil {
 		return nil, "", err
@@ -256,7 +282,7 @@ func runIngest(ctx context.Context, args []string) error {
 	}
 	say(polychain.Measure(c, c.First(), c.First()+uint64(min(20, c.Config().Blocks))-1).String())
 	say("starting the node (rendering every block once, into " + filepath.Join(w.dir, "cache") + ")")
-	node, url, err := w.startNode(ctx, *nodeCPUs)
+	node, url, err := w.startNode(ctx, *nodeCPUs, filepath.Join(w.dir, "cache"))
 	if err != nil {
 		return err
 	}
