@@ -41,3 +41,13 @@ type BlockWriter interface {
 	// nothing is stored.
 	HeadBlock(ctx context.Context, chain Chain) (uint64, error)
 }
+
+// NodeHeadWriter is a BlockWriter that wants to know how far the node an
+// ingester follows reaches: a block that lies deeper below the node's head
+// than any reorg the ingester handles can be written at once in the
+// compact layout a store keeps for deep history (sqlstore), instead of as
+// rows moved there later. It changes how blocks are stored, never what is
+// stored: a reorg below that depth is still handled (a rewind of history).
+type NodeHeadWriter interface {
+	SetNodeHead(chain Chain, head uint64)
+}

@@ -116,6 +116,9 @@ func (e *EVMLoop) Run(ctx context.Context) (err error) {
 			e.Progress.SetHead(head, target)
 		}
 		e.Observer.NodeHead(head)
+		if w, ok := e.Store.(chainquery.NodeHeadWriter); ok {
+			w.SetNodeHead(e.Chain, head)
+		}
 		if next > target || head < e.Confirmations {
 			if e.To != nil && next > *e.To {
 				e.Logger.Info("ingestion done", "chain", e.Chain, "last", *e.To)

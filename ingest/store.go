@@ -55,6 +55,14 @@ func (s *patientStore) BlockHash(ctx context.Context, chain chainquery.Chain, nu
 	return h, err
 }
 
+// SetNodeHead passes the node's head on to a store that wants it
+// (chainquery.NodeHeadWriter).
+func (s *patientStore) SetNodeHead(chain chainquery.Chain, head uint64) {
+	if w, ok := s.BlockWriter.(chainquery.NodeHeadWriter); ok {
+		w.SetNodeHead(chain, head)
+	}
+}
+
 func (s *patientStore) WriteBlocks(ctx context.Context, chain chainquery.Chain, blocks []*chainquery.BlockData) error {
 	return s.retry(ctx, "WriteBlocks", func() error { return s.BlockWriter.WriteBlocks(ctx, chain, blocks) })
 }

@@ -51,3 +51,32 @@ func TestHistoryLayout(t *testing.T) {
 		t.Errorf("%d trace_counts rows are not zero after a rewind of everything (%v)", n, err)
 	}
 }
+
+// TestHistoryDirect: told of a node head far enough above them, a store
+// writes the fixture's Polygon blocks straight into history: no rows, the
+// boundary right above the last block, and the reads (the History
+// conformance tests) answer from there.
+func TestHistoryDirect(t *testing.T) {
+	db := MustOpenDB(t)
+	db.SetNodeHead(chainquery.Polygon, storetest.PolygonBlock+1000)
+	storetest.Load(t, db)
+	var rows, segments int
+	var below int64
+	pool := sqlite.ReadPool(db)
+	if err := pool.QueryRow(`SELECT count(*) FROM traces WHERE chain = 137`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(`SELECT count(*) FROM history_segments WHERE chain = 137`).Scan(&segments); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(`SELECT below FROM history WHERE chain = 137`).Scan(&below); err != nil {
+		t.Fatal(err)
+	}
+	head, err := db.HeadBlock(context.Background(), chainquery.Polygon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 || segments == 0 || below != int64(head)+1 {
+		t.Fatalf("after a direct write: %d trace rows, %d segments, boundary %d (head %d); want 0, some, head+1", rows, segments, below, head)
+	}
+}

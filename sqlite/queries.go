@@ -89,9 +89,13 @@ var queries = sqlstore.StoreSQL{
 		HistorySegments: `SELECT number, kind, data FROM history_segments WHERE chain = ? AND number BETWEEN ? AND ?
 			ORDER BY number, kind`,
 		HistorySegment:  `SELECT data FROM history_segments WHERE chain = ? AND number = ? AND kind = ?`,
+		HistoryBlocks:   historyBlocksSQL,
 		HistoryPostings: historyPostingsSQL,
-		HistoryTxBlocks: `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
-		BlockStamps:     `SELECT number, timestamp, version FROM blocks WHERE chain = ? AND number BETWEEN ? AND ? ORDER BY number`,
+		BucketPostings: `SELECT dir, address, part, list FROM history_postings WHERE chain = ? AND bucket = ?
+			ORDER BY dir, address, part`,
+		DeleteBucketPostings: `DELETE FROM history_postings WHERE chain = ? AND bucket = ?`,
+		HistoryTxBlocks:      `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
+		BlockStamps:          `SELECT number, timestamp, version FROM blocks WHERE chain = ? AND number BETWEEN ? AND ? ORDER BY number`,
 	},
 
 	RecordRewrite: `INSERT INTO rewrites (chain, seq, from_height)

@@ -156,3 +156,15 @@ func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64)
 			AND c.bucket BETWEEN ? AND ? AND c.n > 0
 		ORDER BY c.bucket`, append(args, first, last)
 }
+
+// historyBlocksSQL reads the transaction and trace segments of history
+// blocks, with their blocks' timestamps and versions.
+func historyBlocksSQL(chain int64, numbers []uint64) (string, []any) {
+	args := []any{chain}
+	for _, n := range numbers {
+		args = append(args, int64(n))
+	}
+	return `SELECT s.number, b.timestamp, b.version, s.kind, s.data
+		FROM history_segments s JOIN blocks b ON b.chain = s.chain AND b.number = s.number
+		WHERE s.chain = ? AND s.number IN (` + placeholders(len(numbers)) + `) AND s.kind IN (0, 2)`, args
+}

@@ -110,49 +110,71 @@ type historyBlock struct {
 	first  map[int]int // the index in traces of each transaction's first trace
 }
 
-// loadHistoryBlock decodes the traces and transactions of the history
-// block number and fills each trace's block and transaction fields.
-func (s *SQLStore) loadHistoryBlock(ctx context.Context, c StoreConn, chain int64, number uint64) (*historyBlock, error) {
-	txs, found, err := s.historyTransactions(ctx, c, chain, number)
-	if err != nil {
-		return nil, err
+// loadHistoryBlocks decodes the traces and transactions of the history
+// blocks numbers, in one statement, and fills each trace's block and
+// transaction fields.
+func (s *SQLStore) loadHistoryBlocks(ctx context.Context, c StoreConn, chain int64, numbers []uint64) (map[uint64]*historyBlock, error) {
+	type parts struct {
+		st     stamp
+		txs    []*chainquery.Transaction
+		traces []*chainquery.Trace
 	}
-	seg, err := s.historySegment(ctx, c, chain, number, segmentTraces)
-	if err != nil {
-		return nil, err
+	if len(numbers) == 0 {
+		return nil, nil
 	}
-	if !found || seg == nil {
-		return nil, errHistoryMoved
-	}
-	traces, err := history.DecodeTraces(seg, number)
-	if err != nil {
-		return nil, err
-	}
-	stamps, err := s.blockStamps(ctx, c, chain, number, number)
-	if err != nil {
-		return nil, err
-	}
-	st := stamps[number]
-	byIndex := make(map[int]*chainquery.Transaction, len(txs))
-	for _, t := range txs {
-		byIndex[t.Index] = t
-	}
-	hb := &historyBlock{traces: traces, first: map[int]int{}}
-	for i, t := range traces {
-		x := byIndex[t.TransactionIndex]
-		if x == nil {
-			return nil, history.ErrCorrupt
+	got := make(map[uint64]*parts, len(numbers))
+	var n int64
+	var kind int
+	var data []byte
+	var st stamp
+	q, args := s.SQL.HistoryBlocks(chain, numbers)
+	err := c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
+		number := uint64(n)
+		p := got[number]
+		if p == nil {
+			p = &parts{st: st}
+			got[number] = p
 		}
-		if _, ok := hb.first[t.TransactionIndex]; !ok {
-			hb.first[t.TransactionIndex] = i
+		var err error
+		switch kind {
+		case segmentTransactions:
+			p.txs, err = history.DecodeTransactions(data, number)
+		case segmentTraces:
+			p.traces, err = history.DecodeTraces(data, number)
 		}
-		t.Timestamp, t.Version = st.timestamp, st.version
-		if len(t.TraceAddress) == 0 {
-			t.TraceAddress = nil // as rows give it
-		}
-		t.TransactionHash, t.TransactionFrom, t.TransactionTo, t.TransactionStatus = x.Hash, x.From, x.To, x.Status
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return hb, nil
+	out := make(map[uint64]*historyBlock, len(numbers))
+	for _, number := range numbers {
+		p := got[number]
+		if p == nil || p.txs == nil && len(p.traces) > 0 {
+			return nil, errHistoryMoved
+		}
+		byIndex := make(map[int]*chainquery.Transaction, len(p.txs))
+		for _, t := range p.txs {
+			byIndex[t.Index] = t
+		}
+		hb := &historyBlock{traces: p.traces, first: map[int]int{}}
+		for i, t := range p.traces {
+			x := byIndex[t.TransactionIndex]
+			if x == nil {
+				return nil, history.ErrCorrupt
+			}
+			if _, ok := hb.first[t.TransactionIndex]; !ok {
+				hb.first[t.TransactionIndex] = i
+			}
+			t.Timestamp, t.Version = p.st.timestamp, p.st.version
+			if len(t.TraceAddress) == 0 {
+				t.TraceAddress = nil // as rows give it
+			}
+			t.TransactionHash, t.TransactionFrom, t.TransactionTo, t.TransactionStatus = x.Hash, x.From, x.To, x.Status
+		}
+		out[number] = hb
+	}
+	return out, nil
 }
 
 // errHistoryMoved is the error of a read that found a block neither in
@@ -277,12 +299,12 @@ func (s *SQLStore) historyTracePage(ctx context.Context, c StoreConn, p *TracePl
 		if err != nil && !errors.Is(err, errFound) {
 			return nil, 0, err
 		}
+		loaded, err := s.loadHistoryBlocks(ctx, c, p.Chain, blocks)
+		if err != nil {
+			return nil, 0, err
+		}
 		for _, number := range blocks {
-			hb, err := s.loadHistoryBlock(ctx, c, p.Chain, number)
-			if err != nil {
-				return nil, 0, err
-			}
-			for _, t := range hb.traces {
+			for _, t := range loaded[number].traces {
 				if offset > 0 {
 					offset--
 					continue
@@ -290,9 +312,6 @@ func (s *SQLStore) historyTracePage(ctx context.Context, c StoreConn, p *TracePl
 				if len(out) < p.Page.Limit {
 					out = append(out, t)
 				}
-			}
-			if len(out) == p.Page.Limit {
-				break
 			}
 		}
 		if seen < need {
@@ -308,15 +327,19 @@ func (s *SQLStore) historyTracePage(ctx context.Context, c StoreConn, p *TracePl
 	if len(matches) < need {
 		total = len(matches)
 	}
-	blocks := map[uint64]*historyBlock{}
-	for _, m := range history.Page(matches, p.Page.Offset, p.Page.Limit) {
-		hb := blocks[m.Block]
-		if hb == nil {
-			if hb, err = s.loadHistoryBlock(ctx, c, p.Chain, m.Block); err != nil {
-				return nil, 0, err
-			}
-			blocks[m.Block] = hb
+	page := history.Page(matches, p.Page.Offset, p.Page.Limit)
+	var numbers []uint64
+	for _, m := range page {
+		if len(numbers) == 0 || numbers[len(numbers)-1] != m.Block {
+			numbers = append(numbers, m.Block)
 		}
+	}
+	blocks, err := s.loadHistoryBlocks(ctx, c, p.Chain, numbers)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, m := range page {
+		hb := blocks[m.Block]
 		first, ok := hb.first[int(m.Tx)]
 		i := first + int(m.Pos)
 		if !ok || i >= len(hb.traces) || hb.traces[i].TransactionIndex != int(m.Tx) {

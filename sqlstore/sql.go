@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 
 	"github.com/chainquery/chainquery"
 )
@@ -47,6 +48,11 @@ type SQLStore struct {
 	// before their buckets become history (history.go): 0 for
 	// DefaultTipBlocks, negative to keep every block as rows.
 	TipBlocks int
+
+	// nodeHeads holds, by chain key, the last head an ingester saw its
+	// node at (SetNodeHead): blocks TipBlocks below it are written
+	// straight into history.
+	nodeHeads sync.Map
 
 	// AmountArg returns an amount (wei, token amounts) in the store's form
 	// of a 256-bit integer, as an argument or a value of a row; ScanAmount
@@ -243,11 +249,22 @@ type HistorySQL struct {
 	// chain, number, kind → data.
 	HistorySegments, HistorySegment string
 
+	// HistoryBlocks returns the statement of the transaction and trace
+	// segments of the history blocks numbers, and its arguments: number,
+	// the block's timestamp and version, kind, data.
+	HistoryBlocks func(chain int64, numbers []uint64) (string, []any)
+
 	// HistoryPostings returns the statement of the posting lists of
 	// addresses in direction dir over the buckets first to last, and its
 	// arguments: bucket, address, list, in bucket order, for each bucket
-	// where trace_counts counts the address.
+	// where trace_counts counts the address (a bucket written in pieces
+	// gives one row per piece that holds the address, in part order).
 	HistoryPostings func(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any)
+
+	// BucketPostings: chain, bucket → dir, address, part, list of every
+	// posting list of the bucket, in (dir, address, part) order.
+	// DeleteBucketPostings: chain, bucket.
+	BucketPostings, DeleteBucketPostings string
 
 	// HistoryTxBlocks: chain, prefix (HashPrefix) → block_number of each
 	// history block holding a transaction whose hash starts so, highest

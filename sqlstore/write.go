@@ -126,7 +126,14 @@ func (s *SQLStore) writeBlocks(ctx context.Context, chain chainquery.Chain, rewi
 			return err
 		}
 	}
-	if err := insertBlockRows(ctx, b, id, planVersions(blocks, prior), s.AmountArg, true); err != nil {
+	direct, rows, err := s.splitDirect(ctx, b, id, planVersions(blocks, prior))
+	if err != nil {
+		return err
+	}
+	if err := s.writeHistory(ctx, b, id, direct); err != nil {
+		return err
+	}
+	if err := insertBlockRows(ctx, b, id, rows, s.AmountArg, true, true); err != nil {
 		return err
 	}
 	var head *int64
@@ -164,41 +171,41 @@ const chunkRows = 8192
 
 // insertBlockRows inserts the rows of blocks, whose versions are set, in
 // chunks of whole blocks of about chunkRows rows, writing amounts with
-// amount, then adds their traces to trace_counts. Without headers, it
-// inserts only their transactions, logs and traces, and counts nothing:
-// history turned back into rows (thaw) has its header and its counts
-// already.
-func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData, amount func(*big.Int) any, headers bool) error {
+// amount, and adds their traces to trace_counts. With headers, it inserts
+// their headers (blocks) and counts their traces; with rows, their
+// transactions, logs and traces. History turned back into rows (thaw) has
+// its headers and counts already; blocks written as history need only
+// those.
+func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData, amount func(*big.Int) any, headers, rows bool) error {
 	tables := BlockTables()
 	counts := traceCounter{}
-	for _, d := range blocks {
-		if headers {
+	if headers {
+		for _, d := range blocks {
 			counts.add(d.Block.Number, d.Traces)
 		}
 	}
 	for len(blocks) > 0 {
-		n, rows := 0, [4]int{}
-		for n < len(blocks) && (n == 0 || rows[0]+rows[1]+rows[2]+rows[3] < chunkRows) {
+		n, sizes := 0, [4]int{}
+		for n < len(blocks) && (n == 0 || sizes[0]+sizes[1]+sizes[2]+sizes[3] < chunkRows) {
 			d := blocks[n]
-			rows[0]++
-			rows[1] += len(d.Transactions)
-			rows[2] += len(d.Logs)
-			rows[3] += len(d.Traces)
+			sizes[0]++
+			if rows {
+				sizes[1] += len(d.Transactions)
+				sizes[2] += len(d.Logs)
+				sizes[3] += len(d.Traces)
+			}
 			n++
 		}
 		for i := range tables {
-			if need := rows[i] * len(tables[i].Columns); cap(tables[i].Values) < need {
+			if need := sizes[i] * len(tables[i].Columns); cap(tables[i].Values) < need {
 				tables[i].Values = make([]any, 0, need)
 			}
 			tables[i].Values = tables[i].Values[:0]
 		}
 		for _, d := range blocks[:n] {
-			if err := addBlockRows(tables, chain, d, amount); err != nil {
+			if err := addBlockRows(tables, chain, d, amount, headers, rows); err != nil {
 				return fmt.Errorf("block %d: %w", d.Block.Number, err)
 			}
-		}
-		if !headers {
-			tables[0].Values = tables[0].Values[:0]
 		}
 		if err := b.Insert(ctx, tables); err != nil {
 			return err
@@ -211,7 +218,9 @@ func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*c
 	return b.AddTraceCounts(ctx, counts.rows())
 }
 
-func addBlockRows(tables []StoreTable, chain int64, d *chainquery.BlockData, amount func(*big.Int) any) error {
+// addBlockRows adds block d's header row (with headers) and its
+// transactions, logs and traces rows (with rows) to tables.
+func addBlockRows(tables []StoreTable, chain int64, d *chainquery.BlockData, amount func(*big.Int) any, headers, rows bool) error {
 	blocks, txs, logs := &tables[0], &tables[1], &tables[2]
 	b := d.Block
 	n := int64(b.Number)
@@ -221,16 +230,12 @@ func addBlockRows(tables []StoreTable, chain int64, d *chainquery.BlockData, amo
 	for _, l := range d.Logs {
 		logCounts[l.TransactionIndex]++
 	}
-	var bloom, extra any
-	if len(b.LogsBloom) > 0 {
-		bloom = b.LogsBloom
+	if headers {
+		addHeaderRow(blocks, chainV, nV, d, amount)
 	}
-	if b.HasExtraData {
-		extra = notNil(b.ExtraData)
+	if !rows {
+		return nil
 	}
-	blocks.Values = append(blocks.Values, chainV, nV, b.Hash[:], b.ParentHash[:], b.Timestamp, b.Version, bloom,
-		b.TransactionsRoot[:], b.StateRoot[:], b.ReceiptsRoot[:], b.Miner[:], extra, int64(b.Size),
-		int64(b.GasLimit), int64(b.GasUsed), b.TransactionCount, nullAmount(b.BaseFeePerGas, amount), len(d.Traces))
 	for _, t := range d.Transactions {
 		txs.Values = append(txs.Values, chainV, nV, t.Index, t.Hash[:], t.From[:], addressOrNull(t.To),
 			amount(orZero(t.Value)), int64(t.GasLimit), nullAmount(t.GasPrice, amount), nullAmount(t.EffectiveGasPrice, amount),
@@ -249,6 +254,22 @@ func addBlockRows(tables []StoreTable, chain int64, d *chainquery.BlockData, amo
 			topics[0], topics[1], topics[2], topics[3], notNil(l.Data))
 	}
 	return addTraceRows(&tables[3], chainV, nV, d.Traces, amount)
+}
+
+// addHeaderRow adds block d's row of blocks; chain and n are its chain
+// key and number, boxed.
+func addHeaderRow(blocks *StoreTable, chain, n any, d *chainquery.BlockData, amount func(*big.Int) any) {
+	b := d.Block
+	var bloom, extra any
+	if len(b.LogsBloom) > 0 {
+		bloom = b.LogsBloom
+	}
+	if b.HasExtraData {
+		extra = notNil(b.ExtraData)
+	}
+	blocks.Values = append(blocks.Values, chain, n, b.Hash[:], b.ParentHash[:], b.Timestamp, b.Version, bloom,
+		b.TransactionsRoot[:], b.StateRoot[:], b.ReceiptsRoot[:], b.Miner[:], extra, int64(b.Size),
+		int64(b.GasLimit), int64(b.GasUsed), b.TransactionCount, nullAmount(b.BaseFeePerGas, amount), len(d.Traces))
 }
 
 // traceOrder is API order: by transaction, then depth-first pre-order.

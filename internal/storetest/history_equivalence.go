@@ -13,14 +13,18 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/internal/polychain"
 	"github.com/chainquery/chainquery/internal/polyrows"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
 // The Polygon-shaped blocks of CheckHistory: 200 of them from the 31st
 // height of a bucket, so that history (below HistoryBoundary) holds a
-// partial bucket and a whole one, and rows the 30 blocks above.
+// partial bucket and a whole one, and rows the 30 blocks above; or, when
+// written straight into history, a whole bucket and the pieces of another
+// below DirectBoundary, and rows above.
 var (
 	historyConfig   = polychain.Config{Seed: 7, Start: 65_000_030, Blocks: 200, TxPerBlock: 40, Accounts: 3000, HotShare: 0.1}
 	HistoryBoundary = uint64(65_000_200)
+	DirectBoundary  = uint64(65_000_170)
 
 	historyBlocksOnce sync.Once
 	historyBlocks     []*chainquery.BlockData
@@ -67,8 +71,16 @@ func polygonHistoryBlocks(tb testing.TB) []*chainquery.BlockData {
 // boundary, at offsets up to the end.
 func CheckHistory(t *testing.T, open func(testing.TB) chainquery.Store) {
 	ctx := context.Background()
-	rows, hist := open(t), open(t)
-	for _, s := range []chainquery.Store{rows, hist} {
+	rows, hist, direct := open(t), open(t), open(t)
+	// direct hears of a node head that makes the blocks below
+	// DirectBoundary final: written in batches of 20, they go straight into
+	// history, a bucket in pieces, merged once the boundary passes its end.
+	nh, ok := direct.(chainquery.NodeHeadWriter)
+	if !ok {
+		t.Fatalf("%T takes no node head", direct)
+	}
+	nh.SetNodeHead(chainquery.Polygon, DirectBoundary-1+sqlstore.DefaultTipBlocks)
+	for _, s := range []chainquery.Store{rows, hist, direct} {
 		blocks := polygonHistoryBlocks(t)
 		for len(blocks) > 0 { // in the ingester's batch size
 			n := min(20, len(blocks))
@@ -85,6 +97,16 @@ func CheckHistory(t *testing.T, open func(testing.TB) chainquery.Store) {
 	if err := f.FreezeHistory(ctx, chainquery.Polygon, HistoryBoundary); err != nil {
 		t.Fatal(err)
 	}
+	for _, other := range []chainquery.Store{hist, direct} {
+		checkSameAnswers(t, rows, other)
+	}
+}
+
+// checkSameAnswers requires every read of CheckHistory to give the same
+// answer from got as from want.
+func checkSameAnswers(t *testing.T, want, got chainquery.Store) {
+	ctx := context.Background()
+	rows, hist := want, got
 	same := func(what string, read func(s chainquery.Store) (any, error)) {
 		t.Helper()
 		want, werr := read(rows)

@@ -28,13 +28,18 @@ ALTER TABLE history_segments ALTER COLUMN data SET STORAGE EXTERNAL;
 -- of 100 heights, as a posting list. Keyed by bucket first, so that a
 -- freeze appends to the index's right edge; a walk finds the buckets where
 -- an address has traces in trace_counts, and searches here once for each.
+-- A bucket written in pieces (blocks written straight into history as they
+-- arrive) has a list per piece, keyed by the piece's first height (part),
+-- until the boundary passes the bucket's end and its lists are merged into
+-- one, keyed by the bucket's first height.
 CREATE TABLE history_postings (
 	chain   integer  NOT NULL,
 	bucket  bigint   NOT NULL,
 	dir     smallint NOT NULL,
 	address bytea    NOT NULL,
+	part    bigint   NOT NULL,
 	list    bytea    NOT NULL,
-	PRIMARY KEY (chain, bucket, dir, address)
+	PRIMARY KEY (chain, bucket, dir, address, part)
 );
 ALTER TABLE history_postings ALTER COLUMN list SET STORAGE EXTERNAL;
 

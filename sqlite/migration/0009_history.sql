@@ -24,14 +24,19 @@ CREATE UNIQUE INDEX history_segments_key ON history_segments (chain, number, kin
 -- The traces of an address (dir 0 as sender, 1 as recipient) in one bucket
 -- of 100 heights, as a posting list. Keyed by bucket first, so that a
 -- freeze appends at the end of the table; a walk finds the buckets where
--- an address has traces in trace_counts, and seeks here once for each.
+-- an address has traces in trace_counts, and seeks here once for each. A
+-- bucket written in pieces (blocks written straight into history as they
+-- arrive) has a list per piece, keyed by the piece's first height (part),
+-- until the boundary passes the bucket's end and its lists are merged into
+-- one, keyed by the bucket's first height.
 CREATE TABLE history_postings (
 	chain   INTEGER NOT NULL,
 	bucket  INTEGER NOT NULL,
 	dir     INTEGER NOT NULL,
 	address BLOB    NOT NULL,
+	part    INTEGER NOT NULL,
 	list    BLOB    NOT NULL,
-	PRIMARY KEY (chain, bucket, dir, address)
+	PRIMARY KEY (chain, bucket, dir, address, part)
 ) WITHOUT ROWID;
 
 -- The history blocks holding a transaction, by the first 8 bytes of its
