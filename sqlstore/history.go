@@ -1,8 +1,8 @@
 package sqlstore
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
