@@ -2,6 +2,7 @@ package history_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math/big"
 	"slices"
@@ -136,8 +137,8 @@ func mustSegmentOf(t *testing.T, raw []byte) []byte {
 	return history.CompressForTest(raw)
 }
 
-// TestPostings round-trips posting lists, counts them from the header, and
-// refuses unsorted or damaged ones.
+// TestPostings round-trips posting lists, and lists made of several
+// appended one after the other, and refuses unsorted or damaged ones.
 func TestPostings(t *testing.T) {
 	lists := [][]history.Posting{
 		nil,
@@ -161,9 +162,16 @@ func TestPostings(t *testing.T) {
 		if err != nil || !slices.Equal(got, ps) && len(got)+len(ps) > 0 {
 			t.Fatalf("%v: got %v, %v", ps, got, err)
 		}
-		if n, err := history.CountPostings(b); err != nil || n != len(ps) {
-			t.Fatalf("count %d, %v; want %d", n, err, len(ps))
-		}
+	}
+	// A list appended to: the bytes of lists of later postings after it.
+	var runs []byte
+	var all []history.Posting
+	for _, part := range [][]history.Posting{lists[2][:2], lists[2][2:4], lists[2][4:]} {
+		b, _ := history.AppendPostings(nil, part)
+		runs, all = append(runs, b...), append(all, part...)
+	}
+	if got, err := history.DecodePostings(runs); err != nil || !slices.Equal(got, all) {
+		t.Fatalf("runs: got %v, %v; want %v", got, err, all)
 	}
 	hb, _ := history.AppendPostings(nil, hot)
 	t.Logf("hot list: %d entries in %d bytes, %.1f an entry", len(hot), len(hb), float64(len(hb))/float64(len(hot)))
@@ -180,7 +188,9 @@ func TestPostings(t *testing.T) {
 		}
 	}
 	good, _ := history.AppendPostings(nil, lists[2])
+	earlier, _ := history.AppendPostings(nil, lists[2][:1])
 	for name, b := range map[string][]byte{
+		"run back":  append(bytes.Clone(good), earlier...), // a run before the one it follows
 		"truncated": good[:len(good)-1],
 		"trailing":  append(bytes.Clone(good), 0),
 		"count":     append([]byte{0xff, 0xff, 0x03}, good[1:]...),
@@ -213,7 +223,8 @@ func FuzzDecodeTraces(f *testing.F) {
 }
 
 // FuzzDecodePostings: any bytes decode to a list in chain order or to
-// ErrCorrupt; what decodes encodes back to the same bytes.
+// ErrCorrupt; what decodes encodes back to a list of the same postings, in
+// the same bytes when they were one run.
 func FuzzDecodePostings(f *testing.F) {
 	b, _ := history.AppendPostings(nil, []history.Posting{{5, 1, 0}, {5, 1, 3}, {5, 2, 0}, {9, 0, 0}})
 	f.Add(b)
@@ -230,8 +241,11 @@ func FuzzDecodePostings(f *testing.F) {
 		if err != nil {
 			t.Fatalf("decoded %v, which does not encode: %v", ps, err)
 		}
-		if !bytes.Equal(again, b) {
-			t.Fatalf("%x decodes to %v, which encodes to %x", b, ps, again)
+		if back, err := history.DecodePostings(again); err != nil || !slices.Equal(back, ps) {
+			t.Fatalf("%v encodes to %x, which decodes to %v, %v", ps, again, back, err)
+		}
+		if n, _ := binary.Uvarint(b); n == uint64(len(ps)) && !bytes.Equal(again, b) {
+			t.Fatalf("%x decodes to %v in one run, which encodes to %x", b, ps, again)
 		}
 	})
 }

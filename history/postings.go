@@ -3,6 +3,7 @@ package history
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 )
 
 // A posting list is the places of one address's traces (as sender, or as
@@ -11,10 +12,11 @@ import (
 // an index entry of ~75 bytes a trace. Entries are delta-coded varints:
 // the block as a difference from the previous entry's, then the
 // transaction index and position as differences within the same block
-// (absolute at a new block). A hot contract's consecutive traces take 3
-// bytes each; the list's length is in its header, so a count reads one
-// varint. Posting lists are not compressed: they are mostly small numbers
-// already, and a count or a page must not decompress the whole list.
+// (absolute at a new block), after the count of entries. A hot contract's
+// consecutive traces take 3 bytes each. A list a store appends to by
+// concatenating bytes is a sequence of such lists (runs; DecodePostings).
+// Posting lists are not compressed: they are mostly small numbers already,
+// and a page must not decompress more than the lists it walks.
 
 // Posting is the place of one trace.
 type Posting struct {
@@ -60,55 +62,57 @@ func AppendPostings(dst []byte, ps []Posting) ([]byte, error) {
 	return dst, nil
 }
 
-// CountPostings returns the number of entries of the list src from its
-// header alone.
-func CountPostings(src []byte) (int, error) {
-	r := &reader{b: src}
-	n := r.int(len(src) / 3) // an entry takes at least 3 bytes
-	return n, r.err
-}
-
-// DecodePostings returns the entries of the list src.
+// DecodePostings returns the entries of the list src. A list may be the
+// concatenation of lists that AppendPostings made (runs), each of entries
+// after those of the run before: a store appends the postings of blocks
+// written later to a list by concatenating bytes, without decoding it.
 func DecodePostings(src []byte) ([]Posting, error) {
 	r := &reader{b: src}
-	n := r.int(len(src) / 3)
-	if r.err != nil {
-		return nil, r.err
-	}
-	ps := make([]Posting, n)
-	var prev Posting
-	for i := range ps {
-		p := Posting{Block: prev.Block + r.uvarint()}
-		if p.Block < prev.Block {
-			r.fail("block overflow")
-		}
-		tx, pos := r.int(math.MaxUint32), r.int(math.MaxUint32)
-		if i > 0 && p.Block == prev.Block {
-			if uint64(prev.Tx)+uint64(tx) > math.MaxUint32 {
-				r.fail("transaction index overflow")
-			}
-			p.Tx = prev.Tx + uint32(tx)
-			if tx == 0 {
-				if uint64(prev.Pos)+uint64(pos) > math.MaxUint32 {
-					r.fail("position overflow")
-				}
-				p.Pos = prev.Pos + uint32(pos)
-			} else {
-				p.Pos = uint32(pos)
-			}
-		} else {
-			p.Tx, p.Pos = uint32(tx), uint32(pos)
-		}
-		if i > 0 && !prev.Less(p) && r.err == nil {
-			r.fail("posting %d not after the one before", i)
-		}
+	var out []Posting
+	for first := true; first || len(r.b) > 0; first = false {
+		n := r.int(len(r.b) / 3) // an entry takes at least 3 bytes
 		if r.err != nil {
 			return nil, r.err
 		}
-		ps[i], prev = p, p
+		if n == 0 && !(first && len(r.b) == 0) {
+			return nil, corrupt("an empty run in a list of more")
+		}
+		out = slices.Grow(out, n)
+		var prev Posting
+		for i := 0; i < n; i++ {
+			p := Posting{Block: prev.Block + r.uvarint()}
+			if p.Block < prev.Block {
+				r.fail("block overflow")
+			}
+			tx, pos := r.int(math.MaxUint32), r.int(math.MaxUint32)
+			if i > 0 && p.Block == prev.Block {
+				if uint64(prev.Tx)+uint64(tx) > math.MaxUint32 {
+					r.fail("transaction index overflow")
+				}
+				p.Tx = prev.Tx + uint32(tx)
+				if tx == 0 {
+					if uint64(prev.Pos)+uint64(pos) > math.MaxUint32 {
+						r.fail("position overflow")
+					}
+					p.Pos = prev.Pos + uint32(pos)
+				} else {
+					p.Pos = uint32(pos)
+				}
+			} else {
+				p.Tx, p.Pos = uint32(tx), uint32(pos)
+			}
+			if len(out) > 0 && !out[len(out)-1].Less(p) && r.err == nil {
+				r.fail("posting %d not after the one before", len(out))
+			}
+			if r.err != nil {
+				return nil, r.err
+			}
+			out = append(out, p)
+			prev = p
+		}
 	}
-	if len(r.b) != 0 {
-		return nil, corrupt("%d bytes after the last posting", len(r.b))
+	if out == nil {
+		out = []Posting{}
 	}
-	return ps, nil
+	return out, nil
 }

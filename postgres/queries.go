@@ -89,16 +89,13 @@ var queries = sqlstore.StoreSQL{
 		DeleteHistory: []string{
 			`DELETE FROM history_segments WHERE chain = $1 AND number >= $2`,
 			`DELETE FROM history_tx_hashes WHERE chain = $1 AND block_number >= $2`,
-			`DELETE FROM history_postings WHERE chain = $1 AND bucket >= $2::bigint / 100`,
 		},
 		HistorySegments: `SELECT number, kind, data FROM history_segments WHERE chain = $1 AND number BETWEEN $2 AND $3
 			ORDER BY number, kind`,
 		HistorySegment:  `SELECT data FROM history_segments WHERE chain = $1 AND number = $2 AND kind = $3`,
 		HistoryBlocks:   historyBlocksSQL,
 		HistoryPostings: historyPostingsSQL,
-		BucketPostings: `SELECT dir, address, part, list FROM history_postings WHERE chain = $1 AND bucket = $2
-			ORDER BY dir, address, part`,
-		DeleteBucketPostings: `DELETE FROM history_postings WHERE chain = $1 AND bucket = $2`,
+		ClearList: `UPDATE trace_counts SET list = NULL WHERE chain = $1 AND dir = $2 AND address = $3 AND bucket = $4`,
 		HistoryTxBlocks:      `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2 ORDER BY block_number DESC`,
 		BlockStamps:          `SELECT number, timestamp, version FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3 ORDER BY number`,
 	},

@@ -199,19 +199,15 @@ func tracePageSQL(p *sqlstore.TracePlan) (string, []any) {
 }
 
 // historyPostingsSQL reads the posting lists of addrs in direction dir over
-// the buckets first to last: trace_counts lists the buckets where each
-// address has traces, and history_postings is searched at each, in a
-// LATERAL subquery that a LIMIT (above the pieces a bucket may have) keeps from being flattened into a join
-// (as tracePageSQL's lookups), so that each search is one probe of its
-// primary key whatever the statistics say: as a join, planned before any
-// ANALYZE, it read history_postings sequentially once per row of
-// trace_counts (33 s for 200 blocks).
+// the buckets first to last from trace_counts: for each address, one walk
+// of its primary key in a LATERAL subquery, which LIMIT keeps from being
+// flattened into a join that a planner without statistics could drive
+// from the other side (tracePageSQL).
 func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any) {
-	return `SELECT c.bucket, c.address, h.list FROM trace_counts c
-		CROSS JOIN LATERAL (SELECT list FROM history_postings
-			WHERE chain = $1 AND bucket = c.bucket AND dir = $2 AND address = c.address
-			ORDER BY part LIMIT 100) h
-		WHERE c.chain = $1 AND c.dir = $2 AND c.address = ANY($3) AND c.bucket BETWEEN $4 AND $5 AND c.n > 0
+	return `SELECT c.bucket, a.address, c.list FROM unnest($3::bytea[]) AS a (address)
+		CROSS JOIN LATERAL (SELECT bucket, list FROM trace_counts
+			WHERE chain = $1 AND dir = $2 AND address = a.address AND bucket BETWEEN $4 AND $5 AND list IS NOT NULL
+			ORDER BY bucket LIMIT $5 - $4 + 1) c
 		ORDER BY c.bucket`, []any{chain, dir, addrs, first, last}
 }
 

@@ -87,13 +87,17 @@ func (b *blockBatch) Insert(ctx context.Context, tables []sqlstore.StoreTable) e
 // AddTraceCounts upserts the rows in one statement over arrays.
 func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCountRow) error {
 	dirs, addrs, buckets, ns := make([]int16, len(rows)), make([][]byte, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
+	lists := make([][]byte, len(rows)) // nil elements are NULL: the row's list stays as it is
 	for i, r := range rows {
-		dirs[i], addrs[i], buckets[i], ns[i] = int16(r.Dir), r.Address, r.Bucket, r.N
+		dirs[i], addrs[i], buckets[i], ns[i], lists[i] = int16(r.Dir), r.Address, r.Bucket, r.N, r.List
 	}
-	_, err := b.Exec(ctx, `INSERT INTO trace_counts (chain, dir, address, bucket, n)
-		SELECT $1, d, a, k, n FROM unnest($2::smallint[], $3::bytea[], $4::bigint[], $5::bigint[]) AS u (d, a, k, n)
-		ON CONFLICT (chain, dir, address, bucket) DO UPDATE SET n = trace_counts.n + excluded.n`,
-		b.chain, dirs, addrs, buckets, ns)
+	// A list given is appended to the row's (its bytes after those there:
+	// history.DecodePostings reads them as runs).
+	_, err := b.Exec(ctx, `INSERT INTO trace_counts (chain, dir, address, bucket, n, list)
+		SELECT $1, d, a, k, n, l FROM unnest($2::smallint[], $3::bytea[], $4::bigint[], $5::bigint[], $6::bytea[]) AS u (d, a, k, n, l)
+		ON CONFLICT (chain, dir, address, bucket) DO UPDATE SET n = trace_counts.n + excluded.n,
+			list = CASE WHEN excluded.list IS NULL THEN trace_counts.list ELSE coalesce(trace_counts.list, '\x'::bytea) || excluded.list END`,
+		b.chain, dirs, addrs, buckets, ns, lists)
 	return err
 }
 

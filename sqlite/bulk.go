@@ -25,7 +25,7 @@ type bulkTable struct {
 
 // traceCounts is the table of sqlstore.BlockBatch.AddTraceCounts: its
 // INSERTs add to the rows that exist.
-var traceCounts = sqlstore.StoreTable{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n"}}
+var traceCounts = sqlstore.StoreTable{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n", "list"}}
 
 // bulkTables are the tables of a block batch (sqlstore.BlockTables,
 // sqlstore.HistoryTables, and traceCounts), by name.
@@ -46,7 +46,11 @@ var bulkTables = func() map[string]bulkTable {
 		tuple := "(" + placeholders(len(t.Columns)) + ")"
 		tail := ""
 		if t.Name == traceCounts.Name {
-			tail = " ON CONFLICT (chain, dir, address, bucket) DO UPDATE SET n = n + excluded.n"
+			// A list given is appended to the row's (its bytes after
+			// those there: history.DecodePostings reads them as runs).
+			// || makes text of blobs, byte for byte; CAST keeps a blob.
+			tail = ` ON CONFLICT (chain, dir, address, bucket) DO UPDATE SET n = n + excluded.n,
+				list = CASE WHEN excluded.list IS NULL THEN list ELSE CAST(coalesce(list, x'') || excluded.list AS BLOB) END`
 		}
 		var b bulkTable
 		for n := bulkRows; n >= 1; n /= 2 {

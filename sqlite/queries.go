@@ -84,16 +84,13 @@ var queries = sqlstore.StoreSQL{
 		DeleteHistory: []string{
 			`DELETE FROM history_segments WHERE chain = ? AND number >= ?`,
 			`DELETE FROM history_tx_hashes WHERE chain = ? AND block_number >= ?`,
-			`DELETE FROM history_postings WHERE chain = ?1 AND bucket >= ?2 / 100`,
 		},
 		HistorySegments: `SELECT number, kind, data FROM history_segments WHERE chain = ? AND number BETWEEN ? AND ?
 			ORDER BY number, kind`,
 		HistorySegment:  `SELECT data FROM history_segments WHERE chain = ? AND number = ? AND kind = ?`,
 		HistoryBlocks:   historyBlocksSQL,
 		HistoryPostings: historyPostingsSQL,
-		BucketPostings: `SELECT dir, address, part, list FROM history_postings WHERE chain = ? AND bucket = ?
-			ORDER BY dir, address, part`,
-		DeleteBucketPostings: `DELETE FROM history_postings WHERE chain = ? AND bucket = ?`,
+		ClearList: `UPDATE trace_counts SET list = NULL WHERE chain = ? AND dir = ? AND address = ? AND bucket = ?`,
 		HistoryTxBlocks:      `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
 		BlockStamps:          `SELECT number, timestamp, version FROM blocks WHERE chain = ? AND number BETWEEN ? AND ? ORDER BY number`,
 	},

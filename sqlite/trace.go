@@ -146,15 +146,14 @@ func appendBlobs(args []any, blobs [][]byte) []any {
 }
 
 // historyPostingsSQL reads the posting lists of addrs in direction dir over
-// the buckets first to last: trace_counts lists the buckets where each
-// address has traces, and history_postings is searched at each.
+// the buckets first to last from trace_counts: one stretch of its primary
+// key per address, in bucket order already when there is one address.
 func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any) {
 	args := appendBlobs([]any{chain, dir}, addrs)
-	return `SELECT c.bucket, c.address, h.list FROM trace_counts c CROSS JOIN history_postings h
-		ON h.chain = c.chain AND h.bucket = c.bucket AND h.dir = c.dir AND h.address = c.address
-		WHERE c.chain = ? AND c.dir = ? AND c.address IN (` + placeholders(len(addrs)) + `)
-			AND c.bucket BETWEEN ? AND ? AND c.n > 0
-		ORDER BY c.bucket`, append(args, first, last)
+	return `SELECT bucket, address, list FROM trace_counts
+		WHERE chain = ? AND dir = ? AND address IN (` + placeholders(len(addrs)) + `)
+			AND bucket BETWEEN ? AND ? AND list IS NOT NULL
+		ORDER BY bucket`, append(args, first, last)
 }
 
 // historyBlocksSQL reads the transaction and trace segments of history

@@ -83,9 +83,13 @@ func (b *blockBatch) Insert(ctx context.Context, tables []sqlstore.StoreTable) e
 
 // AddTraceCounts upserts the rows in bulk (bulk.go).
 func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCountRow) error {
-	t := sqlstore.StoreTable{Name: traceCounts.Name, Columns: traceCounts.Columns, Values: make([]any, 0, 5*len(rows))}
+	t := sqlstore.StoreTable{Name: traceCounts.Name, Columns: traceCounts.Columns, Values: make([]any, 0, 6*len(rows))}
 	for _, r := range rows {
-		t.Values = append(t.Values, b.chain, r.Dir, r.Address, r.Bucket, r.N)
+		var list any // NULL: the row's list stays as it is
+		if r.List != nil {
+			list = r.List
+		}
+		t.Values = append(t.Values, b.chain, r.Dir, r.Address, r.Bucket, r.N, list)
 	}
 	return wrap(b.db.insert(ctx, b.sqlTx, &t))
 }

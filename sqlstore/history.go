@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -10,26 +9,30 @@ import (
 	"slices"
 
 	"github.com/chainquery/chainquery"
-	"github.com/chainquery/chainquery/history"
 )
 
 // A chain's blocks live in two layouts. The tip, its highest blocks, is
 // kept as rows (transactions, logs, traces and their indexes): reorgs
-// happen there, and rows are cheap to delete. Below it, whole buckets of
-// TraceCountBlocks heights are kept as history: each block's transactions,
-// logs and traces as one compressed segment each (package history), the
-// bucket's per-address posting lists of traces in place of the address
-// indexes, and the transactions' hashes as 8-byte prefixes. A block's header
-// row (blocks) and trace_counts are the same in both layouts, so that block
-// ranges, versions and counts never need to know where the rows are.
+// happen there, and rows are cheap to delete. Below it, blocks are kept as
+// history: each block's transactions, logs and traces as one compressed
+// segment each (package history), the transactions' hashes as 8-byte
+// prefixes, and the traces' posting lists, per address, direction and
+// bucket of TraceCountBlocks heights, in the list column of the
+// trace_counts row that counts them, in place of the address indexes. A
+// block's header row (blocks) and its trace_counts counts are the same in
+// both layouts, so that block ranges, versions and counts never need to
+// know where the rows are.
 //
 // The boundary is one height per chain (the history table): every block
-// below it is history, every block at or above it rows. It only moves in
-// whole buckets. A write moves it up once a bucket lies TipBlocks below the
-// highest stored block (freeze); a write or a rewind at a height below it
-// moves it down first, turning the buckets from that height up back into
-// rows (thaw), so that the rules of the tip (versions, rewinds, trace
-// counts) apply to history unchanged.
+// below it is history, every block at or above it rows. A write moves it
+// up: straight past the blocks it writes when they lie TipBlocks below the
+// node's head (SetNodeHead), and past the buckets that lie TipBlocks below
+// the highest stored block, whose rows it turns into history (freeze). A
+// bucket's lists grow by appending the bytes of each piece's lists (runs,
+// history.DecodePostings). A write or a rewind at a height below the
+// boundary moves it down first, to the start of that height's bucket,
+// turning history from there up back into rows (thaw), so that the rules
+// of the tip (versions, rewinds, trace counts) apply to history unchanged.
 
 // DefaultTipBlocks is how many of a chain's highest blocks at least stay
 // rows: the ingester's deepest reorg (ingest.EVMLoop.MaxReorgDepth), so
@@ -53,12 +56,12 @@ const (
 	segmentTraces       = 2
 )
 
-// HistoryTables returns the tables a freeze fills, without rows, in the
-// order a store inserts them.
+// HistoryTables returns the tables a freeze fills, without rows: segments
+// and hash prefixes. The posting lists go into trace_counts
+// (BlockBatch.AddTraceCounts).
 func HistoryTables() []StoreTable {
 	return []StoreTable{
 		{Name: "history_segments", Columns: []string{"chain", "number", "kind", "data"}},
-		{Name: "history_postings", Columns: []string{"chain", "bucket", "dir", "address", "part", "list"}},
 		{Name: "history_tx_hashes", Columns: []string{"chain", "prefix", "block_number"}},
 	}
 }
@@ -105,7 +108,6 @@ func (s *SQLStore) freezeTo(ctx context.Context, b BlockBatch, chain, target int
 		return err
 	}
 	start := below
-	var pieces []int64 // buckets frozen here in part: their lists may need a merge
 	for frozen := 0; below < target && frozen < max; frozen++ {
 		var first *int64
 		if _, err := queryRow(ctx, b, s.SQL.FirstBlockFrom, []any{chain, below}, &first); err != nil {
@@ -125,30 +127,25 @@ func (s *SQLStore) freezeTo(ctx context.Context, b BlockBatch, chain, target int
 		if err := s.freezeRange(ctx, b, chain, lo, hi); err != nil {
 			return fmt.Errorf("freeze blocks %d to %d: %w", lo, hi, err)
 		}
-		if lo%n != 0 || hi != lo+n-1 {
-			pieces = append(pieces, lo/n)
-		}
 		below = hi + 1
 	}
-	return s.moveBoundary(ctx, b, chain, start, below, pieces)
+	if below == start {
+		return nil
+	}
+	_, err = b.Exec(ctx, s.SQL.SetHistoryBelow, chain, below)
+	return err
 }
 
 // freezeRange turns the rows of the blocks from lo to hi, which lie in one
 // bucket, into history.
 func (s *SQLStore) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi int64) error {
-	h := newHistoryBuilder(chain, lo/TraceCountBlocks, lo)
+	h := newHistoryBuilder(chain, false)
 	for from := lo; from <= hi; from += freezeChunk {
 		blocks, err := s.readTip(ctx, b, chain, from, min(hi, from+freezeChunk-1))
 		if err != nil {
 			return err
 		}
-		tables := HistoryTables()
-		for _, d := range blocks {
-			if err := h.add(&tables[0], &tables[2], d); err != nil {
-				return err
-			}
-		}
-		if err := b.Insert(ctx, []StoreTable{tables[0], tables[2]}); err != nil {
+		if err := s.insertHistory(ctx, b, h, blocks); err != nil {
 			return err
 		}
 	}
@@ -157,82 +154,19 @@ func (s *SQLStore) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi 
 			return err
 		}
 	}
-	postings, err := h.postings()
-	if err != nil {
-		return err
-	}
-	return b.Insert(ctx, []StoreTable{postings})
+	return h.flush(ctx, b)
 }
 
-// moveBoundary records the boundary of chain moved up from start to below,
-// and merges the posting lists of each bucket of pieces (those where part
-// of the bucket was just written as history) that now lies wholly below
-// it: the bucket's earlier pieces, if any, are all there by then.
-func (s *SQLStore) moveBoundary(ctx context.Context, b BlockBatch, chain, start, below int64, pieces []int64) error {
-	if below == start {
-		return nil
-	}
-	if _, err := b.Exec(ctx, s.SQL.SetHistoryBelow, chain, below); err != nil {
-		return err
-	}
-	const n = TraceCountBlocks
-	for _, k := range pieces {
-		if k*n+n <= below {
-			if err := s.mergeBucket(ctx, b, chain, k); err != nil {
-				return fmt.Errorf("merge the posting lists of blocks %d to %d: %w", k*n, k*n+n-1, err)
-			}
-		}
-	}
-	return nil
-}
-
-// mergeBucket rewrites the posting lists of a bucket written in pieces
-// (each piece's lists keyed by its first block, part) as one list per
-// address and direction: a list's key costs as much as a short list, and a
-// walk reads one row per bucket instead of one per piece.
-func (s *SQLStore) mergeBucket(ctx context.Context, b BlockBatch, chain, bucket int64) error {
-	type row struct {
-		key  postingKey
-		list []history.Posting
-	}
-	var rows []row
-	pieces := 0
-	var dir int
-	var addr, data []byte
-	var part int64
-	err := b.Query(ctx, s.SQL.BucketPostings, []any{chain, bucket}, []any{&dir, &addr, &part, &data}, func() error {
-		var k postingKey
-		k.dir = dir
-		if err := fixedBytes(k.addr[:], addr); err != nil {
+// insertHistory inserts the segments and hash prefixes of blocks, given in
+// number order, and adds their traces to h's lists.
+func (s *SQLStore) insertHistory(ctx context.Context, b BlockBatch, h *historyBuilder, blocks []*chainquery.BlockData) error {
+	tables := HistoryTables()
+	for _, d := range blocks {
+		if err := h.add(&tables[0], &tables[1], d); err != nil {
 			return err
 		}
-		ps, err := history.DecodePostings(data)
-		if err != nil {
-			return err
-		}
-		if len(rows) > 0 && rows[len(rows)-1].key == k {
-			rows[len(rows)-1].list = append(rows[len(rows)-1].list, ps...)
-			pieces++
-			return nil
-		}
-		rows = append(rows, row{k, ps})
-		return nil
-	})
-	if err != nil || pieces == 0 {
-		return err
 	}
-	if _, err := b.Exec(ctx, s.SQL.DeleteBucketPostings, chain, bucket); err != nil {
-		return err
-	}
-	t := HistoryTables()[1]
-	for _, r := range rows {
-		list, err := history.AppendPostings(nil, r.list)
-		if err != nil {
-			return err
-		}
-		t.Values = append(t.Values, chain, bucket, r.key.dir, bytes.Clone(r.key.addr[:]), bucket*TraceCountBlocks, list)
-	}
-	return b.Insert(ctx, []StoreTable{t})
+	return b.Insert(ctx, tables)
 }
 
 // thaw moves the boundary of chain down to the start of the bucket that
@@ -249,12 +183,22 @@ func (s *SQLStore) thaw(ctx context.Context, b BlockBatch, chain int64, from uin
 	if err != nil {
 		return err
 	}
+	// The lists of the buckets from lo up hold these blocks' traces only.
+	h := newHistoryBuilder(chain, false)
+	for _, d := range blocks {
+		h.addTraces(d)
+	}
+	for _, r := range h.rows() {
+		if _, err := b.Exec(ctx, s.SQL.ClearList, chain, r.Dir, r.Address, r.Bucket); err != nil {
+			return err
+		}
+	}
 	for _, q := range s.SQL.DeleteHistory {
 		if _, err := b.Exec(ctx, q, chain, lo); err != nil {
 			return err
 		}
 	}
-	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, false, true); err != nil {
+	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, rowBodies); err != nil {
 		return err
 	}
 	_, err = b.Exec(ctx, s.SQL.SetHistoryBelow, chain, lo)
@@ -333,53 +277,29 @@ func (s *SQLStore) splitDirect(ctx context.Context, b BlockBatch, chain int64, b
 
 // writeHistory writes blocks (versions set, in number order, the first at
 // the boundary or above it with nothing stored between) as history: their
-// headers and trace counts as rows, their transactions, logs and traces as
-// segments, posting lists per bucket, and moves the boundary past them.
+// headers as rows, their transactions, logs and traces as segments, their
+// traces' counts and posting lists into trace_counts, and moves the
+// boundary past them.
 func (s *SQLStore) writeHistory(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData) error {
 	if len(blocks) == 0 {
 		return nil
 	}
-	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, true, false); err != nil {
+	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, rowHeaders); err != nil {
 		return err
 	}
-	start, err := s.historyBelow(ctx, b, chain)
-	if err != nil {
+	h := newHistoryBuilder(chain, true)
+	for i := 0; i < len(blocks); i += freezeChunk {
+		chunk := make([]*chainquery.BlockData, 0, freezeChunk)
+		for _, d := range blocks[i:min(len(blocks), i+freezeChunk)] {
+			chunk = append(chunk, canonical(d))
+		}
+		if err := s.insertHistory(ctx, b, h, chunk); err != nil {
+			return err
+		}
+	}
+	if err := h.flush(ctx, b); err != nil {
 		return err
 	}
-	const n = TraceCountBlocks
-	end := int64(blocks[len(blocks)-1].Block.Number) + 1
-	var pieces []int64
-	for len(blocks) > 0 {
-		first := blocks[0].Block.Number
-		k := int64(first / n)
-		m := 1
-		for m < len(blocks) && int64(blocks[m].Block.Number/n) == k {
-			m++
-		}
-		last := blocks[m-1].Block.Number
-		if first%n != 0 || last%n != n-1 {
-			pieces = append(pieces, k)
-		}
-		h := newHistoryBuilder(chain, k, int64(first))
-		for i := 0; i < m; i += freezeChunk {
-			tables := HistoryTables()
-			for _, d := range blocks[i:min(m, i+freezeChunk)] {
-				if err := h.add(&tables[0], &tables[2], canonical(d)); err != nil {
-					return err
-				}
-			}
-			if err := b.Insert(ctx, []StoreTable{tables[0], tables[2]}); err != nil {
-				return err
-			}
-		}
-		postings, err := h.postings()
-		if err != nil {
-			return err
-		}
-		if err := b.Insert(ctx, []StoreTable{postings}); err != nil {
-			return err
-		}
-		blocks = blocks[m:]
-	}
-	return s.moveBoundary(ctx, b, chain, start, end, pieces)
+	_, err := b.Exec(ctx, s.SQL.SetHistoryBelow, chain, int64(blocks[len(blocks)-1].Block.Number)+1)
+	return err
 }

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 
@@ -10,29 +11,31 @@ import (
 	"github.com/chainquery/chainquery/history"
 )
 
-// postingKey names the posting list of an address in a direction.
-type postingKey struct {
-	dir  int
-	addr chainquery.Address
+// bucketKey names a row of trace_counts within a chain.
+type bucketKey struct {
+	dir    int
+	addr   chainquery.Address
+	bucket int64
 }
 
-// historyBuilder makes the history rows of one bucket's blocks, given in
-// number order: each block's segments and hash prefixes as it comes, the
-// bucket's posting lists at the end.
+// historyBuilder makes the history rows of blocks, given in number order:
+// each block's segments and hash prefixes as it comes, and the posting
+// lists (and, when counted, the counts) of their traces for trace_counts,
+// which flush appends to the rows there.
 type historyBuilder struct {
-	chain, bucket int64
-	part          int64 // the first height of the piece of the bucket built
-	lists         map[postingKey][]history.Posting
+	chain   int64
+	counted bool // the traces are not counted yet: flush adds their counts too
+	lists   map[bucketKey][]history.Posting
+	all     map[int64]int64 // every trace, by bucket (counted only)
 }
 
-func newHistoryBuilder(chain, bucket, part int64) *historyBuilder {
-	return &historyBuilder{chain: chain, bucket: bucket, part: part, lists: map[postingKey][]history.Posting{}}
+func newHistoryBuilder(chain int64, counted bool) *historyBuilder {
+	return &historyBuilder{chain: chain, counted: counted, lists: map[bucketKey][]history.Posting{}, all: map[int64]int64{}}
 }
 
 // add appends the segments of block d to segs and its transactions' hash
-// prefixes to hashes (tables of HistoryTables), and its traces to the
-// bucket's posting lists. d's traces are in API order, as readTip gives
-// them.
+// prefixes to hashes (the tables of HistoryTables), and adds its traces to
+// the lists. d is canonical: its traces are in API order.
 func (h *historyBuilder) add(segs, hashes *StoreTable, d *chainquery.BlockData) error {
 	n := d.Block.Number
 	txs, err := history.AppendTransactions(nil, d.Transactions)
@@ -56,40 +59,76 @@ func (h *historyBuilder) add(segs, hashes *StoreTable, d *chainquery.BlockData) 
 			hashes.Values = append(hashes.Values, h.chain, p, int64(n))
 		}
 	}
+	h.addTraces(d)
+	return nil
+}
+
+// addTraces adds the traces of block d, in API order, to the lists.
+func (h *historyBuilder) addTraces(d *chainquery.BlockData) {
+	n := d.Block.Number
+	bucket := int64(n / TraceCountBlocks)
+	if h.counted && len(d.Traces) > 0 {
+		h.all[bucket] += int64(len(d.Traces))
+	}
 	pos, lastTx := uint32(0), -1
 	for _, t := range d.Traces {
 		if t.TransactionIndex != lastTx {
 			pos, lastTx = 0, t.TransactionIndex
 		}
 		p := history.Posting{Block: n, Tx: uint32(t.TransactionIndex), Pos: pos}
-		h.lists[postingKey{CountFrom, t.From}] = append(h.lists[postingKey{CountFrom, t.From}], p)
+		from := bucketKey{CountFrom, t.From, bucket}
+		h.lists[from] = append(h.lists[from], p)
 		if t.To != nil {
-			h.lists[postingKey{CountTo, *t.To}] = append(h.lists[postingKey{CountTo, *t.To}], p)
+			to := bucketKey{CountTo, *t.To, bucket}
+			h.lists[to] = append(h.lists[to], p)
 		}
 		pos++
 	}
-	return nil
 }
 
-// postings returns the rows of history_postings of the blocks added, in
-// the primary key's order, so that they go into the table in one pass.
-func (h *historyBuilder) postings() (StoreTable, error) {
-	t := HistoryTables()[1]
-	keys := make([]postingKey, 0, len(h.lists))
-	for k := range h.lists {
-		keys = append(keys, k)
+// rows returns the trace_counts changes of the traces added, in the
+// primary key's order, without their lists.
+func (h *historyBuilder) rows() []TraceCountRow {
+	out := make([]TraceCountRow, 0, len(h.lists)+len(h.all))
+	for k, ps := range h.lists {
+		r := TraceCountRow{Dir: k.dir, Address: bytes.Clone(k.addr[:]), Bucket: k.bucket}
+		if h.counted {
+			r.N = int64(len(ps))
+		}
+		out = append(out, r)
 	}
-	slices.SortFunc(keys, func(a, b postingKey) int {
-		return cmp.Or(cmp.Compare(a.dir, b.dir), bytes.Compare(a.addr[:], b.addr[:]))
+	for bucket, n := range h.all {
+		out = append(out, TraceCountRow{Dir: CountAll, Address: []byte{}, Bucket: bucket, N: n})
+	}
+	slices.SortFunc(out, func(a, b TraceCountRow) int {
+		return cmp.Or(cmp.Compare(a.Dir, b.Dir), bytes.Compare(a.Address, b.Address), cmp.Compare(a.Bucket, b.Bucket))
 	})
-	for _, k := range keys {
+	return out
+}
+
+// flush adds the lists (and counts) of the traces added to trace_counts,
+// appending each list to the row's, and empties the builder.
+func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
+	rows := h.rows()
+	for i := range rows {
+		r := &rows[i]
+		if r.Dir == CountAll {
+			continue
+		}
+		k := bucketKey{dir: r.Dir, bucket: r.Bucket}
+		copy(k.addr[:], r.Address)
 		list, err := history.AppendPostings(nil, h.lists[k])
 		if err != nil {
-			return t, err
+			return err
 		}
-		t.Values = append(t.Values, h.chain, h.bucket, k.dir, bytes.Clone(k.addr[:]), h.part, list)
+		r.List = list
 	}
-	return t, nil
+	clear(h.lists)
+	clear(h.all)
+	if len(rows) == 0 {
+		return nil
+	}
+	return b.AddTraceCounts(ctx, rows)
 }
 
 // canonical returns block d as a write takes it (BlockWriter: any trace

@@ -239,9 +239,8 @@ type HistorySQL struct {
 	DeleteTip []string
 
 	// DeleteHistory: chain, from (the start of a bucket). Run in order,
-	// they delete the history of the blocks at or above from: segments,
-	// transaction hashes, and the posting lists of the buckets from
-	// from / TraceCountBlocks up.
+	// they delete the segments and transaction hashes of the blocks at or
+	// above from (the thaw clears their lists).
 	DeleteHistory []string
 
 	// HistorySegments: chain, lo, hi → number, kind, data of every
@@ -256,15 +255,13 @@ type HistorySQL struct {
 
 	// HistoryPostings returns the statement of the posting lists of
 	// addresses in direction dir over the buckets first to last, and its
-	// arguments: bucket, address, list, in bucket order, for each bucket
-	// where trace_counts counts the address (a bucket written in pieces
-	// gives one row per piece that holds the address, in part order).
+	// arguments: bucket, address, list of each row of trace_counts with a
+	// list, in bucket order.
 	HistoryPostings func(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any)
 
-	// BucketPostings: chain, bucket → dir, address, part, list of every
-	// posting list of the bucket, in (dir, address, part) order.
-	// DeleteBucketPostings: chain, bucket.
-	BucketPostings, DeleteBucketPostings string
+	// ClearList: chain, dir, address, bucket → sets the list of that row of
+	// trace_counts to NULL.
+	ClearList string
 
 	// HistoryTxBlocks: chain, prefix (HashPrefix) → block_number of each
 	// history block holding a transaction whose hash starts so, highest

@@ -42,12 +42,15 @@ const (
 )
 
 // TraceCountRow is one change to a row of trace_counts: N traces more (or
-// fewer, when negative) for Address in direction Dir in Bucket.
+// fewer, when negative) for Address in direction Dir in Bucket, and, when
+// List is not nil, the posting list of traces that became history, to
+// append to the row's list (history.go).
 type TraceCountRow struct {
 	Dir     int
 	Address []byte // empty for CountAll
 	Bucket  int64
 	N       int64
+	List    []byte
 }
 
 // traceCountKey identifies a row of trace_counts within one chain.

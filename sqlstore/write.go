@@ -133,7 +133,7 @@ func (s *SQLStore) writeBlocks(ctx context.Context, chain chainquery.Chain, rewi
 	if err := s.writeHistory(ctx, b, id, direct); err != nil {
 		return err
 	}
-	if err := insertBlockRows(ctx, b, id, rows, s.AmountArg, true, true); err != nil {
+	if err := insertBlockRows(ctx, b, id, rows, s.AmountArg, rowAll); err != nil {
 		return err
 	}
 	var head *int64
@@ -169,17 +169,24 @@ func lowestTouched(rewindFrom *uint64, heights []uint64) (uint64, bool) {
 // ingester's memory, and buffers this size are reused from chunk to chunk.
 const chunkRows = 8192
 
+// The rows of a block that insertBlockRows inserts.
+const (
+	rowHeaders = 1 << iota // its row of blocks
+	rowCounts              // its traces added to trace_counts
+	rowBodies              // its transactions, logs and traces
+	rowAll     = rowHeaders | rowCounts | rowBodies
+)
+
 // insertBlockRows inserts the rows of blocks, whose versions are set, in
 // chunks of whole blocks of about chunkRows rows, writing amounts with
-// amount, and adds their traces to trace_counts. With headers, it inserts
-// their headers (blocks) and counts their traces; with rows, their
-// transactions, logs and traces. History turned back into rows (thaw) has
-// its headers and counts already; blocks written as history need only
-// those.
-func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData, amount func(*big.Int) any, headers, rows bool) error {
+// amount: those of the kinds in what. History turned back into rows (thaw)
+// has its headers and counts already; blocks written as history need only
+// their headers as rows.
+func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData, amount func(*big.Int) any, what int) error {
+	headers, rows := what&rowHeaders != 0, what&rowBodies != 0
 	tables := BlockTables()
 	counts := traceCounter{}
-	if headers {
+	if what&rowCounts != 0 {
 		for _, d := range blocks {
 			counts.add(d.Block.Number, d.Traces)
 		}

@@ -24,24 +24,14 @@ CREATE TABLE history_segments (
 );
 ALTER TABLE history_segments ALTER COLUMN data SET STORAGE EXTERNAL;
 
--- The traces of an address (dir 0 as sender, 1 as recipient) in one bucket
--- of 100 heights, as a posting list. Keyed by bucket first, so that a
--- freeze appends to the index's right edge; a walk finds the buckets where
--- an address has traces in trace_counts, and searches here once for each.
--- A bucket written in pieces (blocks written straight into history as they
--- arrive) has a list per piece, keyed by the piece's first height (part),
--- until the boundary passes the bucket's end and its lists are merged into
--- one, keyed by the bucket's first height.
-CREATE TABLE history_postings (
-	chain   integer  NOT NULL,
-	bucket  bigint   NOT NULL,
-	dir     smallint NOT NULL,
-	address bytea    NOT NULL,
-	part    bigint   NOT NULL,
-	list    bytea    NOT NULL,
-	PRIMARY KEY (chain, bucket, dir, address, part)
-);
-ALTER TABLE history_postings ALTER COLUMN list SET STORAGE EXTERNAL;
+-- The traces an address sent (dir 0) or received (dir 1) in a bucket of
+-- 100 heights, as a posting list, for the blocks of the bucket that are
+-- history: what Filter Traces walks there instead of the address indexes.
+-- It lives in the row that counts them, keyed by address first, so that a
+-- walk over a long range reads one stretch of the table; a write appends
+-- the list of its piece of the bucket to the bytes there (sqlstore's
+-- history.go). NULL while the bucket's blocks are rows.
+ALTER TABLE trace_counts ADD COLUMN list bytea;
 
 -- The history blocks holding a transaction, by the first 8 bytes of its
 -- hash (sqlstore.HashPrefix); the transaction segment tells hashes that
