@@ -160,11 +160,13 @@ func (s *SQLStore) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi 
 // insertHistory inserts the segments and hash prefixes of blocks, given in
 // number order, and adds their traces to h's lists.
 func (s *SQLStore) insertHistory(ctx context.Context, b BlockBatch, h *historyBuilder, blocks []*chainquery.BlockData) error {
+	segs, err := encodeBlocks(blocks)
+	if err != nil {
+		return err
+	}
 	tables := HistoryTables()
-	for _, d := range blocks {
-		if err := h.add(&tables[0], &tables[1], d); err != nil {
-			return err
-		}
+	for i, d := range blocks {
+		h.add(&tables[0], &tables[1], d, segs[i])
 	}
 	return b.Insert(ctx, tables)
 }

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/history"
@@ -33,34 +37,64 @@ func newHistoryBuilder(chain int64, counted bool) *historyBuilder {
 	return &historyBuilder{chain: chain, counted: counted, lists: map[bucketKey][]history.Posting{}, all: map[int64]int64{}}
 }
 
-// add appends the segments of block d to segs and its transactions' hash
-// prefixes to hashes (the tables of HistoryTables), and adds its traces to
-// the lists. d is canonical: its traces are in API order.
-func (h *historyBuilder) add(segs, hashes *StoreTable, d *chainquery.BlockData) error {
+// segments is a block's three history segments, encoded.
+type segments struct {
+	txs, logs, traces []byte
+}
+
+// encodeBlocks encodes the segments of blocks (canonical), on as many
+// goroutines as there are CPUs: compressing them is most of a history
+// write's work, and the writer is the ingester's one goroutine that the
+// others wait for.
+func encodeBlocks(blocks []*chainquery.BlockData) ([]segments, error) {
+	out := make([]segments, len(blocks))
+	errs := make([]error, len(blocks))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(blocks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(blocks); i = int(next.Add(1) - 1) {
+				out[i], errs[i] = encodeBlock(blocks[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+func encodeBlock(d *chainquery.BlockData) (segments, error) {
+	var seg segments
+	var err error
 	n := d.Block.Number
-	txs, err := history.AppendTransactions(nil, d.Transactions)
-	if err != nil {
-		return fmt.Errorf("block %d: %w", n, err)
+	if seg.txs, err = history.AppendTransactions(nil, d.Transactions); err != nil {
+		return seg, fmt.Errorf("block %d: %w", n, err)
 	}
-	logs, err := history.AppendLogs(nil, d.Logs)
-	if err != nil {
-		return fmt.Errorf("block %d: %w", n, err)
+	if seg.logs, err = history.AppendLogs(nil, d.Logs); err != nil {
+		return seg, fmt.Errorf("block %d: %w", n, err)
 	}
-	traces, err := history.AppendTraces(nil, d.Traces)
-	if err != nil {
-		return fmt.Errorf("block %d: %w", n, err)
+	if seg.traces, err = history.AppendTraces(nil, d.Traces); err != nil {
+		return seg, fmt.Errorf("block %d: %w", n, err)
 	}
-	segs.Values = append(segs.Values, h.chain, int64(n), segmentTransactions, txs,
-		h.chain, int64(n), segmentLogs, logs, h.chain, int64(n), segmentTraces, traces)
+	return seg, nil
+}
+
+// add appends the segments seg of block d to segs and its transactions'
+// hash prefixes to hashes (the tables of HistoryTables), and adds its
+// traces to the lists. d is canonical: its traces are in API order.
+func (h *historyBuilder) add(segs, hashes *StoreTable, d *chainquery.BlockData, seg segments) {
+	n := int64(d.Block.Number)
+	segs.Values = append(segs.Values, h.chain, n, segmentTransactions, seg.txs,
+		h.chain, n, segmentLogs, seg.logs, h.chain, n, segmentTraces, seg.traces)
 	prefixes := map[int64]bool{} // one row a block for hashes that share one
 	for _, t := range d.Transactions {
 		if p := HashPrefix(t.Hash); !prefixes[p] {
 			prefixes[p] = true
-			hashes.Values = append(hashes.Values, h.chain, p, int64(n))
+			hashes.Values = append(hashes.Values, h.chain, p, n)
 		}
 	}
 	h.addTraces(d)
-	return nil
 }
 
 // addTraces adds the traces of block d, in API order, to the lists.
