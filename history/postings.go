@@ -3,7 +3,6 @@ package history
 import (
 	"encoding/binary"
 	"math"
-	"slices"
 )
 
 // A posting list is the places of one address's traces (as sender, or as
@@ -67,52 +66,94 @@ func AppendPostings(dst []byte, ps []Posting) ([]byte, error) {
 // after those of the run before: a store appends the postings of blocks
 // written later to a list by concatenating bytes, without decoding it.
 func DecodePostings(src []byte) ([]Posting, error) {
-	r := &reader{b: src}
-	var out []Posting
-	for first := true; first || len(r.b) > 0; first = false {
-		n := r.int(len(r.b) / 3) // an entry takes at least 3 bytes
-		if r.err != nil {
-			return nil, r.err
-		}
-		if n == 0 && !(first && len(r.b) == 0) {
-			return nil, corrupt("an empty run in a list of more")
-		}
-		out = slices.Grow(out, n)
-		var prev Posting
-		for i := 0; i < n; i++ {
-			p := Posting{Block: prev.Block + r.uvarint()}
-			if p.Block < prev.Block {
-				r.fail("block overflow")
-			}
-			tx, pos := r.int(math.MaxUint32), r.int(math.MaxUint32)
-			if i > 0 && p.Block == prev.Block {
-				if uint64(prev.Tx)+uint64(tx) > math.MaxUint32 {
-					r.fail("transaction index overflow")
-				}
-				p.Tx = prev.Tx + uint32(tx)
-				if tx == 0 {
-					if uint64(prev.Pos)+uint64(pos) > math.MaxUint32 {
-						r.fail("position overflow")
-					}
-					p.Pos = prev.Pos + uint32(pos)
-				} else {
-					p.Pos = uint32(pos)
-				}
-			} else {
-				p.Tx, p.Pos = uint32(tx), uint32(pos)
-			}
-			if len(out) > 0 && !out[len(out)-1].Less(p) && r.err == nil {
-				r.fail("posting %d not after the one before", len(out))
-			}
-			if r.err != nil {
-				return nil, r.err
-			}
-			out = append(out, p)
-			prev = p
-		}
+	out := []Posting{}
+	r := NewPostingReader(src)
+	for p, ok := r.Next(); ok; p, ok = r.Next() {
+		out = append(out, p)
 	}
-	if out == nil {
-		out = []Posting{}
+	if err := r.Err(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
+
+// PostingReader reads the entries of a list (DecodePostings) one at a
+// time, allocating nothing: a count or a page that needs a few entries of
+// a hot contract's list of thousands reads only those, or counts them
+// without keeping them.
+type PostingReader struct {
+	r     reader
+	left  int // entries left in the current run
+	runs  int // runs begun
+	done  int // entries read
+	prev  Posting
+	inRun int // entries read of the current run
+}
+
+// NewPostingReader returns a reader of the list src.
+func NewPostingReader(src []byte) *PostingReader {
+	return &PostingReader{r: reader{b: src}}
+}
+
+// Next returns the next entry, or false at the end of the list or at an
+// error (Err).
+func (pr *PostingReader) Next() (Posting, bool) {
+	r := &pr.r
+	for pr.left == 0 {
+		if r.err != nil || (pr.runs > 0 && len(r.b) == 0) {
+			return Posting{}, false
+		}
+		n := r.int(len(r.b) / 3) // an entry takes at least 3 bytes
+		if r.err != nil {
+			return Posting{}, false
+		}
+		if n == 0 && !(pr.runs == 0 && len(r.b) == 0) {
+			r.fail("an empty run in a list of more")
+			return Posting{}, false
+		}
+		pr.runs++
+		pr.left, pr.inRun = n, 0
+		if n == 0 {
+			return Posting{}, false
+		}
+	}
+	var prev Posting
+	if pr.inRun > 0 {
+		prev = pr.prev
+	}
+	p := Posting{Block: prev.Block + r.uvarint()}
+	if p.Block < prev.Block {
+		r.fail("block overflow")
+	}
+	tx, pos := r.int(math.MaxUint32), r.int(math.MaxUint32)
+	if pr.inRun > 0 && p.Block == prev.Block {
+		if uint64(prev.Tx)+uint64(tx) > math.MaxUint32 {
+			r.fail("transaction index overflow")
+		}
+		p.Tx = prev.Tx + uint32(tx)
+		if tx == 0 {
+			if uint64(prev.Pos)+uint64(pos) > math.MaxUint32 {
+				r.fail("position overflow")
+			}
+			p.Pos = prev.Pos + uint32(pos)
+		} else {
+			p.Pos = uint32(pos)
+		}
+	} else {
+		p.Tx, p.Pos = uint32(tx), uint32(pos)
+	}
+	if pr.done > 0 && !pr.prev.Less(p) && r.err == nil {
+		r.fail("posting %d not after the one before", pr.done)
+	}
+	if r.err != nil {
+		return Posting{}, false
+	}
+	pr.left--
+	pr.inRun++
+	pr.done++
+	pr.prev = p
+	return p, true
+}
+
+// Err returns the error that ended the reading, nil at the list's end.
+func (pr *PostingReader) Err() error { return pr.r.err }

@@ -95,9 +95,9 @@ var queries = sqlstore.StoreSQL{
 		HistorySegment:  `SELECT data FROM history_segments WHERE chain = $1 AND number = $2 AND kind = $3`,
 		HistoryBlocks:   historyBlocksSQL,
 		HistoryPostings: historyPostingsSQL,
-		ClearList: `UPDATE trace_counts SET list = NULL WHERE chain = $1 AND dir = $2 AND address = $3 AND bucket = $4`,
-		HistoryTxBlocks:      `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2 ORDER BY block_number DESC`,
-		BlockStamps:          `SELECT number, timestamp, version FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3 ORDER BY number`,
+		ClearList:       `UPDATE trace_counts SET list = NULL WHERE chain = $1 AND dir = $2 AND address = $3 AND bucket = $4`,
+		HistoryTxBlocks: `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2 ORDER BY block_number DESC`,
+		HistoryStamps:   historyStampsSQL,
 	},
 
 	RecordRewrite: `INSERT INTO rewrites (chain, seq, from_height)

@@ -224,3 +224,14 @@ func historyBlocksSQL(chain int64, numbers []uint64) (string, []any) {
 		CROSS JOIN LATERAL (SELECT kind, data FROM history_segments
 			WHERE chain = $1 AND number = n.number AND kind IN (0, 2) LIMIT 2) s`, []any{chain, ns}
 }
+
+// historyStampsSQL reads the timestamps and versions of blocks.
+func historyStampsSQL(chain int64, numbers []uint64) (string, []any) {
+	ns := make([]int64, len(numbers))
+	for i, n := range numbers {
+		ns[i] = int64(n)
+	}
+	return `SELECT n.number, b.timestamp, b.version FROM unnest($2::bigint[]) AS n (number)
+		CROSS JOIN LATERAL (SELECT timestamp, version FROM blocks WHERE chain = $1 AND number = n.number LIMIT 1) b`,
+		[]any{chain, ns}
+}

@@ -90,9 +90,9 @@ var queries = sqlstore.StoreSQL{
 		HistorySegment:  `SELECT data FROM history_segments WHERE chain = ? AND number = ? AND kind = ?`,
 		HistoryBlocks:   historyBlocksSQL,
 		HistoryPostings: historyPostingsSQL,
-		ClearList: `UPDATE trace_counts SET list = NULL WHERE chain = ? AND dir = ? AND address = ? AND bucket = ?`,
-		HistoryTxBlocks:      `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
-		BlockStamps:          `SELECT number, timestamp, version FROM blocks WHERE chain = ? AND number BETWEEN ? AND ? ORDER BY number`,
+		ClearList:       `UPDATE trace_counts SET list = NULL WHERE chain = ? AND dir = ? AND address = ? AND bucket = ?`,
+		HistoryTxBlocks: `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
+		HistoryStamps:   historyStampsSQL,
 	},
 
 	RecordRewrite: `INSERT INTO rewrites (chain, seq, from_height)

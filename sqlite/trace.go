@@ -167,3 +167,12 @@ func historyBlocksSQL(chain int64, numbers []uint64) (string, []any) {
 		FROM history_segments s JOIN blocks b ON b.chain = s.chain AND b.number = s.number
 		WHERE s.chain = ? AND s.number IN (` + placeholders(len(numbers)) + `) AND s.kind IN (0, 2)`, args
 }
+
+// historyStampsSQL reads the timestamps and versions of blocks.
+func historyStampsSQL(chain int64, numbers []uint64) (string, []any) {
+	args := []any{chain}
+	for _, n := range numbers {
+		args = append(args, int64(n))
+	}
+	return `SELECT number, timestamp, version FROM blocks WHERE chain = ? AND number IN (` + placeholders(len(numbers)) + `)`, args
+}

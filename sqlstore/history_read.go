@@ -27,20 +27,47 @@ func (s *SQLStore) historySegment(ctx context.Context, c StoreConn, chain int64,
 }
 
 // historyTransactions returns the transactions of the history block
-// number, with their BlockNumber set; found is false when the block is not
-// history.
-func (s *SQLStore) historyTransactions(ctx context.Context, c StoreConn, chain int64, number uint64) (txs []*chainquery.Transaction, found bool, err error) {
+// number at version, shared (callers copy what they change); found is
+// false when the block is not history.
+func (s *SQLStore) historyTransactions(ctx context.Context, c StoreConn, chain int64, number uint64, version int) (txs []*chainquery.Transaction, found bool, err error) {
+	k := decodedKey{chain, number, version, segmentTransactions}
+	if v, ok := s.decoded.get(k); ok {
+		return v.([]*chainquery.Transaction), true, nil
+	}
 	seg, err := s.historySegment(ctx, c, chain, number, segmentTransactions)
 	if err != nil || seg == nil {
 		return nil, false, err
 	}
-	txs, err = history.DecodeTransactions(seg, number)
-	return txs, err == nil, err
+	if txs, err = history.DecodeTransactions(seg, number); err != nil {
+		return nil, false, err
+	}
+	s.decoded.put(k, txs, txsSize(txs))
+	return txs, true, nil
+}
+
+// historyLogs returns the logs of the history block number at version,
+// shared as historyTransactions' are.
+func (s *SQLStore) historyLogs(ctx context.Context, c StoreConn, chain int64, number uint64, version int) ([]*chainquery.Log, bool, error) {
+	k := decodedKey{chain, number, version, segmentLogs}
+	if v, ok := s.decoded.get(k); ok {
+		return v.([]*chainquery.Log), true, nil
+	}
+	seg, err := s.historySegment(ctx, c, chain, number, segmentLogs)
+	if err != nil || seg == nil {
+		return nil, false, err
+	}
+	logs, err := history.DecodeLogs(seg, number)
+	if err != nil {
+		return nil, false, err
+	}
+	s.decoded.put(k, logs, logsSize(logs))
+	return logs, true, nil
 }
 
 // historyTxLogs finds the transaction hash in history (in block only, when
-// given; else the highest block holding it) and returns it with its block's
-// timestamp and logs; tx is nil when history has no such transaction.
+// given; else the highest block holding it) and returns copies of it and
+// its logs, with its block's timestamp; tx is nil when history has no such
+// transaction.
 func (s *SQLStore) historyTxLogs(ctx context.Context, c StoreConn, chain int64, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, timestamp int64, logs []*chainquery.Log, err error) {
 	var candidates []uint64
 	var n int64
@@ -50,11 +77,19 @@ func (s *SQLStore) historyTxLogs(ctx context.Context, c StoreConn, chain int64, 
 		}
 		return nil
 	})
+	if err != nil || len(candidates) == 0 {
+		return nil, 0, nil, err
+	}
+	stamps, err := s.historyStamps(ctx, c, chain, candidates)
 	if err != nil {
 		return nil, 0, nil, err
 	}
 	for _, number := range candidates {
-		txs, found, err := s.historyTransactions(ctx, c, chain, number)
+		st, ok := stamps[number]
+		if !ok {
+			continue
+		}
+		txs, found, err := s.historyTransactions(ctx, c, chain, number, st.version)
 		if err != nil {
 			return nil, 0, nil, err
 		}
@@ -62,24 +97,18 @@ func (s *SQLStore) historyTxLogs(ctx context.Context, c StoreConn, chain int64, 
 		if !found || i < 0 {
 			continue
 		}
-		stamp, err := s.blockStamps(ctx, c, chain, number, number)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		seg, err := s.historySegment(ctx, c, chain, number, segmentLogs)
-		if err != nil || seg == nil {
-			return nil, 0, nil, err
-		}
-		all, err := history.DecodeLogs(seg, number)
-		if err != nil {
+		all, found, err := s.historyLogs(ctx, c, chain, number, st.version)
+		if err != nil || !found {
 			return nil, 0, nil, err
 		}
 		for _, l := range all {
 			if l.TransactionIndex == txs[i].Index {
-				logs = append(logs, l)
+				row := *l
+				logs = append(logs, &row)
 			}
 		}
-		return txs[i], stamp[number].timestamp, logs, nil
+		t := *txs[i]
+		return &t, st.timestamp, logs, nil
 	}
 	return nil, 0, nil, nil
 }
@@ -90,13 +119,14 @@ type stamp struct {
 	version   int
 }
 
-// blockStamps returns the timestamp and version of the blocks from lo to
-// hi, by number.
-func (s *SQLStore) blockStamps(ctx context.Context, c StoreConn, chain int64, lo, hi uint64) (map[uint64]stamp, error) {
-	out := map[uint64]stamp{}
+// historyStamps returns the timestamp and version of the stored blocks
+// among numbers, by number.
+func (s *SQLStore) historyStamps(ctx context.Context, c StoreConn, chain int64, numbers []uint64) (map[uint64]stamp, error) {
+	out := make(map[uint64]stamp, len(numbers))
 	var n int64
 	var st stamp
-	err := c.Query(ctx, s.SQL.BlockStamps, []any{chain, int64(lo), int64(hi)}, []any{&n, &st.timestamp, &st.version}, func() error {
+	q, args := s.SQL.HistoryStamps(chain, numbers)
+	err := c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version}, func() error {
 		out[uint64(n)] = st
 		return nil
 	})
@@ -110,29 +140,52 @@ type historyBlock struct {
 	first  map[int]int // the index in traces of each transaction's first trace
 }
 
-// loadHistoryBlocks decodes the traces and transactions of the history
-// blocks numbers, in one statement, and fills each trace's block and
-// transaction fields.
+// loadHistoryBlocks returns the traces of the history blocks numbers,
+// shared (callers copy what they return), each with its block's and
+// transaction's fields: from the cache, else decoded from their segments,
+// read in one statement.
 func (s *SQLStore) loadHistoryBlocks(ctx context.Context, c StoreConn, chain int64, numbers []uint64) (map[uint64]*historyBlock, error) {
-	type parts struct {
-		st     stamp
-		txs    []*chainquery.Transaction
-		traces []*chainquery.Trace
-	}
 	if len(numbers) == 0 {
 		return nil, nil
 	}
-	got := make(map[uint64]*parts, len(numbers))
+	stamps, err := s.historyStamps(ctx, c, chain, numbers)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]*historyBlock, len(numbers))
+	var missing []uint64
+	for _, number := range numbers {
+		st, ok := stamps[number]
+		if !ok {
+			return nil, errHistoryMoved
+		}
+		if v, ok := s.decoded.get(decodedKey{chain, number, st.version, segmentTraces}); ok {
+			out[number] = v.(*historyBlock)
+		} else {
+			missing = append(missing, number)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	type parts struct {
+		txs    []*chainquery.Transaction
+		traces []*chainquery.Trace
+	}
+	got := make(map[uint64]*parts, len(missing))
 	var n int64
 	var kind int
 	var data []byte
 	var st stamp
-	q, args := s.SQL.HistoryBlocks(chain, numbers)
-	err := c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
+	q, args := s.SQL.HistoryBlocks(chain, missing)
+	err = c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
 		number := uint64(n)
+		if st != stamps[number] {
+			return errHistoryMoved
+		}
 		p := got[number]
 		if p == nil {
-			p = &parts{st: st}
+			p = &parts{}
 			got[number] = p
 		}
 		var err error
@@ -147,9 +200,8 @@ func (s *SQLStore) loadHistoryBlocks(ctx context.Context, c StoreConn, chain int
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[uint64]*historyBlock, len(numbers))
-	for _, number := range numbers {
-		p := got[number]
+	for _, number := range missing {
+		p, st := got[number], stamps[number]
 		if p == nil || p.txs == nil && len(p.traces) > 0 {
 			return nil, errHistoryMoved
 		}
@@ -166,12 +218,13 @@ func (s *SQLStore) loadHistoryBlocks(ctx context.Context, c StoreConn, chain int
 			if _, ok := hb.first[t.TransactionIndex]; !ok {
 				hb.first[t.TransactionIndex] = i
 			}
-			t.Timestamp, t.Version = p.st.timestamp, p.st.version
+			t.Timestamp, t.Version = st.timestamp, st.version
 			if len(t.TraceAddress) == 0 {
 				t.TraceAddress = nil // as rows give it
 			}
 			t.TransactionHash, t.TransactionFrom, t.TransactionTo, t.TransactionStatus = x.Hash, x.From, x.To, x.Status
 		}
+		s.decoded.put(decodedKey{chain, number, st.version, segmentTraces}, hb, tracesSize(hb.traces))
 		out[number] = hb
 	}
 	return out, nil
@@ -182,63 +235,116 @@ func (s *SQLStore) loadHistoryBlocks(ctx context.Context, c StoreConn, chain int
 // statements that are not in one snapshot.
 var errHistoryMoved = errors.New("a block moved between rows and history during the read; try again")
 
+// historyLists reads the posting lists of addrs in direction dir over the
+// buckets of the plan's range, bucket by bucket, and hands each bucket's
+// lists, undecoded, to each; each returns errFound to stop, which
+// historyLists does not return.
+func (s *SQLStore) historyLists(ctx context.Context, c StoreConn, p *TracePlan, dir int, addrs [][]byte, each func(bucket int64, lists [][]byte) error) error {
+	q, args := s.SQL.HistoryPostings(p.Chain, dir, addrs, p.Lo/TraceCountBlocks, p.Hi/TraceCountBlocks)
+	var bucket, cur int64 = 0, -1
+	var addr, data []byte
+	var pending [][]byte
+	err := c.Query(ctx, q, args, []any{&bucket, &addr, &data}, func() error {
+		if bucket != cur && pending != nil {
+			if err := each(cur, pending); err != nil {
+				return err
+			}
+			pending = nil
+		}
+		cur = bucket
+		pending = append(pending, data)
+		return nil
+	})
+	if err == nil && pending != nil {
+		err = each(cur, pending)
+	}
+	if errors.Is(err, errFound) {
+		return nil
+	}
+	return err
+}
+
+// inRange returns the postings of list, in chain order, in the plan's
+// range, at most need of them when need >= 0, reading no further.
+func inRange(p *TracePlan, list []byte, need int, out []history.Posting) ([]history.Posting, error) {
+	r := history.NewPostingReader(list)
+	for q, ok := r.Next(); ok && (need < 0 || len(out) < need); q, ok = r.Next() {
+		if q.Block > uint64(p.Hi) {
+			break
+		}
+		if q.Block >= uint64(p.Lo) {
+			out = append(out, q)
+		}
+	}
+	return out, r.Err()
+}
+
+// historyCount returns the number of the plan's matches in its range,
+// which must lie in history: a single address's lists, or several's of one
+// direction (which never share a trace), are counted entry by entry
+// without being kept.
+func (s *SQLStore) historyCount(ctx context.Context, c StoreConn, p *TracePlan) (int, error) {
+	if len(p.Also) > 0 {
+		ms, err := s.historyMatches(ctx, c, p, -1)
+		return len(ms), err
+	}
+	count := 0
+	err := s.historyLists(ctx, c, p, p.Dir(), p.Walk, func(_ int64, lists [][]byte) error {
+		for _, list := range lists {
+			r := history.NewPostingReader(list)
+			for q, ok := r.Next(); ok && q.Block <= uint64(p.Hi); q, ok = r.Next() {
+				if q.Block >= uint64(p.Lo) {
+					count++
+				}
+			}
+			if err := r.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return count, err
+}
+
 // historyMatches returns, in chain order, the postings of the plan's
 // address filter in its range (which must lie in history): at most need
 // of them when need >= 0, stopping there; with need < 0, every one.
 func (s *SQLStore) historyMatches(ctx context.Context, c StoreConn, p *TracePlan, need int) ([]history.Posting, error) {
-	first, last := p.Lo/TraceCountBlocks, p.Hi/TraceCountBlocks
-	inRange := func(ps []history.Posting) []history.Posting {
-		lo := slices.IndexFunc(ps, func(q history.Posting) bool { return q.Block >= uint64(p.Lo) })
-		if lo < 0 {
-			return nil
-		}
-		hi := slices.IndexFunc(ps[lo:], func(q history.Posting) bool { return q.Block > uint64(p.Hi) })
-		if hi < 0 {
-			return ps[lo:]
-		}
-		return ps[lo : lo+hi]
-	}
-	// lists reads the lists of addrs in dir, bucket by bucket, and hands
-	// each bucket's to flush; flush returns errFound to stop.
-	lists := func(dir int, addrs [][]byte, flush func(bucket int64, ls [][]history.Posting) error) error {
-		q, args := s.SQL.HistoryPostings(p.Chain, dir, addrs, first, last)
-		var bucket, cur int64 = 0, -1
-		var addr, data []byte
-		var pending [][]history.Posting
-		err := c.Query(ctx, q, args, []any{&bucket, &addr, &data}, func() error {
-			if bucket != cur && pending != nil {
-				if err := flush(cur, pending); err != nil {
-					return err
-				}
-				pending = nil
-			}
-			cur = bucket
-			ps, err := history.DecodePostings(data)
-			pending = append(pending, ps)
-			return err
-		})
-		if err == nil && pending != nil {
-			err = flush(cur, pending)
-		}
-		return err
-	}
 	var out []history.Posting
-	if len(p.Also) == 0 {
-		dir := p.Dir()
-		err := lists(dir, p.Walk, func(_ int64, ls [][]history.Posting) error {
-			out = append(out, inRange(history.Match(ls, nil))...)
-			if need >= 0 && len(out) >= need {
-				return errFound
+	decoded := func(lists [][]byte) ([][]history.Posting, error) {
+		ls := make([][]history.Posting, len(lists))
+		for i, list := range lists {
+			var err error
+			if ls[i], err = inRange(p, list, -1, nil); err != nil {
+				return nil, err
 			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, errFound) {
-			return nil, err
 		}
-		if need >= 0 && len(out) > need {
+		return ls, nil
+	}
+	enough := func() error {
+		if need >= 0 && len(out) >= need {
 			out = out[:need]
+			return errFound
 		}
-		return out, nil
+		return nil
+	}
+	if len(p.Also) == 0 {
+		err := s.historyLists(ctx, c, p, p.Dir(), p.Walk, func(_ int64, lists [][]byte) error {
+			var err error
+			if len(lists) == 1 { // one address: its list in order, read as far as needed
+				out, err = inRange(p, lists[0], need, out)
+			} else {
+				var ls [][]history.Posting
+				if ls, err = decoded(lists); err == nil {
+					out = append(out, history.Match(ls, nil)...)
+				}
+			}
+			if err != nil {
+				return err
+			}
+			return enough()
+		})
+		return out, err
 	}
 	// A from+to filter: both sides' lists, matched bucket by bucket.
 	fromAddrs, toAddrs := p.Walk, p.Also
@@ -246,26 +352,25 @@ func (s *SQLStore) historyMatches(ctx context.Context, c StoreConn, p *TracePlan
 		fromAddrs, toAddrs = p.Also, p.Walk
 	}
 	froms := map[int64][][]history.Posting{}
-	err := lists(CountFrom, fromAddrs, func(b int64, ls [][]history.Posting) error { froms[b] = ls; return nil })
+	err := s.historyLists(ctx, c, p, CountFrom, fromAddrs, func(b int64, lists [][]byte) error {
+		var err error
+		froms[b], err = decoded(lists)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	err = lists(CountTo, toAddrs, func(b int64, ls [][]history.Posting) error {
+	err = s.historyLists(ctx, c, p, CountTo, toAddrs, func(b int64, lists [][]byte) error {
 		if f := froms[b]; f != nil {
-			out = append(out, inRange(history.Match(f, ls))...)
+			ls, err := decoded(lists)
+			if err != nil {
+				return err
+			}
+			out = append(out, history.Match(f, ls)...)
 		}
-		if need >= 0 && len(out) >= need {
-			return errFound
-		}
-		return nil
+		return enough()
 	})
-	if err != nil && !errors.Is(err, errFound) {
-		return nil, err
-	}
-	if need >= 0 && len(out) > need {
-		out = out[:need]
-	}
-	return out, nil
+	return out, err
 }
 
 // historyTracePage returns the page of the plan, whose range lies in
@@ -310,7 +415,8 @@ func (s *SQLStore) historyTracePage(ctx context.Context, c StoreConn, p *TracePl
 					continue
 				}
 				if len(out) < p.Page.Limit {
-					out = append(out, t)
+					row := *t
+					out = append(out, &row)
 				}
 			}
 		}
@@ -345,7 +451,8 @@ func (s *SQLStore) historyTracePage(ctx context.Context, c StoreConn, p *TracePl
 		if !ok || i >= len(hb.traces) || hb.traces[i].TransactionIndex != int(m.Tx) {
 			return nil, 0, history.ErrCorrupt
 		}
-		out = append(out, hb.traces[i])
+		row := *hb.traces[i]
+		out = append(out, &row)
 	}
 	return out, total, nil
 }

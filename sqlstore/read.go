@@ -38,16 +38,18 @@ func (s *SQLStore) FindBlock(ctx context.Context, chain chainquery.Chain, number
 		return nil, err
 	}
 	if len(b.Transactions) == 0 && b.TransactionCount > 0 { // history
-		txs, found, err := s.historyTransactions(ctx, tx, id, number)
+		txs, found, err := s.historyTransactions(ctx, tx, id, number, b.Version)
 		if err != nil {
 			return nil, err
 		} else if !found {
 			return nil, errHistoryMoved
 		}
-		for _, t := range txs {
-			t.Timestamp = b.Timestamp
+		b.Transactions = make([]*chainquery.Transaction, len(txs))
+		for i, t := range txs {
+			row := *t
+			row.Timestamp = b.Timestamp
+			b.Transactions[i] = &row
 		}
-		b.Transactions = txs
 	}
 	return b, nil
 }
@@ -176,7 +178,11 @@ func (s *SQLStore) FindBlockReceipts(ctx context.Context, f chainquery.ReceiptFi
 		return out, count, nil
 	}
 	// The block's transactions are history.
-	txs, found, err := s.historyTransactions(ctx, s.Read, id, f.BlockNumber)
+	stamps, err := s.historyStamps(ctx, s.Read, id, []uint64{f.BlockNumber})
+	if err != nil {
+		return nil, 0, err
+	}
+	txs, found, err := s.historyTransactions(ctx, s.Read, id, f.BlockNumber, stamps[f.BlockNumber].version)
 	if err != nil {
 		return nil, 0, err
 	} else if !found {

@@ -49,6 +49,9 @@ type SQLStore struct {
 	// DefaultTipBlocks, negative to keep every block as rows.
 	TipBlocks int
 
+	// decoded keeps decoded history segments (history_cache.go).
+	decoded decodedCache
+
 	// nodeHeads holds, by chain key, the last head an ingester saw its
 	// node at (SetNodeHead): blocks TipBlocks below it are written
 	// straight into history.
@@ -268,9 +271,9 @@ type HistorySQL struct {
 	// first.
 	HistoryTxBlocks string
 
-	// BlockStamps: chain, lo, hi → number, timestamp, version of the
-	// blocks from lo to hi, in number order.
-	BlockStamps string
+	// HistoryStamps returns the statement of the number, timestamp and
+	// version of each stored block among numbers, and its arguments.
+	HistoryStamps func(chain int64, numbers []uint64) (string, []any)
 }
 
 // UnavailableError returns the EUNAVAILABLE error of a store whose database

@@ -208,8 +208,8 @@ func (s *SQLStore) rangeCount(ctx context.Context, tx StoreTx, p *TracePlan) (in
 	if p.Lo >= p.HistoryBelow {
 		return n, nil
 	}
-	ms, err := s.historyMatches(ctx, tx, p.over(p.Lo, min(p.Hi, p.HistoryBelow-1)), -1)
-	return n + len(ms), err
+	m, err := s.historyCount(ctx, tx, p.over(p.Lo, min(p.Hi, p.HistoryBelow-1)))
+	return n + m, err
 }
 
 // traceScan returns the scan of a row of TracePage into t: t.block_number,
