@@ -305,3 +305,46 @@ func (s *SQLStore) writeHistory(ctx context.Context, b BlockBatch, chain int64, 
 	_, err := b.Exec(ctx, s.SQL.SetHistoryBelow, chain, int64(blocks[len(blocks)-1].Block.Number)+1)
 	return err
 }
+
+// ConvertHistory turns up to buckets buckets of chain's rows that lie
+// TipBlocks or more below its highest block into history, in one
+// transaction, and returns the boundary then and the one the conversion
+// is heading for: `chainquery migrate` calls it until they meet, for a
+// database whose blocks an earlier release stored as rows.
+func (s *SQLStore) ConvertHistory(ctx context.Context, chain chainquery.Chain, buckets int) (below, target uint64, err error) {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return 0, 0, err
+	}
+	head, err := s.HeadBlock(ctx, chain)
+	if chainquery.ErrorCode(err) == chainquery.ENOTFOUND {
+		return 0, 0, nil
+	} else if err != nil {
+		return 0, 0, err
+	}
+	if head+1 < s.tipBlocks() {
+		return 0, 0, nil
+	}
+	const n = TraceCountBlocks
+	to := int64((head+1-s.tipBlocks())/n) * n
+	b, err := s.BeginBlocks(ctx, id, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer b.Rollback()
+	if err := s.freezeTo(ctx, b, id, to, buckets); err != nil {
+		return 0, 0, err
+	}
+	at, err := s.historyBelow(ctx, b, id)
+	if err != nil {
+		return 0, 0, err
+	}
+	var first *int64 // where the rows start: below the first stored block, the boundary says nothing
+	if _, err := queryRow(ctx, b, s.SQL.FirstBlockFrom, []any{id, at}, &first); err != nil {
+		return 0, 0, err
+	}
+	if first != nil && *first > at {
+		at = min(*first, to)
+	}
+	return uint64(at), uint64(to), b.Commit(ctx)
+}

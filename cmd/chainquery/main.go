@@ -126,6 +126,7 @@ Commands:
   keys update   change the endpoints or limits of an API key
   keys list     list API keys: name, endpoints, creation time, limits
   keys revoke   revoke an API key
+  migrate       bring a database up to this release: schema, and history's layout
   version       print the version and commit (also --version)
 
 Run 'chainquery <command> -h' for the flags of a command.
@@ -161,6 +162,13 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 		return m.parseIngest(rest)
 	case "registry":
 		return m.parseRegistry(rest)
+	case "migrate":
+		c, err := m.parseMigrate(rest)
+		if err != nil {
+			return err
+		}
+		m.cmd = c
+		return nil
 	case "dev":
 		c, err := m.parseDev(rest)
 		if err != nil {
