@@ -30,7 +30,7 @@ var queries = sqlstore.StoreSQL{
 			x.contract_address, x.status, x.effective_gas_price
 		FROM blocks b JOIN transactions x ON x.chain = b.chain AND x.block_number = b.number
 		WHERE b.chain = $1 AND b.number = $2 ORDER BY x.tx_index LIMIT $3 OFFSET $4`,
-	ReceiptBlock: `SELECT timestamp, transaction_count FROM blocks WHERE chain = $1 AND number = $2`,
+	ReceiptBlock: `SELECT timestamp, transaction_count, version FROM blocks WHERE chain = $1 AND number = $2`,
 	ReceiptPage: `SELECT tx_index, hash, cumulative_gas_used, gas_used, contract_address, status, effective_gas_price
 		FROM transactions WHERE chain = $1 AND block_number = $2 ORDER BY tx_index LIMIT $3 OFFSET $4`,
 

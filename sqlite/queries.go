@@ -28,7 +28,7 @@ var queries = sqlstore.StoreSQL{
 			x.contract_address, x.status, x.effective_gas_price
 		FROM blocks b JOIN transactions x ON x.chain = b.chain AND x.block_number = b.number
 		WHERE b.chain = ? AND b.number = ? ORDER BY x.tx_index LIMIT ? OFFSET ?`,
-	ReceiptBlock: `SELECT timestamp, transaction_count FROM blocks WHERE chain = ? AND number = ?`,
+	ReceiptBlock: `SELECT timestamp, transaction_count, version FROM blocks WHERE chain = ? AND number = ?`,
 	ReceiptPage: `SELECT tx_index, hash, cumulative_gas_used, gas_used, contract_address, status, effective_gas_price
 		FROM transactions WHERE chain = ? AND block_number = ? ORDER BY tx_index LIMIT ? OFFSET ?`,
 

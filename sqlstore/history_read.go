@@ -29,39 +29,32 @@ func (s *SQLStore) historySegment(ctx context.Context, c StoreConn, chain int64,
 // historyTransactions returns the transactions of the history block
 // number at version, shared (callers copy what they change); found is
 // false when the block is not history.
-func (s *SQLStore) historyTransactions(ctx context.Context, c StoreConn, chain int64, number uint64, version int) (txs []*chainquery.Transaction, found bool, err error) {
-	k := decodedKey{chain, number, version, segmentTransactions}
-	if v, ok := s.decoded.get(k); ok {
-		return v.([]*chainquery.Transaction), true, nil
-	}
-	seg, err := s.historySegment(ctx, c, chain, number, segmentTransactions)
-	if err != nil || seg == nil {
-		return nil, false, err
-	}
-	if txs, err = history.DecodeTransactions(seg, number); err != nil {
-		return nil, false, err
-	}
-	s.decoded.put(k, txs, txsSize(txs))
-	return txs, true, nil
+func (s *SQLStore) historyTransactions(ctx context.Context, c StoreConn, chain int64, number uint64, version int) ([]*chainquery.Transaction, bool, error) {
+	return cachedSegment(ctx, s, c, decodedKey{chain, number, version, segmentTransactions}, history.DecodeTransactions, txsSize)
 }
 
 // historyLogs returns the logs of the history block number at version,
 // shared as historyTransactions' are.
 func (s *SQLStore) historyLogs(ctx context.Context, c StoreConn, chain int64, number uint64, version int) ([]*chainquery.Log, bool, error) {
-	k := decodedKey{chain, number, version, segmentLogs}
-	if v, ok := s.decoded.get(k); ok {
-		return v.([]*chainquery.Log), true, nil
+	return cachedSegment(ctx, s, c, decodedKey{chain, number, version, segmentLogs}, history.DecodeLogs, logsSize)
+}
+
+// cachedSegment returns the decoded segment k names: from the cache, else
+// read, decoded with decode and kept. found is false when the block has no
+// such segment (it is not history).
+func cachedSegment[T any](ctx context.Context, s *SQLStore, c StoreConn, k decodedKey, decode func([]byte, uint64) (T, error), size func(T) int64) (v T, found bool, err error) {
+	if cached, ok := s.decoded.get(k); ok {
+		return cached.(T), true, nil
 	}
-	seg, err := s.historySegment(ctx, c, chain, number, segmentLogs)
+	seg, err := s.historySegment(ctx, c, k.chain, k.number, k.kind)
 	if err != nil || seg == nil {
-		return nil, false, err
+		return v, false, err
 	}
-	logs, err := history.DecodeLogs(seg, number)
-	if err != nil {
-		return nil, false, err
+	if v, err = decode(seg, k.number); err != nil {
+		return v, false, err
 	}
-	s.decoded.put(k, logs, logsSize(logs))
-	return logs, true, nil
+	s.decoded.put(k, v, size(v))
+	return v, true, nil
 }
 
 // historyTxLogs finds the transaction hash in history (in block only, when

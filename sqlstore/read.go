@@ -169,7 +169,8 @@ func (s *SQLStore) FindBlockReceipts(ctx context.Context, f chainquery.ReceiptFi
 	if err != nil || len(out) > 0 {
 		return out, count, err
 	}
-	if found, err := queryRow(ctx, s.Read, s.SQL.ReceiptBlock, []any{id, int64(f.BlockNumber)}, &r.Timestamp, &count); err != nil {
+	var version int
+	if found, err := queryRow(ctx, s.Read, s.SQL.ReceiptBlock, []any{id, int64(f.BlockNumber)}, &r.Timestamp, &count, &version); err != nil {
 		return nil, 0, err
 	} else if !found {
 		return nil, 0, chainquery.Errorf(chainquery.ENOTFOUND, "block %d is not indexed", f.BlockNumber)
@@ -178,11 +179,7 @@ func (s *SQLStore) FindBlockReceipts(ctx context.Context, f chainquery.ReceiptFi
 		return out, count, nil
 	}
 	// The block's transactions are history.
-	stamps, err := s.historyStamps(ctx, s.Read, id, []uint64{f.BlockNumber})
-	if err != nil {
-		return nil, 0, err
-	}
-	txs, found, err := s.historyTransactions(ctx, s.Read, id, f.BlockNumber, stamps[f.BlockNumber].version)
+	txs, found, err := s.historyTransactions(ctx, s.Read, id, f.BlockNumber, version)
 	if err != nil {
 		return nil, 0, err
 	} else if !found {

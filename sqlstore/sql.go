@@ -147,7 +147,7 @@ type StoreSQL struct {
 	// ReceiptBlock then tells which.
 	ReceiptBlockPage string
 
-	// ReceiptBlock: chain, number → timestamp, transaction_count.
+	// ReceiptBlock: chain, number → timestamp, transaction_count, version.
 	// ReceiptPage: chain, number, limit, offset → tx_index, hash,
 	// cumulative_gas_used, gas_used, contract_address, status,
 	// effective_gas_price, in tx_index order.
