@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -156,6 +157,17 @@ func (s *SQLStore) BlockHash(ctx context.Context, chain chainquery.Chain, number
 // an empty page asks again which of "no such block" and "past the end" it
 // is.
 func (s *SQLStore) FindBlockReceipts(ctx context.Context, f chainquery.ReceiptFilter) ([]*chainquery.Receipt, int, error) {
+	out, count, err := s.findBlockReceipts(ctx, f)
+	if errors.Is(err, errHistoryMoved) {
+		// The block's transactions moved from history back to rows
+		// between two of its statements (a rewind below the boundary):
+		// the rows answer now.
+		return s.findBlockReceipts(ctx, f)
+	}
+	return out, count, err
+}
+
+func (s *SQLStore) findBlockReceipts(ctx context.Context, f chainquery.ReceiptFilter) ([]*chainquery.Receipt, int, error) {
 	id, err := storeChainID(f.Chain)
 	if err != nil {
 		return nil, 0, err
