@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -65,6 +66,39 @@ func coders() (*zstd.Encoder, *zstd.Decoder) {
 		}
 	})
 	return encoder, decoder
+}
+
+// rawBuffers holds the buffers in which a segment's uncompressed bytes are
+// put together before compression: a Polygon block's traces are ~250 KB of
+// them, made and dropped for every block written (the ingester's memory
+// profile: growing them by append allocated several times that).
+var rawBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// finish appends to dst the compressed segment of head followed by cols.
+func finish(dst, head []byte, cols ...[]byte) []byte {
+	n := len(head)
+	for _, c := range cols {
+		n += len(c)
+	}
+	buf := rawBuffers.Get().(*[]byte)
+	raw := slices.Grow((*buf)[:0], n)
+	raw = append(raw, head...)
+	for _, c := range cols {
+		raw = append(raw, c...)
+	}
+	dst = compress(dst, raw)
+	*buf = raw[:0]
+	rawBuffers.Put(buf)
+	return dst
+}
+
+// lenBytesSize is the room appendLenBytes takes for each of bs.
+func lenBytesSize[T any](rows []T, bs func(T) []byte) int {
+	n := 0
+	for _, r := range rows {
+		n += binary.MaxVarintLen32 + len(bs(r))
+	}
+	return n
 }
 
 // compress appends the zstd frame of src to dst.

@@ -29,7 +29,8 @@ func AppendLogs(dst []byte, logs []*chainquery.Log) ([]byte, error) {
 	addrIndex := map[chainquery.Address]uint64{}
 	var topics []chainquery.Hash
 	topicIndex := map[chainquery.Hash]uint64{}
-	var txs, idx, addrCol, topicCol, data []byte
+	var txs, idx, addrCol, topicCol []byte
+	data := make([]byte, 0, lenBytesSize(logs, func(l *chainquery.Log) []byte { return l.Data }))
 	prevTx, prevIdx := 0, -1
 	for i, l := range logs {
 		if l.TransactionIndex < prevTx || l.LogIndex <= prevIdx || len(l.Topics) > 4 {
@@ -67,10 +68,7 @@ func AppendLogs(dst []byte, logs []*chainquery.Log) ([]byte, error) {
 	for _, t := range topics {
 		raw = append(raw, t[:]...)
 	}
-	for _, col := range [][]byte{txs, idx, addrCol, topicCol, data} {
-		raw = append(raw, col...)
-	}
-	return compress(dst, raw), nil
+	return finish(dst, raw, txs, idx, addrCol, topicCol, data), nil
 }
 
 // DecodeLogs returns the logs of the segment src, with BlockNumber set to

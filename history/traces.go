@@ -54,7 +54,9 @@ func AppendTraces(dst []byte, traces []*chainquery.Trace) ([]byte, error) {
 	var errs []string
 	errIndex := map[string]uint64{}
 
-	var txs, paths, kinds, froms, tos, gas, used, values, subs, errCol, inputs, outputs []byte
+	var txs, paths, kinds, froms, tos, gas, used, values, subs, errCol []byte
+	inputs := make([]byte, 0, lenBytesSize(traces, func(t *chainquery.Trace) []byte { return t.Input }))
+	outputs := make([]byte, 0, lenBytesSize(traces, func(t *chainquery.Trace) []byte { return t.Output }))
 	prevTx := 0
 	for i, t := range traces {
 		if t.TransactionIndex < prevTx || t.Subtraces < 0 {
@@ -112,10 +114,7 @@ func AppendTraces(dst []byte, traces []*chainquery.Trace) ([]byte, error) {
 	for _, e := range errs {
 		raw = appendLenBytes(raw, []byte(e))
 	}
-	for _, col := range [][]byte{txs, paths, kinds, froms, tos, gas, used, values, subs, errCol, inputs, outputs} {
-		raw = append(raw, col...)
-	}
-	return compress(dst, raw), nil
+	return finish(dst, raw, txs, paths, kinds, froms, tos, gas, used, values, subs, errCol, inputs, outputs), nil
 }
 
 // DecodeTraces returns the traces of the segment src, with BlockNumber set

@@ -33,7 +33,8 @@ func AppendTransactions(dst []byte, txs []*chainquery.Transaction) ([]byte, erro
 		}
 		return binary.AppendUvarint(col, addrs.id(*a)+1)
 	}
-	var hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts, inputs []byte
+	var hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts []byte
+	inputs := make([]byte, 0, lenBytesSize(txs, func(t *chainquery.Transaction) []byte { return t.Input }))
 	prevIdx := -1
 	var prevCumul uint64
 	for i, t := range txs {
@@ -75,10 +76,7 @@ func AppendTransactions(dst []byte, txs []*chainquery.Transaction) ([]byte, erro
 	for _, a := range addrs.values {
 		raw = append(raw, a[:]...)
 	}
-	for _, col := range [][]byte{hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts, inputs} {
-		raw = append(raw, col...)
-	}
-	return compress(dst, raw), nil
+	return finish(dst, raw, hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts, inputs), nil
 }
 
 // DecodeTransactions returns the transactions of the segment src, with
