@@ -194,11 +194,69 @@ func TestPostings(t *testing.T) {
 		"truncated": good[:len(good)-1],
 		"trailing":  append(bytes.Clone(good), 0),
 		"count":     append([]byte{0xff, 0xff, 0x03}, good[1:]...),
-		"repeat":    {2, 1, 0, 0, 0, 0, 0}, // two entries, the second the first again
+		"repeat":    {2, 6, 1, 0, 0, 0, 0, 0}, // two entries, the second the first again
+		"short run": {2, 5, 1, 0, 0, 0, 0},    // fewer bytes than two entries take
+		"long run":  {1, 4, 1, 0, 0, 0},       // a byte left after the run's entry
 	} {
 		if _, err := history.DecodePostings(b); !errors.Is(err, history.ErrCorrupt) {
 			t.Errorf("%s: error %v, want ErrCorrupt", name, err)
 		}
+	}
+}
+
+// TestPostingRanges: counts and pages of a range of blocks read from a
+// list's runs agree with the list decoded whole, for a hot contract's list
+// (thousands of entries, runs of RunEntries) and one appended to in
+// pieces, over ranges that start and end inside runs, between them, before
+// and after the list.
+func TestPostingRanges(t *testing.T) {
+	var hot []history.Posting
+	for b := uint64(1000); b < 1100; b++ {
+		for tx := uint32(0); tx < 90; tx++ {
+			if (b*7+uint64(tx))%3 != 0 {
+				hot = append(hot, history.Posting{Block: b, Tx: tx, Pos: tx % 4})
+			}
+		}
+	}
+	whole, _ := history.AppendPostings(nil, hot)
+	var pieces []byte
+	for i := 0; i < len(hot); i += 700 {
+		b, _ := history.AppendPostings(nil, hot[i:min(len(hot), i+700)])
+		pieces = append(pieces, b...)
+	}
+	sparse := []history.Posting{{5, 0, 0}, {900, 3, 1}, {1000, 0, 0}, {1050, 2, 2}, {5000, 1, 1}}
+	few, _ := history.AppendPostings(nil, sparse)
+	for name, c := range map[string]struct {
+		list []byte
+		ps   []history.Posting
+	}{"hot": {whole, hot}, "pieces": {pieces, hot}, "sparse": {few, sparse}} {
+		for _, r := range [][2]uint64{{0, 10000}, {1000, 1099}, {1013, 1047}, {1050, 1050}, {0, 999}, {1100, 2000},
+			{1037, 1100}, {900, 1001}, {1099, 1099}, {6, 899}} {
+			lo, hi := r[0], r[1]
+			var want []history.Posting
+			for _, p := range c.ps {
+				if p.Block >= lo && p.Block <= hi {
+					want = append(want, p)
+				}
+			}
+			if n, err := history.CountPostings(c.list, lo, hi); err != nil || n != len(want) {
+				t.Errorf("%s: count of %d to %d = %d, %v; want %d", name, lo, hi, n, err, len(want))
+			}
+			pr := history.NewPostingReader(c.list)
+			pr.SkipBefore(lo)
+			var got []history.Posting
+			for p, ok := pr.Next(); ok && p.Block <= hi; p, ok = pr.Next() {
+				if p.Block >= lo {
+					got = append(got, p)
+				}
+			}
+			if err := pr.Err(); err != nil || !slices.Equal(got, want) {
+				t.Errorf("%s: page of %d to %d: %d entries, %v; want %d", name, lo, hi, len(got), err, len(want))
+			}
+		}
+	}
+	if per := float64(len(whole)) / float64(len(hot)); per > 3.1 {
+		t.Errorf("%.2f bytes an entry of a hot list in runs, want at most 3.1", per)
 	}
 }
 
@@ -244,8 +302,34 @@ func FuzzDecodePostings(f *testing.F) {
 		if back, err := history.DecodePostings(again); err != nil || !slices.Equal(back, ps) {
 			t.Fatalf("%v encodes to %x, which decodes to %v, %v", ps, again, back, err)
 		}
-		if n, _ := binary.Uvarint(b); n == uint64(len(ps)) && !bytes.Equal(again, b) {
-			t.Fatalf("%x decodes to %v in one run, which encodes to %x", b, ps, again)
+		if len(ps) <= history.RunEntries {
+			if n, _ := binary.Uvarint(b); n == uint64(len(ps)) && !bytes.Equal(again, b) {
+				t.Fatalf("%x decodes to %v in one run, which encodes to %x", b, ps, again)
+			}
+		}
+		// Counts and pages from the runs agree with the whole list.
+		if len(ps) > 0 {
+			lo, hi := ps[len(ps)/3].Block, ps[2*len(ps)/3].Block
+			want := 0
+			for _, p := range ps {
+				if p.Block >= lo && p.Block <= hi {
+					want++
+				}
+			}
+			if n, err := history.CountPostings(b, lo, hi); err != nil || n != want {
+				t.Fatalf("%x: count of %d to %d = %d, %v; want %d", b, lo, hi, n, err, want)
+			}
+			pr := history.NewPostingReader(b)
+			pr.SkipBefore(lo)
+			got := 0
+			for p, ok := pr.Next(); ok && p.Block <= hi; p, ok = pr.Next() {
+				if p.Block >= lo {
+					got++
+				}
+			}
+			if got != want {
+				t.Fatalf("%x: page of %d to %d holds %d entries, want %d", b, lo, hi, got, want)
+			}
 		}
 	})
 }

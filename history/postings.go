@@ -8,14 +8,28 @@ import (
 // A posting list is the places of one address's traces (as sender, or as
 // recipient) within a range of blocks, in chain order: what Filter Traces
 // walks for from_address or to_address, and counts for `count`, instead of
-// an index entry of ~75 bytes a trace. Entries are delta-coded varints:
-// the block as a difference from the previous entry's, then the
-// transaction index and position as differences within the same block
-// (absolute at a new block), after the count of entries. A hot contract's
-// consecutive traces take 3 bytes each. A list a store appends to by
-// concatenating bytes is a sequence of such lists (runs; DecodePostings).
+// an index entry of ~75 bytes a trace.
+//
+// A list is a sequence of runs of at most RunEntries entries. A run is the
+// count of its entries, the length in bytes of what follows, then the
+// entries as delta-coded varints: the block as a difference from the
+// previous entry's (the first entry's absolute), then the transaction index
+// and position as differences within the same block (absolute at a new
+// block). A hot contract's consecutive traces take 3 bytes each. The
+// lengths let a count of the entries in a range add up whole runs by their
+// headers and decode only the runs at its ends (CountPostings), and a page
+// skip the runs before its start: a hot contract has ~9,000 entries in a
+// bucket of 100 Polygon blocks, and a range that ends inside the bucket
+// would otherwise decode them all. A list a store appends to by
+// concatenating bytes is a list too: its runs one after the other. The
+// empty list is one run of no entries.
+//
 // Posting lists are not compressed: they are mostly small numbers already,
 // and a page must not decompress more than the lists it walks.
+
+// RunEntries is the most entries of one run: the most a count or a page
+// decodes at each end of its range, against ~4 bytes of header a run.
+const RunEntries = 64
 
 // Posting is the place of one trace.
 type Posting struct {
@@ -38,12 +52,30 @@ func (p Posting) Less(q Posting) bool {
 // AppendPostings appends the list of ps, which must be in strictly
 // increasing chain order, to dst.
 func AppendPostings(dst []byte, ps []Posting) ([]byte, error) {
-	dst = binary.AppendUvarint(dst, uint64(len(ps)))
-	var prev Posting
-	for i, p := range ps {
-		if i > 0 && !prev.Less(p) {
-			return nil, corrupt("posting %d %+v not after %+v", i, p, prev)
+	if len(ps) == 0 {
+		return append(dst, 0), nil
+	}
+	for i := 1; i < len(ps); i++ {
+		if !ps[i-1].Less(ps[i]) {
+			return nil, corrupt("posting %d %+v not after %+v", i, ps[i], ps[i-1])
 		}
+	}
+	var body []byte
+	for len(ps) > 0 {
+		run := ps[:min(len(ps), RunEntries)]
+		body = appendRun(body[:0], run)
+		dst = binary.AppendUvarint(dst, uint64(len(run)))
+		dst = binary.AppendUvarint(dst, uint64(len(body)))
+		dst = append(dst, body...)
+		ps = ps[len(run):]
+	}
+	return dst, nil
+}
+
+// appendRun appends the entries of a run, in order, to dst.
+func appendRun(dst []byte, run []Posting) []byte {
+	var prev Posting
+	for i, p := range run {
 		dst = binary.AppendUvarint(dst, p.Block-prev.Block)
 		if i > 0 && p.Block == prev.Block {
 			dst = binary.AppendUvarint(dst, uint64(p.Tx-prev.Tx))
@@ -58,13 +90,10 @@ func AppendPostings(dst []byte, ps []Posting) ([]byte, error) {
 		}
 		prev = p
 	}
-	return dst, nil
+	return dst
 }
 
-// DecodePostings returns the entries of the list src. A list may be the
-// concatenation of lists that AppendPostings made (runs), each of entries
-// after those of the run before: a store appends the postings of blocks
-// written later to a list by concatenating bytes, without decoding it.
+// DecodePostings returns the entries of the list src, checking all of it.
 func DecodePostings(src []byte) ([]Posting, error) {
 	out := []Posting{}
 	r := NewPostingReader(src)
@@ -77,46 +106,120 @@ func DecodePostings(src []byte) ([]Posting, error) {
 	return out, nil
 }
 
-// PostingReader reads the entries of a list (DecodePostings) one at a
-// time, allocating nothing: a count or a page that needs a few entries of
-// a hot contract's list of thousands reads only those, or counts them
-// without keeping them.
-type PostingReader struct {
+// run is one run of a list: its entries' count, their bytes, and the
+// block of the first.
+type run struct {
+	n     int
+	body  []byte
+	first uint64
+}
+
+// runs reads the runs of a list in turn.
+type runs struct {
 	r     reader
-	left  int // entries left in the current run
-	runs  int // runs begun
-	done  int // entries read
-	prev  Posting
-	inRun int // entries read of the current run
+	begun int
+}
+
+// next returns the next run, false at the end of the list or at an error.
+func (rs *runs) next() (run, bool) {
+	r := &rs.r
+	if r.err != nil || (rs.begun > 0 && len(r.b) == 0) {
+		return run{}, false
+	}
+	n := r.int(len(r.b) / 3) // an entry takes at least 3 bytes
+	if r.err != nil {
+		return run{}, false
+	}
+	rs.begun++
+	if n == 0 {
+		if rs.begun > 1 || len(r.b) != 0 {
+			r.fail("an empty run in a list of more")
+		}
+		return run{}, false
+	}
+	size := r.int(len(r.b))
+	if r.err == nil && size < 3*n {
+		r.fail("a run of %d entries in %d bytes", n, size)
+	}
+	body := r.bytes(size)
+	if r.err != nil {
+		return run{}, false
+	}
+	first, k := binary.Uvarint(body)
+	if k <= 0 {
+		r.fail("bad varint")
+		return run{}, false
+	}
+	return run{n: n, body: body, first: first}, true
+}
+
+// PostingReader reads the entries of a list one at a time, allocating
+// nothing: a page that needs a few entries of a hot contract's list of
+// thousands reads only those.
+type PostingReader struct {
+	runs  runs
+	cur   run    // the run being read, or the next one
+	ahead run    // the run after cur, when read (SkipBefore)
+	have  bool   // cur holds a run
+	peek  bool   // ahead holds the run after cur
+	body   reader // what is left of cur's entries
+	inRun  int
+	done   int
+	prev   Posting // the last entry read
+	strict bool    // the next entry must come after prev; else at or after floor's block
+	floor  uint64
 }
 
 // NewPostingReader returns a reader of the list src.
 func NewPostingReader(src []byte) *PostingReader {
-	return &PostingReader{r: reader{b: src}}
+	return &PostingReader{runs: runs{r: reader{b: src}}}
+}
+
+// advance makes cur the next run, reporting whether there is one.
+func (pr *PostingReader) advance() bool {
+	if pr.peek {
+		pr.cur, pr.have, pr.peek = pr.ahead, true, false
+	} else {
+		pr.cur, pr.have = pr.runs.next()
+	}
+	pr.body, pr.inRun = reader{b: pr.cur.body}, 0
+	return pr.have
+}
+
+// SkipBefore passes, without decoding them, the runs that end before
+// block, as far as the first entry of the run after each tells.
+func (pr *PostingReader) SkipBefore(block uint64) {
+	if pr.inRun > 0 || (!pr.have && !pr.advance()) {
+		return
+	}
+	for {
+		if !pr.peek {
+			pr.ahead, pr.peek = pr.runs.next()
+			if !pr.peek {
+				return
+			}
+		}
+		if pr.ahead.first >= block {
+			return
+		}
+		pr.done += pr.cur.n
+		pr.strict, pr.floor = false, pr.ahead.first // what was passed is not checked
+		pr.advance()
+	}
 }
 
 // Next returns the next entry, or false at the end of the list or at an
 // error (Err).
 func (pr *PostingReader) Next() (Posting, bool) {
-	r := &pr.r
-	for pr.left == 0 {
-		if r.err != nil || (pr.runs > 0 && len(r.b) == 0) {
-			return Posting{}, false
+	if !pr.have || pr.inRun == pr.cur.n {
+		if pr.have && len(pr.body.b) != 0 && pr.body.err == nil {
+			pr.body.fail("%d bytes after the last entry of a run", len(pr.body.b))
 		}
-		n := r.int(len(r.b) / 3) // an entry takes at least 3 bytes
-		if r.err != nil {
-			return Posting{}, false
-		}
-		if n == 0 && !(pr.runs == 0 && len(r.b) == 0) {
-			r.fail("an empty run in a list of more")
-			return Posting{}, false
-		}
-		pr.runs++
-		pr.left, pr.inRun = n, 0
-		if n == 0 {
+		if pr.body.err != nil || !pr.advance() {
 			return Posting{}, false
 		}
 	}
+	r := &pr.body
 	var prev Posting
 	if pr.inRun > 0 {
 		prev = pr.prev
@@ -142,18 +245,61 @@ func (pr *PostingReader) Next() (Posting, bool) {
 	} else {
 		p.Tx, p.Pos = uint32(tx), uint32(pos)
 	}
-	if pr.done > 0 && !pr.prev.Less(p) && r.err == nil {
+	if r.err == nil && (pr.strict && !pr.prev.Less(p) || !pr.strict && p.Block < pr.floor) {
 		r.fail("posting %d not after the one before", pr.done)
 	}
 	if r.err != nil {
 		return Posting{}, false
 	}
-	pr.left--
 	pr.inRun++
 	pr.done++
-	pr.prev = p
+	pr.prev, pr.strict = p, true
 	return p, true
 }
 
 // Err returns the error that ended the reading, nil at the list's end.
-func (pr *PostingReader) Err() error { return pr.r.err }
+func (pr *PostingReader) Err() error {
+	if pr.body.err != nil {
+		return pr.body.err
+	}
+	return pr.runs.r.err
+}
+
+// CountPostings returns the number of entries of the list src in blocks
+// lo to hi. A run that lies wholly inside the range, as its own first
+// entry and the next run's first tell, is counted by its header; one
+// wholly outside is passed; only the runs across the range's ends are
+// decoded. It checks what it decodes, not the runs it counts or passes.
+func CountPostings(src []byte, lo, hi uint64) (int, error) {
+	rs := runs{r: reader{b: src}}
+	count := 0
+	cur, ok := rs.next()
+	for ok {
+		next, more := rs.next()
+		switch {
+		case cur.first > hi:
+			return count, rs.r.err
+		case more && next.first < lo: // every entry is at or before next's first
+		case more && cur.first >= lo && next.first <= hi:
+			count += cur.n
+		default:
+			pr := PostingReader{cur: cur, have: true, body: reader{b: cur.body}}
+			for p, ok := pr.Next(); ok && pr.inRun <= cur.n; p, ok = pr.Next() {
+				if p.Block > hi {
+					break
+				}
+				if p.Block >= lo {
+					count++
+				}
+				if pr.inRun == cur.n {
+					break
+				}
+			}
+			if err := pr.Err(); err != nil {
+				return 0, err
+			}
+		}
+		cur, ok = next, more
+	}
+	return count, rs.r.err
+}

@@ -261,6 +261,7 @@ func (s *SQLStore) historyLists(ctx context.Context, c StoreConn, p *TracePlan, 
 // range, at most need of them when need >= 0, reading no further.
 func inRange(p *TracePlan, list []byte, need int, out []history.Posting) ([]history.Posting, error) {
 	r := history.NewPostingReader(list)
+	r.SkipBefore(uint64(p.Lo))
 	for q, ok := r.Next(); ok && (need < 0 || len(out) < need); q, ok = r.Next() {
 		if q.Block > uint64(p.Hi) {
 			break
@@ -274,8 +275,8 @@ func inRange(p *TracePlan, list []byte, need int, out []history.Posting) ([]hist
 
 // historyCount returns the number of the plan's matches in its range,
 // which must lie in history: a single address's lists, or several's of one
-// direction (which never share a trace), are counted entry by entry
-// without being kept.
+// direction (which never share a trace), are counted by their runs'
+// headers, decoding only the runs at the range's ends.
 func (s *SQLStore) historyCount(ctx context.Context, c StoreConn, p *TracePlan) (int, error) {
 	if len(p.Also) > 0 {
 		ms, err := s.historyMatches(ctx, c, p, -1)
@@ -284,15 +285,11 @@ func (s *SQLStore) historyCount(ctx context.Context, c StoreConn, p *TracePlan) 
 	count := 0
 	err := s.historyLists(ctx, c, p, p.Dir(), p.Walk, func(_ int64, lists [][]byte) error {
 		for _, list := range lists {
-			r := history.NewPostingReader(list)
-			for q, ok := r.Next(); ok && q.Block <= uint64(p.Hi); q, ok = r.Next() {
-				if q.Block >= uint64(p.Lo) {
-					count++
-				}
-			}
-			if err := r.Err(); err != nil {
+			n, err := history.CountPostings(list, uint64(p.Lo), uint64(p.Hi))
+			if err != nil {
 				return err
 			}
+			count += n
 		}
 		return nil
 	})
