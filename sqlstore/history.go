@@ -254,8 +254,8 @@ func (s *SQLStore) finalBelow(chain int64) int64 {
 }
 
 // splitDirect returns, in number order, the blocks of a write (versions
-// set) that go straight into history, those below finalBelow, and the rest,
-// which go into rows. Rows stored below the first of those become history
+// set) that go straight into history, the consecutive heights from its
+// first that lie below finalBelow, and the rest, which go into rows. Rows stored below the first of those become history
 // first, so that the boundary stays one height.
 func (s *SQLStore) splitDirect(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData) (direct, rows []*chainquery.BlockData, err error) {
 	final := s.finalBelow(chain)
@@ -264,8 +264,10 @@ func (s *SQLStore) splitDirect(ctx context.Context, b BlockBatch, chain int64, b
 	}
 	sorted := slices.Clone(blocks)
 	slices.SortStableFunc(sorted, func(x, y *chainquery.BlockData) int { return cmp.Compare(x.Block.Number, y.Block.Number) })
+	// A run of consecutive heights from the first: a row stored in a gap
+	// of the batch would end up below the boundary.
 	k := 0
-	for k < len(sorted) && int64(sorted[k].Block.Number) < final {
+	for k < len(sorted) && int64(sorted[k].Block.Number) < final && (k == 0 || sorted[k].Block.Number == sorted[k-1].Block.Number+1) {
 		k++
 	}
 	if k == 0 {
