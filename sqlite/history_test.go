@@ -80,3 +80,59 @@ func TestHistoryDirect(t *testing.T) {
 		t.Fatalf("after a direct write: %d trace rows, %d segments, boundary %d (head %d); want 0, some, head+1", rows, segments, below, head)
 	}
 }
+
+// TestHistoryDirectGap: a block stored as rows inside the heights of a
+// later batch that goes straight into history stays above the boundary,
+// and Filter Traces over the whole range finds its traces.
+func TestHistoryDirectGap(t *testing.T) {
+	ctx := context.Background()
+	block := func(n uint64) *chainquery.BlockData {
+		d := storetest.Blocks()[chainquery.Polygon][0]
+		d.Block.Number = n
+		d.Block.Hash[8] = byte(n)
+		for _, tx := range d.Transactions {
+			tx.BlockNumber = n
+			tx.Hash[8] = byte(n)
+		}
+		return d
+	}
+	rows, db := MustOpenDB(t), MustOpenDB(t)
+	for _, s := range []*sqlite.DB{rows, db} {
+		if err := s.WriteBlocks(ctx, chainquery.Polygon, []*chainquery.BlockData{block(105)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.SetNodeHead(chainquery.Polygon, 1000)
+	var batch []*chainquery.BlockData
+	for n := uint64(100); n <= 110; n++ {
+		if n != 105 {
+			batch = append(batch, block(n))
+		}
+	}
+	for _, s := range []*sqlite.DB{rows, db} {
+		if err := s.WriteBlocks(ctx, chainquery.Polygon, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var below int64
+	if err := sqlite.ReadPool(db).QueryRow(`SELECT below FROM history WHERE chain = 137`).Scan(&below); err != nil {
+		t.Fatal(err)
+	}
+	if below != 105 {
+		t.Errorf("boundary %d, want 105: the run of heights below the row at 105", below)
+	}
+	lo, hi := uint64(100), uint64(110)
+	f := chainquery.TraceFilter{Chain: chainquery.Polygon, FromBlock: &lo, ToBlock: &hi,
+		ToAddresses: []chainquery.Address{storetest.Router}, Page: chainquery.Page{Limit: 50}}
+	want, wantCount, err := rows.FindTraces(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, gotCount, err := db.FindTraces(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotCount != wantCount || len(got) != len(want) || wantCount != 11 {
+		t.Fatalf("count %d, %d traces; rows say %d, %d (want 11)", gotCount, len(got), wantCount, len(want))
+	}
+}
