@@ -157,11 +157,11 @@ func (rs *runs) next() (run, bool) {
 // nothing: a page that needs a few entries of a hot contract's list of
 // thousands reads only those.
 type PostingReader struct {
-	runs  runs
-	cur   run    // the run being read, or the next one
-	ahead run    // the run after cur, when read (SkipBefore)
-	have  bool   // cur holds a run
-	peek  bool   // ahead holds the run after cur
+	runs   runs
+	cur    run    // the run being read, or the next one
+	ahead  run    // the run after cur, when read (SkipBefore)
+	have   bool   // cur holds a run
+	peek   bool   // ahead holds the run after cur
 	body   reader // what is left of cur's entries
 	inRun  int
 	done   int
