@@ -21,13 +21,16 @@ import (
 )
 
 // buildChainquery builds the service binary, as the harness runs it.
-func buildChainquery(t *testing.T) string {
+func buildChainquery(t *testing.T) string { return buildCommand(t, "chainquery", "./cmd/chainquery") }
+
+// buildCommand builds the command of package pkg into a file named name.
+func buildCommand(t *testing.T, name, pkg string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "chainquery")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/chainquery")
+	bin := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
 	cmd.Dir = "../.."
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
 	return bin
 }
@@ -157,12 +160,7 @@ func TestSmoke(t *testing.T) {
 // must run and print a row for each, with every refusal of the flooder
 // carrying Retry-After and a detail. It asserts no speed.
 func smokeFlood(t *testing.T, chainquery, dir, dsn string) {
-	cqbench := filepath.Join(t.TempDir(), "cqbench")
-	build := exec.Command("go", "build", "-o", cqbench, "./internal/cmd/cqbench")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build cqbench: %v\n%s", err, out)
-	}
+	cqbench := buildCommand(t, "cqbench", "./internal/cmd/cqbench")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, cqbench, "flood", "--chainquery", chainquery, "--dir", dir, "--db", dsn,

@@ -232,12 +232,7 @@ func TestGrowSmoke(t *testing.T) {
 		t.Skip("short")
 	}
 	chainquery := buildChainquery(t)
-	cqbench := filepath.Join(t.TempDir(), "cqbench")
-	build := exec.Command("go", "build", "-o", cqbench, "./internal/cmd/cqbench")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build cqbench: %v\n%s", err, out)
-	}
+	cqbench := buildCommand(t, "cqbench", "./internal/cmd/cqbench")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
