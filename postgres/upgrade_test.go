@@ -2,12 +2,11 @@ package postgres_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/chainquery/chainquery/internal/sqltest"
 	"github.com/chainquery/chainquery/postgres"
 )
 
@@ -27,26 +26,14 @@ func openOld(t *testing.T, before string, fill func(ctx context.Context, conn *p
 	if _, err := conn.Exec(ctx, `CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		t.Fatal(err)
 	}
-	names, err := filepath.Glob("migration/*.sql") // in name order
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range names {
-		if name >= before {
-			break
-		}
-		body, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+	sqltest.ApplyBefore(t, before, func(name, body string) error {
 		// Without arguments, Exec sends the statements as one simple query.
-		if _, err := conn.Exec(ctx, string(body)); err != nil {
-			t.Fatalf("%s: %v", name, err)
+		if _, err := conn.Exec(ctx, body); err != nil {
+			return err
 		}
-		if _, err := conn.Exec(ctx, `INSERT INTO schema_migrations (name) VALUES ($1)`, name); err != nil {
-			t.Fatal(err)
-		}
-	}
+		_, err := conn.Exec(ctx, `INSERT INTO schema_migrations (name) VALUES ($1)`, name)
+		return err
+	})
 	if err := fill(ctx, conn); err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,11 @@ package sqlite_test
 
 import (
 	"database/sql"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/internal/sqltest"
 	"github.com/chainquery/chainquery/sqlite"
 )
 
@@ -25,25 +25,13 @@ func openOld(t *testing.T, before string, fill func(old *sql.DB) error) chainque
 	if _, err := old.Exec(`CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	names, err := filepath.Glob("migration/*.sql") // in name order
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range names {
-		if name >= before {
-			break
+	sqltest.ApplyBefore(t, before, func(name, body string) error {
+		if _, err := old.Exec(body); err != nil {
+			return err
 		}
-		body, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := old.Exec(string(body)); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if _, err := old.Exec(`INSERT INTO schema_migrations VALUES (?, 0)`, name); err != nil {
-			t.Fatal(err)
-		}
-	}
+		_, err := old.Exec(`INSERT INTO schema_migrations VALUES (?, 0)`, name)
+		return err
+	})
 	if err := fill(old); err != nil {
 		t.Fatal(err)
 	}
