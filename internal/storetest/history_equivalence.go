@@ -74,7 +74,7 @@ func CheckHistory(t *testing.T, open func(testing.TB) chainquery.Store) {
 	rows, hist, direct := open(t), open(t), open(t)
 	// direct hears of a node head that makes the blocks below
 	// DirectBoundary final: written in batches of 20, they go straight into
-	// history, a bucket in pieces, merged once the boundary passes its end.
+	// history, a bucket's posting lists appended in pieces (runs).
 	nh, ok := direct.(chainquery.NodeHeadWriter)
 	if !ok {
 		t.Fatalf("%T takes no node head", direct)
