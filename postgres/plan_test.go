@@ -80,7 +80,7 @@ func TestQueryPlans(t *testing.T) {
 			if m := seqScan.FindString(text); m != "" {
 				t.Errorf("%s (%s plan): %s\n%s", q.Name, mode, m, text)
 			}
-			if n := len(sortNode.FindAllString(text, -1)); n > sorts {
+			if n := len(sortNode.FindAllString(text, -1)) - len(bucketSort.FindAllString(text, -1)); n > sorts {
 				t.Errorf("%s (%s plan): %d sorts, want at most %d:\n%s", q.Name, mode, n, sorts, text)
 			}
 			if m := filteredJoin.FindString(text); m != "" {
@@ -106,6 +106,11 @@ var filteredJoin = regexp.MustCompile(`Join Filter|Hash Join|Merge Join`)
 
 // sortNode matches a sort step of a plan (Sort, Incremental Sort).
 var sortNode = regexp.MustCompile(`(?m)^\s*(->\s+)?(Incremental )?Sort$`)
+
+// bucketSort matches a sort of the buckets of a search of trace_counts one
+// bucket at a time (postgres/trace.go, bucketRow): one row per bucket of
+// the range, however many matches, and not counted as a sort.
+var bucketSort = regexp.MustCompile(`(?m)^\s*(->\s+)?Sort\n\s*Sort Key: k\.b$`)
 
 // explain returns the plan of q with args: the custom plan, planned for
 // these values, or the generic one, planned for any values.

@@ -53,9 +53,17 @@ var queries = sqlstore.StoreSQL{
 		FROM (SELECT number FROM blocks WHERE chain = $1 ORDER BY number LIMIT 1) AS f,
 		     (SELECT number, timestamp FROM blocks WHERE chain = $1 ORDER BY number DESC LIMIT 1) AS l`,
 	BlockAtOrBelow: `SELECT number, timestamp FROM blocks WHERE chain = $1 AND number <= $2 ORDER BY number DESC LIMIT 1`,
-	TracesFrom: `SELECT number, timestamp FROM blocks
-		WHERE chain = $1 AND trace_count > 0 AND number >= (SELECT bucket FROM trace_counts
-			WHERE chain = $1 AND dir = 2 AND address = '\x'::bytea AND n > 0 ORDER BY bucket LIMIT 1) * 100
+	// The first block holding a trace: the first bucket counting any, found
+	// a bucket at a time (trace_counts is keyed by bucket, then direction),
+	// then its first block with a trace. The walk stops at that bucket; the
+	// counts are exact, so no block holds a trace when no bucket counts one.
+	TracesFrom: `WITH RECURSIVE k (b) AS (
+			SELECT min(bucket) FROM trace_counts WHERE chain = $1
+			UNION ALL SELECT (SELECT min(bucket) FROM trace_counts WHERE chain = $1 AND bucket > k.b) FROM k
+			WHERE k.b IS NOT NULL AND NOT EXISTS (SELECT 1 FROM trace_counts
+				WHERE chain = $1 AND bucket = k.b AND dir = 2 AND address = '\x'::bytea AND n > 0))
+		SELECT number, timestamp FROM blocks
+		WHERE chain = $1 AND trace_count > 0 AND number >= (SELECT max(b) FROM k) * 100
 		ORDER BY number LIMIT 1`,
 	Rewind: []string{
 		`INSERT INTO orphaned_blocks (chain, number, version)
@@ -95,7 +103,7 @@ var queries = sqlstore.StoreSQL{
 		HistorySegment:  `SELECT data FROM history_segments WHERE chain = $1 AND number = $2 AND kind = $3`,
 		HistoryBlocks:   historyBlocksSQL,
 		HistoryPostings: historyPostingsSQL,
-		ClearList:       `UPDATE trace_counts SET list = NULL WHERE chain = $1 AND dir = $2 AND address = $3 AND bucket = $4`,
+		ClearLists:      `UPDATE trace_counts SET list = NULL WHERE chain = $1 AND bucket >= $2 AND list IS NOT NULL`,
 		HistoryTxBlocks: `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2 ORDER BY block_number DESC`,
 		HistoryStamps:   historyStampsSQL,
 	},

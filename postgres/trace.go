@@ -60,28 +60,40 @@ func traceCountSQL(p *sqlstore.TracePlan) (string, []any) {
 
 // walkSQL walks one address's entries of the plan's index in the plan's
 // range, bucket by bucket: the address indexes lead with the bucket of
-// trace_counts (migration 0007), so trace_counts lists, in bucket order,
-// the buckets where the address has traces (n > 0), and the index is
-// searched at each, in table (traces, or the one partition of a page's
-// range: searchTable). Each search is a LATERAL subquery that its LIMIT
-// keeps PostgreSQL from flattening into a join, so that the walk is a
-// nested loop driven by the buckets whatever the statistics. A page's walk
-// limits each search to offset+limit entries; a count's to the bucket's n,
-// all of them, and its ORDER BY (the walked index's order) keeps a planner
-// without statistics from searching the other address index, which also
-// leads with the bucket, and filtering (TestReadsWithoutStatistics).
-// PostgreSQL does not know that the loop keeps the searches' order within
-// a bucket, so a page sorts the walk's rows, which the store bounds by
-// ending the range at the page's last bucket (StoreSQL.NarrowWalks). dir
-// is the placeholder of the plan's direction.
+// trace_counts (migration 0007), so trace_counts says, bucket by bucket,
+// where the address has traces (n > 0), and the index is searched at each,
+// in table (traces, or the one partition of a page's range: searchTable).
+// trace_counts is keyed by bucket first (migration 0010), so each bucket is
+// a search of its own (bucketRow). Each search is a LATERAL subquery that
+// its LIMIT keeps PostgreSQL from flattening into a join, so that the walk
+// is a nested loop driven by the buckets whatever the statistics. A page's
+// walk limits each search to offset+limit entries; a count's to the
+// bucket's n, all of them, and its ORDER BY (the walked index's order)
+// keeps a planner without statistics from searching the other address
+// index, which also leads with the bucket, and filtering
+// (TestReadsWithoutStatistics). PostgreSQL does not know that the loop
+// keeps the searches' order within a bucket, so a page sorts the walk's
+// rows, which the store bounds by ending the range at the page's last
+// bucket (StoreSQL.NarrowWalks). dir is the placeholder of the plan's
+// direction.
 func walkSQL(p *sqlstore.TracePlan, table string, addr []byte, a *args, dir, also, limit string) string {
 	ph := a.add(addr)
-	return `SELECT t.block_number, t.tx_index, t.trace_pos FROM trace_counts c
+	return `SELECT t.block_number, t.tx_index, t.trace_pos FROM ` + bucketRow("($2 / 100)", "($3 / 100)", "bucket, n", dir, ph, "n > 0") + `
 		CROSS JOIN LATERAL (SELECT block_number, tx_index, trace_pos FROM ` + table + `
 			WHERE chain = $1 AND block_number / 100 = c.bucket AND ` + walkColumn(p) + ` = ` + ph + also + `
-				AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, trace_pos LIMIT ` + limit + `) t
-		WHERE c.chain = $1 AND c.dir = ` + dir + ` AND c.address = ` + ph + `
-			AND c.bucket BETWEEN $2 / 100 AND $3 / 100 AND c.n > 0`
+				AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, trace_pos LIMIT ` + limit + `) t`
+}
+
+// bucketRow is the FROM of a search of trace_counts, one bucket at a time
+// from first to last, for the row of direction dir and address addr (all
+// SQL expressions) meeting cond, as c with the columns cols. trace_counts
+// is keyed by bucket first, so that a write's rows are the ones at its
+// end; a BETWEEN on the bucket would read every address's rows of the
+// range, where a search per bucket reads the address's row of each.
+func bucketRow(first, last, cols, dir, addr, cond string) string {
+	return `generate_series(` + first + `::bigint, ` + last + `::bigint) k (b)
+		CROSS JOIN LATERAL (SELECT ` + cols + ` FROM trace_counts
+			WHERE chain = $1 AND bucket = k.b AND dir = ` + dir + ` AND address = ` + addr + ` AND ` + cond + ` LIMIT 1) c`
 }
 
 // traceBucketSumSQL adds up trace_counts over the plan's whole buckets,
@@ -89,13 +101,11 @@ func walkSQL(p *sqlstore.TracePlan, table string, addr []byte, a *args, dir, als
 func traceBucketSumSQL(p *sqlstore.TracePlan) (string, []any) {
 	a := args{p.Chain, p.Dir(), p.FirstBucket, p.LastBucket}
 	if len(p.Walk) == 0 {
-		return `SELECT coalesce(sum(n), 0)::bigint FROM trace_counts
-			WHERE chain = $1 AND dir = $2 AND address = '\x'::bytea AND bucket BETWEEN $3 AND $4`, a
+		return `SELECT coalesce(sum(c.n), 0)::bigint FROM ` + bucketRow("$3", "$4", "n", "$2", `'\x'::bytea`, "true"), a
 	}
 	var parts []string
 	for _, addr := range p.Walk {
-		parts = append(parts, `SELECT sum(n) FROM trace_counts WHERE chain = $1 AND dir = $2 AND address = `+a.add(addr)+
-			` AND bucket BETWEEN $3 AND $4`)
+		parts = append(parts, `SELECT sum(c.n) FROM `+bucketRow("$3", "$4", "n", "$2", a.add(addr), "true"))
 	}
 	return `SELECT coalesce(sum(n), 0)::bigint FROM (` + strings.Join(parts, " UNION ALL ") + `) buckets (n)`, a
 }
@@ -105,22 +115,19 @@ func traceBucketsSQL(p *sqlstore.TracePlan) (string, []any) {
 	a := args{p.Chain, p.Dir(), p.FirstBucket, p.LastBucket}
 	switch len(p.Walk) {
 	case 0:
-		return `SELECT bucket, n FROM trace_counts
-			WHERE chain = $1 AND dir = $2 AND address = '\x'::bytea AND bucket BETWEEN $3 AND $4 ORDER BY bucket`, a
+		return `SELECT k.b, c.n FROM ` + bucketRow("$3", "$4", "n", "$2", `'\x'::bytea`, "true") + ` ORDER BY k.b`, a
 	case 1:
-		return `SELECT bucket, n FROM trace_counts
-			WHERE chain = $1 AND dir = $2 AND address = ` + a.add(p.Walk[0]) + ` AND bucket BETWEEN $3 AND $4 ORDER BY bucket`, a
+		return `SELECT k.b, c.n FROM ` + bucketRow("$3", "$4", "n", "$2", a.add(p.Walk[0]), "true") + ` ORDER BY k.b`, a
 	}
 	// One walk per address, as the sums are: with address = ANY($n), the
 	// generic plan without statistics read every row of the direction in
 	// the bucket range and filtered the addresses (TestReadsWithoutStatistics).
 	var parts []string
 	for _, addr := range p.Walk {
-		parts = append(parts, `SELECT bucket, n FROM trace_counts WHERE chain = $1 AND dir = $2 AND address = `+a.add(addr)+
-			` AND bucket BETWEEN $3 AND $4`)
+		parts = append(parts, `SELECT k.b, c.n FROM `+bucketRow("$3", "$4", "n", "$2", a.add(addr), "true"))
 	}
-	return `SELECT bucket, sum(n)::bigint FROM (` + strings.Join(parts, " UNION ALL ") + `) buckets
-		GROUP BY bucket ORDER BY bucket`, a
+	return `SELECT b, sum(n)::bigint FROM (` + strings.Join(parts, " UNION ALL ") + `) buckets (b, n)
+		GROUP BY b ORDER BY b`, a
 }
 
 // traceKeysSQL selects the primary keys of the page. With addresses, each
@@ -136,7 +143,7 @@ func traceKeysSQL(p *sqlstore.TracePlan) (string, []any) {
 			` LIMIT ` + a.add(p.Page.Limit) + ` OFFSET ` + a.add(p.Page.Offset)
 		return s, a
 	}
-	const walkOrder = ` ORDER BY c.bucket, t.block_number, t.tx_index, t.trace_pos LIMIT `
+	const walkOrder = ` ORDER BY k.b, t.block_number, t.tx_index, t.trace_pos LIMIT `
 	walkLimit, also, dir := a.add(p.Page.Offset+p.Page.Limit), alsoSQL(p, &a), a.add(p.Dir())
 	table := searchTable(p)
 	if len(p.Walk) == 1 { // the walk is the page
@@ -199,16 +206,14 @@ func tracePageSQL(p *sqlstore.TracePlan) (string, []any) {
 }
 
 // historyPostingsSQL reads the posting lists of addrs in direction dir over
-// the buckets first to last from trace_counts: for each address, one walk
-// of its primary key in a LATERAL subquery, which LIMIT keeps from being
-// flattened into a join that a planner without statistics could drive
-// from the other side (tracePageSQL).
+// the buckets first to last from trace_counts: a search per bucket and
+// address, each a LATERAL subquery that LIMIT keeps from being flattened
+// into a join that a planner without statistics could drive from the other
+// side (tracePageSQL).
 func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any) {
-	return `SELECT c.bucket, a.address, c.list FROM unnest($3::bytea[]) AS a (address)
-		CROSS JOIN LATERAL (SELECT bucket, list FROM trace_counts
-			WHERE chain = $1 AND dir = $2 AND address = a.address AND bucket BETWEEN $4 AND $5 AND list IS NOT NULL
-			ORDER BY bucket LIMIT $5 - $4 + 1) c
-		ORDER BY c.bucket`, []any{chain, dir, addrs, first, last}
+	return `SELECT k.b, a.address, c.list FROM unnest($3::bytea[]) AS a (address)
+		CROSS JOIN ` + bucketRow("$4", "$5", "list", "$2", "a.address", "list IS NOT NULL") + `
+		ORDER BY k.b`, []any{chain, dir, addrs, first, last}
 }
 
 // historyBlocksSQL reads the transaction and trace segments of history

@@ -95,7 +95,7 @@ func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCo
 	// history.DecodePostings reads them as runs).
 	_, err := b.Exec(ctx, `INSERT INTO trace_counts (chain, dir, address, bucket, n, list)
 		SELECT $1, d, a, k, n, l FROM unnest($2::smallint[], $3::bytea[], $4::bigint[], $5::bigint[], $6::bytea[]) AS u (d, a, k, n, l)
-		ON CONFLICT (chain, dir, address, bucket) DO UPDATE SET n = trace_counts.n + excluded.n,
+		ON CONFLICT (chain, bucket, dir, address) DO UPDATE SET n = trace_counts.n + excluded.n,
 			list = CASE WHEN excluded.list IS NULL THEN trace_counts.list ELSE coalesce(trace_counts.list, '\x'::bytea) || excluded.list END`,
 		b.chain, dirs, addrs, buckets, ns, lists)
 	return err
@@ -111,7 +111,7 @@ func uncountTracesSQL(cond string) string {
 			WHERE chain = $1 AND block_number ` + cond + ` AND to_addr IS NOT NULL GROUP BY to_addr, block_number / 100
 		UNION ALL SELECT $1::integer, 2, '\x'::bytea, number / 100, -sum(trace_count) FROM blocks
 			WHERE chain = $1 AND number ` + cond + ` AND trace_count > 0 GROUP BY number / 100
-		ON CONFLICT (chain, dir, address, bucket) DO UPDATE SET n = trace_counts.n + excluded.n`
+		ON CONFLICT (chain, bucket, dir, address) DO UPDATE SET n = trace_counts.n + excluded.n`
 }
 
 // int64s returns heights as the bigints they are stored as.

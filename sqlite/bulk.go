@@ -49,7 +49,7 @@ var bulkTables = func() map[string]bulkTable {
 			// A list given is appended to the row's (its bytes after
 			// those there: history.DecodePostings reads them as runs).
 			// || makes text of blobs, byte for byte; CAST keeps a blob.
-			tail = ` ON CONFLICT (chain, dir, address, bucket) DO UPDATE SET n = n + excluded.n,
+			tail = ` ON CONFLICT (chain, bucket, dir, address) DO UPDATE SET n = n + excluded.n,
 				list = CASE WHEN excluded.list IS NULL THEN list ELSE CAST(coalesce(list, x'') || excluded.list AS BLOB) END`
 		}
 		var b bulkTable

@@ -43,13 +43,16 @@ func TestQueryPlans(t *testing.T) {
 		}
 		// A plan on the chain key alone is a min/max seek only here (the
 		// status's ends of a chain are ORDER BY number LIMIT 1, each way).
-		seek := q.SQL == queries.LatestBlock || q.SQL == queries.ChainExtent
+		seek := q.SQL == queries.LatestBlock || q.SQL == queries.ChainExtent || q.SQL == queries.TracesFrom
 		if seek {
 			q.Name += " (a min/max seek)"
 		}
 		for _, line := range plan {
 			if fullScan.MatchString(line) || !seek && chainScan.MatchString(line) {
 				t.Errorf("%s: full scan: %s\n%s", q.Name, line, strings.Join(plan, "\n"))
+			}
+			if !seek && bucketScan.MatchString(line) {
+				t.Errorf("%s: reads every address's rows of its buckets: %s\n%s", q.Name, line, strings.Join(plan, "\n"))
 			}
 		}
 		// Only the merge of per-address walks may sort, each walk's at
@@ -76,6 +79,12 @@ var fullScan = regexp.MustCompile(`\bSCAN (blocks|transactions|logs|traces|token
 // chainScan matches a search on the chain key alone: a walk over all of a
 // chain's rows.
 var chainScan = regexp.MustCompile(`\(chain=\?\)$`)
+
+// bucketScan matches a search of trace_counts (keyed by bucket first) on a
+// range of buckets: it reads every address's rows of the range, where a
+// search per bucket (sqlite/trace.go, bucketSeries) reads the one row of
+// each bucket that it needs.
+var bucketScan = regexp.MustCompile(`USING PRIMARY KEY \(chain=\? AND bucket[<>]`)
 
 func explain(ctx context.Context, db *DB, q string, args []any) ([]string, error) {
 	rows, err := db.read.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)

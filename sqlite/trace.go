@@ -24,21 +24,32 @@ func traceCountSQL(p *sqlstore.TracePlan) (string, []any) {
 // walkSQL is the FROM and WHERE of a walk of the plan's index for the
 // addresses in walk, in the plan's range, and its arguments. The address
 // indexes lead with the bucket of trace_counts (migration 0007), so a walk
-// seeks once per bucket and address: trace_counts lists, in bucket order,
-// the buckets where each address has traces (n > 0), and the index is
-// searched at each. The unary + keeps SQLite from taking the join term for
-// a constraint on c, so that it matches the index's block_number / 100.
-// Rows come in bucket order, then the index's (block_number, tx_index,
-// trace_pos) within a bucket: API order, when walk is one address.
+// seeks once per bucket and address: trace_counts says, bucket by bucket
+// (its key leads with the bucket: inBuckets), where each address has
+// traces (n > 0), and the index is searched at each. The unary + keeps
+// SQLite from taking the join term for a constraint on c, so that it
+// matches the index's block_number / 100. Rows come in bucket order, then
+// the index's (block_number, tx_index, trace_pos) within a bucket: API
+// order, when walk is one address.
 func walkSQL(p *sqlstore.TracePlan, walk [][]byte) (string, []any) {
 	const b = sqlstore.TraceCountBlocks
-	args := appendBlobs([]any{p.Chain, p.Dir()}, walk)
-	args = appendBlobs(append(args, p.Lo/b, p.Hi/b, p.Lo, p.Hi), p.Also)
+	args := appendBlobs([]any{p.Chain, p.Lo / b, p.Hi / b, p.Dir()}, walk)
+	args = appendBlobs(append(args, p.Lo, p.Hi), p.Also)
 	return `FROM trace_counts c CROSS JOIN traces t INDEXED BY ` + traceIndex(p) +
 		` ON t.chain = c.chain AND t.block_number / 100 = +c.bucket AND t.` + walkColumn(p) + ` = c.address
-		WHERE c.chain = ? AND c.dir = ? AND c.address IN (` + placeholders(len(walk)) + `)
-			AND c.bucket BETWEEN ? AND ? AND c.n > 0 AND t.block_number BETWEEN ? AND ?` + alsoSQL(p), args
+		WHERE c.chain = ? AND c.bucket IN (` + bucketSeries + `) AND c.dir = ? AND c.address IN (` + placeholders(len(walk)) + `)
+			AND c.n > 0 AND t.block_number BETWEEN ? AND ?` + alsoSQL(p), args
 }
+
+// bucketSeries is the buckets from its first argument to its second, for
+// the IN of a search of trace_counts. trace_counts is keyed by bucket
+// first (migration 0010), so that a write's rows are the ones at its end:
+// a read that names its buckets one by one seeks each bucket's row of an
+// address, where a BETWEEN on the bucket would read every address's rows
+// of the range. SQLite reads an IN's values in order, so the rows still
+// come in key order, and the query plans show no sort for it.
+const bucketSeries = `WITH RECURSIVE k (b, last) AS (SELECT ?, ? UNION ALL SELECT b + 1, last FROM k WHERE b < last)
+	SELECT b FROM k WHERE b <= last`
 
 // traceBucketSumSQL adds up trace_counts over the plan's whole buckets.
 func traceBucketSumSQL(p *sqlstore.TracePlan) (string, []any) {
@@ -50,7 +61,7 @@ func traceBucketSumSQL(p *sqlstore.TracePlan) (string, []any) {
 func traceBucketsSQL(p *sqlstore.TracePlan) (string, []any) {
 	where, args := bucketWhere(p)
 	if len(p.Walk) <= 1 {
-		// One address: the primary key's order already is bucket order.
+		// One address: the primary key's order is bucket order.
 		return `SELECT bucket, n FROM trace_counts WHERE ` + where + ` ORDER BY bucket`, args
 	}
 	return `SELECT bucket, sum(n) FROM trace_counts WHERE ` + where + ` GROUP BY bucket ORDER BY bucket`, args
@@ -59,13 +70,12 @@ func traceBucketsSQL(p *sqlstore.TracePlan) (string, []any) {
 // bucketWhere selects the rows of trace_counts of the plan's direction,
 // addresses and whole buckets.
 func bucketWhere(p *sqlstore.TracePlan) (string, []any) {
+	args := []any{p.Chain, p.FirstBucket, p.LastBucket, p.Dir()}
 	if len(p.Walk) == 0 {
-		return `chain = ? AND dir = ? AND address = x'' AND bucket BETWEEN ? AND ?`,
-			[]any{p.Chain, p.Dir(), p.FirstBucket, p.LastBucket}
+		return `chain = ? AND bucket IN (` + bucketSeries + `) AND dir = ? AND address = x''`, args
 	}
-	args := appendBlobs([]any{p.Chain, p.Dir()}, p.Walk)
-	return `chain = ? AND dir = ? AND address IN (` + placeholders(len(p.Walk)) + `) AND bucket BETWEEN ? AND ?`,
-		append(args, p.FirstBucket, p.LastBucket)
+	return `chain = ? AND bucket IN (` + bucketSeries + `) AND dir = ? AND address IN (` + placeholders(len(p.Walk)) + `)`,
+		appendBlobs(args, p.Walk)
 }
 
 // tracePageSQL joins the page's keys to their rows: the trace by its rowid,
@@ -146,14 +156,14 @@ func appendBlobs(args []any, blobs [][]byte) []any {
 }
 
 // historyPostingsSQL reads the posting lists of addrs in direction dir over
-// the buckets first to last from trace_counts: one stretch of its primary
-// key per address, in bucket order already when there is one address.
+// the buckets first to last from trace_counts: a seek per bucket and
+// address, in bucket order (bucketSeries).
 func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any) {
-	args := appendBlobs([]any{chain, dir}, addrs)
+	args := appendBlobs([]any{chain, first, last, dir}, addrs)
 	return `SELECT bucket, address, list FROM trace_counts
-		WHERE chain = ? AND dir = ? AND address IN (` + placeholders(len(addrs)) + `)
-			AND bucket BETWEEN ? AND ? AND list IS NOT NULL
-		ORDER BY bucket`, append(args, first, last)
+		WHERE chain = ? AND bucket IN (` + bucketSeries + `) AND dir = ? AND address IN (` + placeholders(len(addrs)) + `)
+			AND list IS NOT NULL
+		ORDER BY bucket`, args
 }
 
 // historyBlocksSQL reads the transaction and trace segments of history

@@ -107,7 +107,7 @@ func uncountTracesSQL(cond string) string {
 			UNION ALL SELECT ?1, 2, x'', number / 100, -sum(trace_count) FROM blocks
 				WHERE chain = ?1 AND number ` + cond + ` AND trace_count > 0 GROUP BY number / 100)
 		WHERE true
-		ON CONFLICT (chain, dir, address, bucket) DO UPDATE SET n = n + excluded.n`
+		ON CONFLICT (chain, bucket, dir, address) DO UPDATE SET n = n + excluded.n`
 }
 
 // Write statements of blocks, prepared once at Open.

@@ -185,15 +185,10 @@ func (s *SQLStore) thaw(ctx context.Context, b BlockBatch, chain int64, from uin
 	if err != nil {
 		return err
 	}
-	// The lists of the buckets from lo up hold these blocks' traces only.
-	h := newHistoryBuilder(chain, false)
-	for _, d := range blocks {
-		h.addTraces(d)
-	}
-	for _, r := range h.rows() {
-		if _, err := b.Exec(ctx, s.SQL.ClearList, chain, r.Dir, r.Address, r.Bucket); err != nil {
-			return err
-		}
+	// The lists of the buckets from lo up hold these blocks' traces only:
+	// one stretch of trace_counts' key, which leads with the bucket.
+	if _, err := b.Exec(ctx, s.SQL.ClearLists, chain, lo/TraceCountBlocks); err != nil {
+		return err
 	}
 	for _, q := range s.SQL.DeleteHistory {
 		if _, err := b.Exec(ctx, q, chain, lo); err != nil {

@@ -134,9 +134,7 @@ func (h *historyBuilder) rows() []TraceCountRow {
 	for bucket, n := range h.all {
 		out = append(out, TraceCountRow{Dir: CountAll, Address: []byte{}, Bucket: bucket, N: n})
 	}
-	slices.SortFunc(out, func(a, b TraceCountRow) int {
-		return cmp.Or(cmp.Compare(a.Dir, b.Dir), bytes.Compare(a.Address, b.Address), cmp.Compare(a.Bucket, b.Bucket))
-	})
+	slices.SortFunc(out, compareCountKeys)
 	return out
 }
 

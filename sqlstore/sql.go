@@ -262,9 +262,9 @@ type HistorySQL struct {
 	// list, in bucket order.
 	HistoryPostings func(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any)
 
-	// ClearList: chain, dir, address, bucket → sets the list of that row of
-	// trace_counts to NULL.
-	ClearList string
+	// ClearLists: chain, bucket → sets the lists of the rows of
+	// trace_counts in that bucket and above to NULL.
+	ClearLists string
 
 	// HistoryTxBlocks: chain, prefix (HashPrefix) → block_number of each
 	// history block holding a transaction whose hash starts so, highest

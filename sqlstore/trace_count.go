@@ -78,7 +78,7 @@ func (c traceCounter) add(block uint64, traces []*chainquery.Trace) {
 	}
 }
 
-// rows returns the changes in key order (direction, address, bucket): the
+// rows returns the changes in key order (bucket, direction, address): the
 // order of trace_counts' primary key, so that the writes go through the
 // index in one pass.
 func (c traceCounter) rows() []TraceCountRow {
@@ -90,10 +90,13 @@ func (c traceCounter) rows() []TraceCountRow {
 		}
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b TraceCountRow) int {
-		return cmp.Or(cmp.Compare(a.Dir, b.Dir), bytes.Compare(a.Address, b.Address), cmp.Compare(a.Bucket, b.Bucket))
-	})
+	slices.SortFunc(out, compareCountKeys)
 	return out
+}
+
+// compareCountKeys orders rows of trace_counts as its primary key does.
+func compareCountKeys(a, b TraceCountRow) int {
+	return cmp.Or(cmp.Compare(a.Bucket, b.Bucket), cmp.Compare(a.Dir, b.Dir), bytes.Compare(a.Address, b.Address))
 }
 
 // Bucketed reports whether the plan's count and offset use trace_counts:
