@@ -148,12 +148,16 @@ func (s *SQLStore) countTraces(ctx context.Context, tx StoreTx, p *TracePlan) (i
 		count += sign * n
 		return err
 	}
-	if len(p.Also) > 0 {
+	const b = TraceCountBlocks
+	kLo, kHi := p.Lo/b, p.Hi/b
+	if len(p.Also) > 0 || len(p.Walk) > 0 && p.Hi < p.HistoryBelow && kHi-kLo <= 1 {
+		// A range in history over at most two buckets is counted in their
+		// posting lists, read in one statement, where the rows and walks
+		// below would read the same lists one bucket at a time and add a
+		// statement for the sum.
 		return count, walk(p.Lo, p.Hi, 1)
 	}
-	const b = TraceCountBlocks
 	first, last := p.FirstBucket, p.LastBucket // the buckets whose rows are added
-	kLo, kHi := p.Lo/b, p.Hi/b
 	var err error
 	if kLo == kHi && first > last { // inside one bucket
 		if in := p.Hi - p.Lo + 1; b-in < in {
