@@ -32,22 +32,6 @@ func TestTraceCountsUpgrade(t *testing.T) {
 			return nil, err
 		}
 		defer rows.Close()
-		var out [][]any
-		for rows.Next() {
-			var chain, dir, bucket, n int64
-			var address, list []byte
-			if err := rows.Scan(&chain, &dir, &address, &bucket, &n, &list); err != nil {
-				return nil, err
-			}
-			if address == nil {
-				address = []byte{}
-			}
-			var l any // NULL as nil, as in OldTraceCounts
-			if list != nil {
-				l = list
-			}
-			out = append(out, []any{chain, dir, address, bucket, n, l})
-		}
-		return out, rows.Err()
+		return storetest.ScanTraceCounts(rows)
 	})
 }

@@ -33,3 +33,33 @@ func CheckTraceCountsUpgrade(t *testing.T, read func(ctx context.Context) ([][]a
 		t.Fatalf("trace_counts after the upgrade:\n%v\nwant\n%v", got, want)
 	}
 }
+
+// Rows is what ScanTraceCounts reads: database/sql's and pgx's rows alike.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// ScanTraceCounts reads rows of (chain, dir, address, bucket, n, list), as
+// CheckTraceCountsUpgrade compares them: integers as int64, a NULL list as
+// nil.
+func ScanTraceCounts(rows Rows) ([][]any, error) {
+	var out [][]any
+	for rows.Next() {
+		var chain, dir, bucket, n int64
+		var address, list []byte
+		if err := rows.Scan(&chain, &dir, &address, &bucket, &n, &list); err != nil {
+			return nil, err
+		}
+		if address == nil {
+			address = []byte{}
+		}
+		var l any // NULL as nil, as in OldTraceCounts
+		if list != nil {
+			l = list
+		}
+		out = append(out, []any{chain, dir, address, bucket, n, l})
+	}
+	return out, rows.Err()
+}
