@@ -233,12 +233,27 @@ var errHistoryMoved = errors.New("a block moved between rows and history during 
 // lists, undecoded, to each; each returns errFound to stop, which
 // historyLists does not return.
 func (s *SQLStore) historyLists(ctx context.Context, c StoreConn, p *TracePlan, dir int, addrs [][]byte, each func(bucket int64, lists [][]byte) error) error {
-	q, args := s.SQL.HistoryPostings(p.Chain, dir, addrs, p.Lo/TraceCountBlocks, p.Hi/TraceCountBlocks)
+	first, last := p.Lo/TraceCountBlocks, p.Hi/TraceCountBlocks
+	if cached, ok := p.lists.get(dir, addrs, first, last); ok {
+		for b := first; b <= last; b++ {
+			if ls := cached[b]; ls != nil {
+				if err := each(b, ls); errors.Is(err, errFound) {
+					return nil
+				} else if err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	q, args := s.SQL.HistoryPostings(p.Chain, dir, addrs, first, last)
 	var bucket, cur int64 = 0, -1
 	var addr, data []byte
 	var pending [][]byte
+	read := map[int64][][]byte{}
 	err := c.Query(ctx, q, args, []any{&bucket, &addr, &data}, func() error {
 		if bucket != cur && pending != nil {
+			read[cur] = pending
 			if err := each(cur, pending); err != nil {
 				return err
 			}
@@ -248,13 +263,72 @@ func (s *SQLStore) historyLists(ctx context.Context, c StoreConn, p *TracePlan, 
 		pending = append(pending, data)
 		return nil
 	})
+	done := last // the buckets read whole: every one, unless each stopped the walk at cur
 	if err == nil && pending != nil {
+		read[cur] = pending
 		err = each(cur, pending)
+	} else if errors.Is(err, errFound) {
+		done = cur
+	}
+	if err == nil || errors.Is(err, errFound) {
+		p.lists.put(dir, addrs, first, done, read)
 	}
 	if errors.Is(err, errFound) {
 		return nil
 	}
 	return err
+}
+
+// listCache keeps the posting lists one request has read, by bucket, for
+// the request's later walks of the same addresses: the count's walks of
+// the partial buckets at the range's ends read the lists the page then
+// starts in (a hot contract's are ~20 KB a bucket, read three times a
+// request before). Only short stretches are kept, so that a walk over a
+// long range holds no more than one bucket's lists at a time.
+type listCache struct {
+	key    string
+	lo, hi int64 // the buckets read whole; none when hi < lo
+	lists  map[int64][][]byte
+}
+
+// listCacheBuckets is the longest stretch of buckets a listCache keeps.
+const listCacheBuckets = 4
+
+func listKey(dir int, addrs [][]byte) string {
+	var b []byte
+	b = append(b, byte(dir))
+	for _, a := range addrs {
+		b = append(b, a...)
+	}
+	return string(b)
+}
+
+// get returns the lists of buckets first to last when they were all read.
+func (c *listCache) get(dir int, addrs [][]byte, first, last int64) (map[int64][][]byte, bool) {
+	if c == nil || c.key != listKey(dir, addrs) || first < c.lo || last > c.hi {
+		return nil, false
+	}
+	return c.lists, true
+}
+
+// put keeps the lists of buckets first to last, all read, joined to what it
+// holds when the stretches touch.
+func (c *listCache) put(dir int, addrs [][]byte, first, last int64, lists map[int64][][]byte) {
+	if c == nil || last < first {
+		return
+	}
+	key := listKey(dir, addrs)
+	if c.key == key && c.hi >= c.lo && first <= c.hi+1 && last >= c.lo-1 && max(last, c.hi)-min(first, c.lo) < listCacheBuckets {
+		for b, ls := range lists {
+			c.lists[b] = ls
+		}
+		c.lo, c.hi = min(first, c.lo), max(last, c.hi)
+		return
+	}
+	if last-first >= listCacheBuckets {
+		return
+	}
+	c.key, c.lo, c.hi, c.lists = key, first, last, lists
 }
 
 // inRange returns the postings of list, in chain order, in the plan's

@@ -42,6 +42,9 @@ type TracePlan struct {
 	// above it from rows.
 	HistoryBelow int64
 
+	// lists keeps the posting lists the request has read (nil: none kept).
+	lists *listCache
+
 	// FirstBucket and LastBucket are the first and the last bucket of
 	// trace_counts (trace_count.go) that lie wholly in the range; there is
 	// none when FirstBucket > LastBucket.
@@ -134,6 +137,7 @@ func (s *SQLStore) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]
 	if p.HistoryBelow, err = s.historyBelow(ctx, tx, id); err != nil {
 		return nil, 0, err
 	}
+	p.lists = &listCache{}
 	if err := s.chooseSide(ctx, tx, p); err != nil {
 		return nil, 0, err
 	}
