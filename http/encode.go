@@ -94,8 +94,21 @@ func appendBigString(dst []byte, v *big.Int) []byte {
 // the layout gives digits, '-', 'T' and ':' only, none of which is escaped.
 func appendDatetime(dst []byte, ts int64) []byte {
 	dst = append(dst, '"')
-	dst = time.Unix(ts, 0).UTC().AppendFormat(dst, chainquery.DatetimeLayout)
-	return append(dst, '"')
+	t := time.Unix(ts, 0).UTC()
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		dst = t.AppendFormat(dst, chainquery.DatetimeLayout)
+		return append(dst, '"')
+	}
+	// chainquery.DatetimeLayout digit by digit: every row of an answer
+	// carries its block's datetime, and AppendFormat reads its layout
+	// again each time (4.5% of serve's CPU on Get Block with full
+	// transactions).
+	h, mi, s := t.Clock()
+	dst = append(dst, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
+	dst = append(dst, byte('0'+int(mo)/10), byte('0'+int(mo)%10), '-', byte('0'+d/10), byte('0'+d%10), 'T')
+	dst = append(dst, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10), ':')
+	return append(dst, byte('0'+s/10), byte('0'+s%10), '"')
 }
 
 func appendBool(dst []byte, v bool) []byte {
