@@ -150,11 +150,12 @@ func (s *SQLStore) countTraces(ctx context.Context, tx StoreTx, p *TracePlan) (i
 	}
 	const b = TraceCountBlocks
 	kLo, kHi := p.Lo/b, p.Hi/b
-	if len(p.Also) > 0 || len(p.Walk) > 0 && p.Hi < p.HistoryBelow && kHi-kLo <= 1 {
-		// A range in history over at most two buckets is counted in their
-		// posting lists, read in one statement, where the rows and walks
-		// below would read the same lists one bucket at a time and add a
-		// statement for the sum.
+	if len(p.Also) > 0 || kHi-kLo <= 1 && (len(p.Walk) == 0 || p.Hi < p.HistoryBelow) {
+		// A range over at most two buckets is counted in one statement:
+		// without an address, the sum of its blocks' trace counts (at most
+		// 200 rows); in history, the lists of its buckets. The rows and
+		// walks below would read the same one bucket edge at a time and
+		// add a statement for the sum.
 		return count, walk(p.Lo, p.Hi, 1)
 	}
 	first, last := p.FirstBucket, p.LastBucket // the buckets whose rows are added
