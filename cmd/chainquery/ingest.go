@@ -38,12 +38,7 @@ func (m *Main) parseIngest(args []string) error {
 	}
 	switch name, rest := args[0], args[1:]; name {
 	case "evm":
-		c, err := m.parseIngestEVM(rest)
-		if err != nil {
-			return err
-		}
-		m.cmd = c
-		return nil
+		return m.use(m.parseIngestEVM(rest))
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(m.Stdout, ingestUsage)
 		return flag.ErrHelp

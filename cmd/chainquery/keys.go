@@ -55,11 +55,7 @@ func (m *Main) parseKeys(args []string) error {
 	default:
 		return usagef("chainquery keys -h", "unknown keys subcommand %q: use create, update, list or revoke", name)
 	}
-	if err != nil {
-		return err
-	}
-	m.cmd = c
-	return nil
+	return m.use(c, err)
 }
 
 // keyName is what a key name may hold: it shows up in request logs and in

@@ -132,6 +132,15 @@ Commands:
 Run 'chainquery <command> -h' for the flags of a command.
 ` + dsnUsage
 
+// use makes c the command to run, unless parsing it failed with err.
+func (m *Main) use(c command, err error) error {
+	if err != nil {
+		return err
+	}
+	m.cmd = c
+	return nil
+}
+
 // ParseFlags chooses the command named by args and parses its flags. It
 // returns flag.ErrHelp after printing help to Stdout when help was asked for,
 // and a usage error for anything it cannot make sense of.
@@ -142,40 +151,20 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 	}
 	switch name, rest := args[0], args[1:]; name {
 	case "serve":
-		c, err := m.parseServe(rest)
-		if err != nil {
-			return err
-		}
-		m.cmd = c
-		return nil
+		return m.use(m.parseServe(rest))
 	case "keys":
 		return m.parseKeys(rest)
 	case "ingest":
 		if len(rest) > 0 && rest[0] == "solana" {
-			c, err := m.parseIngestSolana(rest[1:])
-			if err != nil {
-				return err
-			}
-			m.cmd = c
-			return nil
+			return m.use(m.parseIngestSolana(rest[1:]))
 		}
 		return m.parseIngest(rest)
 	case "registry":
 		return m.parseRegistry(rest)
 	case "migrate":
-		c, err := m.parseMigrate(rest)
-		if err != nil {
-			return err
-		}
-		m.cmd = c
-		return nil
+		return m.use(m.parseMigrate(rest))
 	case "dev":
-		c, err := m.parseDev(rest)
-		if err != nil {
-			return err
-		}
-		m.cmd = c
-		return nil
+		return m.use(m.parseDev(rest))
 	case "version", "--version", "-version":
 		if len(rest) > 0 {
 			return usagef("chainquery -h", "version takes no arguments")
