@@ -11,6 +11,7 @@ type Store interface {
 	TraceService
 	LogService
 	ReceiptService
+	TransactionService
 	BlockService
 	TokenBalanceService
 	StatusService

@@ -26,6 +26,22 @@ var queries = sqlstore.StoreSQL{
 		FROM logs WHERE chain = $1 AND block_number = $2 AND tx_index = $3 ORDER BY log_index LIMIT $4 OFFSET $5`,
 
 	// LogTransactionPage is nil: see sqlstore.StoreSQL.
+	Transaction:           transactionSQL,
+	TransactionTraceCount: `SELECT count(*) FROM traces WHERE chain = $1 AND block_number = $2 AND tx_index = $3`,
+	TransactionTraces: `SELECT block_number, tx_index, trace_address, type, call_type, from_addr, to_addr, gas, gas_used,
+			value, subtraces, input, output, error
+		FROM traces WHERE chain = $1 AND block_number = $2 AND tx_index = $3
+		ORDER BY trace_pos LIMIT $4 OFFSET $5`,
+	BlockLogCount: `SELECT timestamp, version, (SELECT count(*) FROM logs WHERE chain = $1 AND block_number = $2)
+		FROM blocks WHERE chain = $1 AND number = $2`,
+	// Each log of the page looks its transaction up by key (LATERAL, LIMIT
+	// 1: not pulled up into a join the planner could make a merge of all
+	// of the block's transactions).
+	BlockLogPage: `SELECT l.tx_index, x.hash, x.from_addr, x.to_addr,
+			l.log_index, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data
+		FROM logs l CROSS JOIN LATERAL (SELECT hash, from_addr, to_addr FROM transactions
+			WHERE chain = $1 AND block_number = $2 AND tx_index = l.tx_index LIMIT 1) x
+		WHERE l.chain = $1 AND l.block_number = $2 ORDER BY l.tx_index, l.log_index LIMIT $3 OFFSET $4`,
 	ReceiptBlockPage: `SELECT b.timestamp, b.transaction_count, x.tx_index, x.hash, x.cumulative_gas_used, x.gas_used,
 			x.contract_address, x.status, x.effective_gas_price
 		FROM blocks b JOIN transactions x ON x.chain = b.chain AND x.block_number = b.number
@@ -158,6 +174,25 @@ const (
 		JOIN blocks b ON b.chain = x.chain AND b.number = x.block_number
 		WHERE x.chain = $1 AND x.hash = $2 AND x.block_number = $3 LIMIT 1`
 )
+
+// The columns of Transaction: the block's, then BlockTransactions'.
+const qTransactionColumns = `x.block_number, b.timestamp, b.version, x.tx_index, x.hash, x.from_addr, x.to_addr,
+	x.value, x.gas_limit, x.gas_price, x.effective_gas_price, x.max_fee_per_gas, x.max_priority_fee_per_gas,
+	x.gas_used, x.cumulative_gas_used, x.nonce, x.input, x.type, x.contract_address, x.status, x.log_count`
+
+// transactionSQL looks a transaction up as logTransactionSQL does (the
+// same two forms and plans), with all of its columns.
+func transactionSQL(chain int64, hash chainquery.Hash, block *uint64) (string, []any) {
+	if block != nil {
+		return `SELECT ` + qTransactionColumns + ` FROM transactions x
+			JOIN blocks b ON b.chain = x.chain AND b.number = x.block_number
+			WHERE x.chain = $1 AND x.hash = $2 AND x.block_number = $3 LIMIT 1`, []any{chain, hash[:], int64(*block)}
+	}
+	return `SELECT ` + qTransactionColumns + ` FROM (SELECT * FROM transactions
+			WHERE chain = $1 AND hash = $2 ORDER BY block_number DESC LIMIT 1) x
+		CROSS JOIN LATERAL (SELECT timestamp, version FROM blocks WHERE chain = $1 AND number = x.block_number LIMIT 1) b`,
+		[]any{chain, hash[:]}
+}
 
 func logTransactionSQL(chain int64, hash chainquery.Hash, block *uint64) (string, []any) {
 	if block != nil {

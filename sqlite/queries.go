@@ -24,6 +24,22 @@ var queries = sqlstore.StoreSQL{
 		FROM logs WHERE chain = ? AND block_number = ? AND tx_index = ? ORDER BY log_index LIMIT ? OFFSET ?`,
 
 	LogTransactionPage: logTransactionPageSQL,
+	Transaction:        transactionSQL,
+	TransactionTraceCount: `SELECT count(*) FROM traces INDEXED BY traces_key
+		WHERE chain = ? AND block_number = ? AND tx_index = ?`,
+	TransactionTraces: `SELECT block_number, tx_index, trace_address, type, call_type, from_addr, to_addr, gas, gas_used,
+			value, subtraces, input, output, error
+		FROM traces INDEXED BY traces_key WHERE chain = ? AND block_number = ? AND tx_index = ?
+		ORDER BY trace_pos LIMIT ? OFFSET ?`,
+	BlockLogCount: `SELECT timestamp, version, (SELECT count(*) FROM logs WHERE chain = ?1 AND block_number = ?2)
+		FROM blocks WHERE chain = ?1 AND number = ?2`,
+	// The logs walk their primary key, whose (tx_index, log_index) order is
+	// log_index order; each joins its transaction by key.
+	BlockLogPage: `SELECT l.tx_index, x.hash, x.from_addr, x.to_addr,
+			l.log_index, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data
+		FROM logs l JOIN transactions x INDEXED BY transactions_key
+			ON x.chain = l.chain AND x.block_number = l.block_number AND x.tx_index = l.tx_index
+		WHERE l.chain = ? AND l.block_number = ? ORDER BY l.tx_index, l.log_index LIMIT ? OFFSET ?`,
 	ReceiptBlockPage: `SELECT b.timestamp, b.transaction_count, x.tx_index, x.hash, x.cumulative_gas_used, x.gas_used,
 			x.contract_address, x.status, x.effective_gas_price
 		FROM blocks b JOIN transactions x ON x.chain = b.chain AND x.block_number = b.number
@@ -157,6 +173,19 @@ func logTransactionSQL(chain int64, hash chainquery.Hash, block *uint64) (string
 		n = int64(*block)
 	}
 	return qLogTransaction, []any{chain, hash[:], n}
+}
+
+// transactionSQL looks a transaction up as qLogTransaction does, with all
+// of its columns.
+func transactionSQL(chain int64, hash chainquery.Hash, block *uint64) (string, []any) {
+	_, args := logTransactionSQL(chain, hash, block)
+	return `SELECT x.block_number, b.timestamp, b.version, x.tx_index, x.hash, x.from_addr, x.to_addr, x.value,
+			x.gas_limit, x.gas_price, x.effective_gas_price, x.max_fee_per_gas, x.max_priority_fee_per_gas,
+			x.gas_used, x.cumulative_gas_used, x.nonce, x.input, x.type, x.contract_address, x.status, x.log_count
+		FROM transactions x INDEXED BY transactions_hash
+		JOIN blocks b ON b.chain = x.chain AND b.number = x.block_number
+		WHERE x.chain = ?1 AND x.hash = ?2 AND (?3 IS NULL OR x.block_number = ?3)
+		ORDER BY x.block_number DESC LIMIT 1`, args
 }
 
 // logTransactionPageSQL joins the transaction's lookup to its page of logs.

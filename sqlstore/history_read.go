@@ -57,11 +57,11 @@ func cachedSegment[T any](ctx context.Context, s *SQLStore, c StoreConn, k decod
 	return v, true, nil
 }
 
-// historyTxLogs finds the transaction hash in history (in block only, when
-// given; else the highest block holding it) and returns copies of it and
-// its logs, with its block's timestamp; tx is nil when history has no such
-// transaction.
-func (s *SQLStore) historyTxLogs(ctx context.Context, c StoreConn, chain int64, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, timestamp int64, logs []*chainquery.Log, err error) {
+// historyTx finds the transaction hash in history (in block only, when
+// given; else the highest block holding it) and returns a copy of it, its
+// Timestamp set, with its block's stamp; tx is nil when history has no
+// such transaction.
+func (s *SQLStore) historyTx(ctx context.Context, c StoreConn, chain int64, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, st stamp, err error) {
 	var candidates []uint64
 	var n int64
 	err = c.Query(ctx, s.SQL.HistoryTxBlocks, []any{chain, HashPrefix(hash)}, []any{&n}, func() error {
@@ -71,11 +71,11 @@ func (s *SQLStore) historyTxLogs(ctx context.Context, c StoreConn, chain int64, 
 		return nil
 	})
 	if err != nil || len(candidates) == 0 {
-		return nil, 0, nil, err
+		return nil, st, err
 	}
 	stamps, err := s.historyStamps(ctx, c, chain, candidates)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, st, err
 	}
 	for _, number := range candidates {
 		st, ok := stamps[number]
@@ -84,26 +84,38 @@ func (s *SQLStore) historyTxLogs(ctx context.Context, c StoreConn, chain int64, 
 		}
 		txs, found, err := s.historyTransactions(ctx, c, chain, number, st.version)
 		if err != nil {
-			return nil, 0, nil, err
+			return nil, st, err
 		}
 		i := slices.IndexFunc(txs, func(t *chainquery.Transaction) bool { return t.Hash == hash })
 		if !found || i < 0 {
 			continue
 		}
-		all, found, err := s.historyLogs(ctx, c, chain, number, st.version)
-		if err != nil || !found {
-			return nil, 0, nil, err
-		}
-		for _, l := range all {
-			if l.TransactionIndex == txs[i].Index {
-				row := *l
-				logs = append(logs, &row)
-			}
-		}
 		t := *txs[i]
-		return &t, st.timestamp, logs, nil
+		t.Timestamp = st.timestamp
+		return &t, st, nil
 	}
-	return nil, 0, nil, nil
+	return nil, st, nil
+}
+
+// historyTxLogs finds the transaction hash in history as historyTx does
+// and returns copies of it and its logs; tx is nil when history has no
+// such transaction.
+func (s *SQLStore) historyTxLogs(ctx context.Context, c StoreConn, chain int64, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, logs []*chainquery.Log, err error) {
+	tx, st, err := s.historyTx(ctx, c, chain, hash, block)
+	if err != nil || tx == nil {
+		return nil, nil, err
+	}
+	all, found, err := s.historyLogs(ctx, c, chain, tx.BlockNumber, st.version)
+	if err != nil || !found {
+		return nil, nil, err
+	}
+	for _, l := range all {
+		if l.TransactionIndex == tx.Index {
+			row := *l
+			logs = append(logs, &row)
+		}
+	}
+	return tx, logs, nil
 }
 
 // stamp is what a read of history takes from a block's header.

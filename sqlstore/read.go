@@ -198,9 +198,9 @@ func (s *SQLStore) findBlockReceipts(ctx context.Context, f chainquery.ReceiptFi
 		return nil, 0, errHistoryMoved
 	}
 	for _, t := range txs[min(f.Offset, len(txs)):min(f.Offset+f.Limit, len(txs))] {
-		out = append(out, &chainquery.Receipt{BlockNumber: f.BlockNumber, Timestamp: r.Timestamp, TransactionHash: t.Hash,
-			TransactionIndex: t.Index, CumulativeGasUsed: t.CumulativeGasUsed, GasUsed: t.GasUsed,
-			ContractAddress: t.ContractAddress, Status: t.Status, EffectiveGasPrice: t.EffectiveGasPrice})
+		rc := t.Receipt()
+		rc.BlockNumber, rc.Timestamp = f.BlockNumber, r.Timestamp
+		out = append(out, rc)
 	}
 	return out, count, nil
 }
@@ -263,13 +263,13 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f chainquery.LogFilt
 // historyLogPage returns the page of f's logs when its transaction is in
 // history; nil when it is not there either.
 func (s *SQLStore) historyLogPage(ctx context.Context, c StoreConn, chain int64, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
-	t, timestamp, logs, err := s.historyTxLogs(ctx, c, chain, f.TransactionHash, f.BlockNumber)
+	t, logs, err := s.historyTxLogs(ctx, c, chain, f.TransactionHash, f.BlockNumber)
 	if err != nil || t == nil {
 		return nil, 0, err
 	}
 	out := []*chainquery.Log{}
 	for _, l := range logs[min(f.Offset, len(logs)):min(f.Offset+f.Limit, len(logs))] {
-		l.Timestamp, l.TransactionHash, l.TransactionFrom, l.TransactionTo = timestamp, t.Hash, t.From, t.To
+		l.Timestamp, l.TransactionHash, l.TransactionFrom, l.TransactionTo = t.Timestamp, t.Hash, t.From, t.To
 		if len(l.Topics) == 0 {
 			l.Topics = nil // as rows give it
 		}

@@ -141,6 +141,25 @@ type StoreSQL struct {
 	// and the page is sorted).
 	LogTransactionPage func(chain int64, hash chainquery.Hash, block *uint64, limit, offset int) (string, []any)
 
+	// Transaction returns the statement looking up a transaction by hash,
+	// in the given block when block is not nil, else the latest one, and
+	// its arguments. Columns: block_number, the block's timestamp and
+	// version, then BlockTransactions' columns.
+	Transaction func(chain int64, hash chainquery.Hash, block *uint64) (string, []any)
+
+	// TransactionTraceCount: chain, block number, tx_index → the number
+	// of the transaction's trace rows. TransactionTraces: chain, block
+	// number, tx_index, limit, offset → TipTraces' columns, in trace_pos
+	// order.
+	TransactionTraceCount, TransactionTraces string
+
+	// BlockLogCount: chain, number → timestamp, version and the number of
+	// the block's log rows; no row when the block is missing.
+	// BlockLogPage: chain, number, limit, offset → tx_index, the
+	// transaction's hash, from_addr and to_addr, then LogPage's columns, in
+	// log_index order.
+	BlockLogCount, BlockLogPage string
+
 	// ReceiptBlockPage is ReceiptBlock and ReceiptPage in one statement:
 	// chain, number, limit, offset → ReceiptBlock's columns, then
 	// ReceiptPage's. No row when the block is missing or the page is empty:

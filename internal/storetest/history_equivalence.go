@@ -65,8 +65,9 @@ func polygonHistoryBlocks(tb testing.TB) []*chainquery.BlockData {
 // open, keeps them as rows in one and turns those below HistoryBoundary
 // into history in the other, and requires every read to give the same
 // answer from both: blocks with their transactions, receipt and log
-// pages, and Filter Traces pages and counts without an address, for a hot
-// and a cold address, for several addresses, for a sender and a
+// pages, transactions by hash with their traces, blocks' logs, and
+// Filter Traces pages and counts without an address, for a hot and a cold
+// address, for several addresses, for a sender and a
 // recipient together, over ranges in history, in rows and across the
 // boundary, at offsets up to the end.
 func CheckHistory(t *testing.T, open func(testing.TB) chainquery.Store) {
@@ -133,11 +134,26 @@ func checkSameAnswers(t *testing.T, want, got chainquery.Store) {
 				return []any{r, c}, err
 			})
 		}
+		for _, pg := range []chainquery.Page{{Limit: 5}, {Offset: 7, Limit: 50}, {Offset: 1000, Limit: 5}} {
+			same(fmt.Sprintf("logs of block %d, %+v", n, pg), func(s chainquery.Store) (any, error) {
+				l, c, err := s.FindBlockLogs(ctx, chainquery.BlockLogFilter{Chain: chainquery.Polygon, BlockNumber: n, Page: pg})
+				return []any{l, c}, err
+			})
+		}
 		for j, tx := range d.Transactions {
 			if j%7 != 0 {
 				continue
 			}
 			for _, block := range []*uint64{nil, &n} {
+				f := chainquery.TransactionFilter{Chain: chainquery.Polygon, TransactionHash: tx.Hash, BlockNumber: block}
+				same(fmt.Sprintf("transaction %s", tx.Hash.Hex()), func(s chainquery.Store) (any, error) { return s.FindTransaction(ctx, f) })
+				for _, pg := range []chainquery.Page{{Limit: 3}, {Offset: 2, Limit: 50}} {
+					f.Page = pg
+					same(fmt.Sprintf("traces of %s, %+v", tx.Hash.Hex(), pg), func(s chainquery.Store) (any, error) {
+						tr, c, err := s.FindTransactionTraces(ctx, f)
+						return []any{tr, c}, err
+					})
+				}
 				for _, pg := range []chainquery.Page{{Limit: 3}, {Offset: 1, Limit: 50}} {
 					same(fmt.Sprintf("logs of %s, %+v", tx.Hash.Hex(), pg), func(s chainquery.Store) (any, error) {
 						l, c, err := s.FindTransactionLogs(ctx, chainquery.LogFilter{Chain: chainquery.Polygon, TransactionHash: tx.Hash, BlockNumber: block, Page: pg})
@@ -147,6 +163,9 @@ func checkSameAnswers(t *testing.T, want, got chainquery.Store) {
 			}
 		}
 	}
+	same("a transaction that is nowhere", func(s chainquery.Store) (any, error) {
+		return s.FindTransaction(ctx, chainquery.TransactionFilter{Chain: chainquery.Polygon, TransactionHash: chainquery.Hash{1}})
+	})
 	same("logs of a transaction that is nowhere", func(s chainquery.Store) (any, error) {
 		_, _, err := s.FindTransactionLogs(ctx, chainquery.LogFilter{Chain: chainquery.Polygon, TransactionHash: chainquery.Hash{1}, Page: chainquery.Page{Limit: 5}})
 		return nil, err

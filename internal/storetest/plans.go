@@ -83,6 +83,15 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 			PlanQuery{Name: "Get Transaction Logs: the transaction and the page", SQL: logPage, Args: logPageArgs},
 			PlanQuery{Name: "Get Transaction Logs: the transaction in a given block and the page", SQL: logPageIn, Args: logPageInArgs})
 	}
+	tx, txArgs := sql.Transaction(a.Chain, hash, nil)
+	txIn, txInArgs := sql.Transaction(a.Chain, hash, &block)
+	out = append(out,
+		PlanQuery{Name: "Get Transaction (and its receipt and traces): the transaction", SQL: tx, Args: txArgs},
+		PlanQuery{Name: "Get Transaction (and its receipt and traces): the transaction in a given block", SQL: txIn, Args: txInArgs},
+		PlanQuery{Name: "Get Transaction Traces: the count", SQL: sql.TransactionTraceCount, Args: []any{a.Chain, a.Block, a.TxIndex}},
+		PlanQuery{Name: "Get Transaction Traces: the page", SQL: sql.TransactionTraces, Args: []any{a.Chain, a.Block, a.TxIndex, 10, 0}},
+		PlanQuery{Name: "Get Block Logs: the block and its count", SQL: sql.BlockLogCount, Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Get Block Logs: the page", SQL: sql.BlockLogPage, Args: []any{a.Chain, a.Block, 10, 0}})
 	return append(out,
 		PlanQuery{Name: "Filter Traces offset by blocks", SQL: sql.BlockTraceCounts, Args: []any{a.Chain, int64(lo), int64(hi)}},
 		PlanQuery{Name: "datetime range start", SQL: sql.FirstBlockAtOrAfter, Args: []any{a.Chain, a.Time}},
