@@ -64,7 +64,8 @@ func (c Chain) IsEVM() bool { _, ok := evmChainIDs[c]; return ok }
 // Endpoint names an API operation. API keys are enabled per endpoint.
 type Endpoint string
 
-// The six operations of the interface.
+// The operations of the API: the six of the hosted interface, then those
+// this project adds (docs/api.md).
 const (
 	EndpointFilterTraces          Endpoint = "filter_traces"
 	EndpointGetTransactionLogs    Endpoint = "get_transaction_logs"
@@ -72,9 +73,16 @@ const (
 	EndpointGetBlock              Endpoint = "get_block"
 	EndpointGetLatestBlock        Endpoint = "get_latest_block"
 	EndpointTokenBalanceByAccount Endpoint = "token_balance_by_account"
+
+	EndpointGetTransaction        Endpoint = "get_transaction"
+	EndpointGetTransactionReceipt Endpoint = "get_transaction_receipt"
+	EndpointGetTransactionTraces  Endpoint = "get_transaction_traces"
+	EndpointGetBlockLogs          Endpoint = "get_block_logs"
 )
 
-// Endpoints lists every endpoint in a stable order.
+// Endpoints lists every endpoint in a stable order. A key made with "all"
+// is enabled for those listed when it was made: an endpoint added later
+// needs keys update --endpoints.
 var Endpoints = []Endpoint{
 	EndpointFilterTraces,
 	EndpointGetTransactionLogs,
@@ -82,6 +90,10 @@ var Endpoints = []Endpoint{
 	EndpointGetBlock,
 	EndpointGetLatestBlock,
 	EndpointTokenBalanceByAccount,
+	EndpointGetTransaction,
+	EndpointGetTransactionReceipt,
+	EndpointGetTransactionTraces,
+	EndpointGetBlockLogs,
 }
 
 // Chains returns the values of the path parameter chain that the endpoint
@@ -90,7 +102,8 @@ func (e Endpoint) Chains() []Chain {
 	switch e {
 	case EndpointFilterTraces, EndpointGetBlock:
 		return []Chain{Polygon}
-	case EndpointGetTransactionLogs, EndpointGetBlockReceipts, EndpointGetLatestBlock:
+	case EndpointGetTransactionLogs, EndpointGetBlockReceipts, EndpointGetLatestBlock,
+		EndpointGetTransaction, EndpointGetTransactionReceipt, EndpointGetTransactionTraces, EndpointGetBlockLogs:
 		return EVMChains
 	case EndpointTokenBalanceByAccount:
 		return []Chain{Solana}

@@ -257,6 +257,9 @@ func TestCache_Documented(t *testing.T) {
 		want := map[string]bool{
 			"GET /api/v1/customer/{chain}/block": true, "GET /api/v1/customer/{chain}/blocks/receipts": true,
 			"GET /api/v1/customer/{chain}/transactions/{transaction_hash}/logs": true, "POST /api/v1/customer/{chain}/traces/filter": true,
+			"GET /api/v1/customer/{chain}/transactions/{transaction_hash}": true, "GET /api/v1/customer/{chain}/blocks/logs": true,
+			"GET /api/v1/customer/{chain}/transactions/{transaction_hash}/receipt": true,
+			"GET /api/v1/customer/{chain}/transactions/{transaction_hash}/traces":  true,
 		}[name]
 		if has304 != want || hasETag != want {
 			t.Errorf("%s: 304 documented %v, ETag documented %v; want %v", name, has304, hasETag, want)

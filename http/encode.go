@@ -120,6 +120,26 @@ func appendBool(dst []byte, v bool) []byte {
 
 func appendInt(dst []byte, v int) []byte { return strconv.AppendInt(dst, int64(v), 10) }
 
+// appendPage appends the members every paged answer ends with, and closes
+// its object: "offset", "limit", "result" (each item as item appends it;
+// [] when none, never null) and "count".
+func appendPage[T any](dst []byte, offset, limit, count int, items []T, item func([]byte, T) []byte) []byte {
+	dst = append(dst, `"offset":`...)
+	dst = appendInt(dst, offset)
+	dst = append(dst, `,"limit":`...)
+	dst = appendInt(dst, limit)
+	dst = append(dst, `,"result":[`...)
+	for i, v := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = item(dst, v)
+	}
+	dst = append(dst, `],"count":`...)
+	dst = appendInt(dst, count)
+	return append(dst, '}')
+}
+
 // appendTxHead opens the object of a transaction, receipt, log or trace
 // with the fields they all start with, in the interface's order:
 // block_number, timestamp, datetime, transaction_hash, transaction_index.

@@ -17,20 +17,7 @@ type logList struct {
 func (l *logList) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"transaction_hash":`...)
 	dst = appendQuotedHex(dst, l.hash[:])
-	dst = append(dst, `,"offset":`...)
-	dst = appendInt(dst, l.offset)
-	dst = append(dst, `,"limit":`...)
-	dst = appendInt(dst, l.limit)
-	dst = append(dst, `,"result":[`...)
-	for i, lg := range l.logs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendLog(dst, lg)
-	}
-	dst = append(dst, `],"count":`...)
-	dst = appendInt(dst, l.count)
-	return append(dst, '}')
+	return appendPage(append(dst, ','), l.offset, l.limit, l.count, l.logs, appendLog)
 }
 
 // logTopicFields are the names of topic1..topic4 with their separators.
@@ -72,27 +59,16 @@ func appendLog(dst []byte, l *chainquery.Log) []byte {
 // handleTransactionLogs serves GET
 // /api/v1/customer/{chain}/transactions/{transaction_hash}/logs.
 func (s *Server) handleTransactionLogs(w http.ResponseWriter, r *http.Request) error {
-	chain, err := chainquery.ParseChain(chainquery.EndpointGetTransactionLogs, r.PathValue("chain"))
+	ref, err := transactionRef(r, chainquery.EndpointGetTransactionLogs)
 	if err != nil {
 		return err
 	}
-	hash, err := chainquery.ParseHash("transaction_hash", r.PathValue("transaction_hash"))
-	if err != nil {
-		return err
-	}
+	f := chainquery.LogFilter{Chain: ref.Chain, TransactionHash: ref.TransactionHash, BlockNumber: ref.BlockNumber}
 	q := r.URL.Query()
-	f := chainquery.LogFilter{Chain: chain, TransactionHash: hash}
-	if q.Has("block_number") {
-		n, err := chainquery.ParseBlockNumber("block_number", q.Get("block_number"))
-		if err != nil {
-			return err
-		}
-		f.BlockNumber = &n
-	}
 	if f.Page, err = parsePage(q); err != nil {
 		return err
 	}
-	bound := s.deepBound(r.Context(), chain)
+	bound := s.deepBound(r.Context(), f.Chain)
 	logs, count, err := s.store.FindTransactionLogs(r.Context(), f)
 	if err != nil {
 		return err
@@ -102,6 +78,6 @@ func (s *Server) handleTransactionLogs(w http.ResponseWriter, r *http.Request) e
 	if len(logs) > 0 {
 		deep = bound.answer(logs[0].BlockNumber)
 	}
-	s.writeAnswer(w, r, &logList{hash: hash, offset: f.Offset, limit: f.Limit, count: count, logs: logs}, deep)
+	s.writeAnswer(w, r, &logList{hash: f.TransactionHash, offset: f.Offset, limit: f.Limit, count: count, logs: logs}, deep)
 	return nil
 }

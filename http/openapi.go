@@ -119,6 +119,46 @@ var (
 		response: "TokenBalance",
 		notFound: "The account is unknown, has no balance at or before datetime_filter, or datetime_filter is later than the indexed history.",
 	}
+	transactionDoc = operation{
+		id:      "getTransaction",
+		summary: "Get Transaction",
+		description: "One transaction by its hash, with its receipt's fields: the transaction object of Get Block with " +
+			"full_transactions=true. No block number is needed; should a chain hold the hash twice, the highest block's wins " +
+			"unless block_number names the block.",
+		params:    []obj{blockNumberParam(false, "Block of the transaction; narrows the lookup, and a wrong block gives 404.")},
+		response:  "Transaction",
+		notFound:  "The transaction is not indexed (in the given block, when block_number is given).",
+		cacheable: true,
+	}
+	transactionReceiptDoc = operation{
+		id:          "getTransactionReceipt",
+		summary:     "Get Transaction Receipt",
+		description: "The receipt of one transaction by its hash, as Get Block Receipts shows it.",
+		params:      []obj{blockNumberParam(false, "Block of the transaction; narrows the lookup, and a wrong block gives 404.")},
+		response:    "Receipt",
+		notFound:    "The transaction is not indexed (in the given block, when block_number is given).",
+		cacheable:   true,
+	}
+	transactionTracesDoc = operation{
+		id:      "getTransactionTraces",
+		summary: "Get Transaction Traces",
+		description: "The call tree of one transaction by its hash: its traces in Filter Traces' row shape and order " +
+			"(depth-first, trace_address compared component by component as integers). count is the transaction's " +
+			"trace count: 0 where the chain's blocks are stored without traces (see /api/v1/status, traces_indexed).",
+		params:    []obj{blockNumberParam(false, "Block of the transaction; narrows the lookup, and a wrong block gives 404."), limitParam, offsetParam},
+		response:  "TransactionTraceList",
+		notFound:  "The transaction is not indexed (in the given block, when block_number is given).",
+		cacheable: true,
+	}
+	blockLogsDoc = operation{
+		id:          "getBlockLogs",
+		summary:     "Get Block Logs",
+		description: "Every log of one block, in log_index order, each with its transaction's hash, sender and recipient. count is the block's log count.",
+		params:      []obj{blockNumberParam(true, "Block to query."), limitParam, offsetParam},
+		response:    "BlockLogList",
+		notFound:    "The block is not indexed.",
+		cacheable:   true,
+	}
 	openAPIDoc = operation{
 		id:          "getOpenAPI",
 		summary:     "OpenAPI document",

@@ -221,6 +221,8 @@ func schemas() obj {
 			{"contract_address", addrOrNull},
 			{"status", boolean},
 		})},
+		{"TransactionTraceList", list("A page of a transaction's traces.", "Trace", kv{"transaction_hash", hashSchema})},
+		{"BlockLogList", list("A page of a block's logs.", "Log", kv{"block_number", nonNegInt})},
 		{"LatestBlock", object("The latest indexed block.", obj{{"block_number", nonNegInt}})},
 		{"Status", statusSchema()},
 		{"TokenBalance", object("Balance of a Solana token account at a snapshot time.", obj{

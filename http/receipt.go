@@ -18,20 +18,7 @@ type receiptList struct {
 func (l *receiptList) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"block_number":`...)
 	dst = strconv.AppendUint(dst, l.number, 10)
-	dst = append(dst, `,"offset":`...)
-	dst = appendInt(dst, l.offset)
-	dst = append(dst, `,"limit":`...)
-	dst = appendInt(dst, l.limit)
-	dst = append(dst, `,"result":[`...)
-	for i, r := range l.receipts {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendReceipt(dst, r)
-	}
-	dst = append(dst, `],"count":`...)
-	dst = appendInt(dst, l.count)
-	return append(dst, '}')
+	return appendPage(append(dst, ','), l.offset, l.limit, l.count, l.receipts, appendReceipt)
 }
 
 // appendReceipt appends a Receipt as the interface shows it, fields in its

@@ -28,6 +28,12 @@ const (
 	pathBlock           = "/api/v1/customer/{chain}/block"
 	pathLatestBlock     = "/api/v1/customer/{chain}/blocks/latest"
 	pathTokenBalance    = "/api/v1/customer/solana/token-balances/token-account/{token_account}"
+
+	pathTransaction        = "/api/v1/customer/{chain}/transactions/{transaction_hash}"
+	pathTransactionReceipt = "/api/v1/customer/{chain}/transactions/{transaction_hash}/receipt"
+	pathTransactionTraces  = "/api/v1/customer/{chain}/transactions/{transaction_hash}/traces"
+	pathBlockLogs          = "/api/v1/customer/{chain}/blocks/logs"
+
 	pathOpenAPI         = "/openapi.json"
 	pathHealth          = "/healthz"
 	pathReady           = "/readyz"
@@ -42,6 +48,10 @@ func (s *Server) routeTable() []route {
 		{http.MethodGet, pathBlock, chainquery.EndpointGetBlock, s.handleBlock, blockDoc, true},
 		{http.MethodGet, pathLatestBlock, chainquery.EndpointGetLatestBlock, s.handleLatestBlock, latestBlockDoc, false},
 		{http.MethodGet, pathTokenBalance, chainquery.EndpointTokenBalanceByAccount, s.handleTokenBalance, tokenBalanceDoc, false},
+		{http.MethodGet, pathTransaction, chainquery.EndpointGetTransaction, s.handleTransaction, transactionDoc, true},
+		{http.MethodGet, pathTransactionReceipt, chainquery.EndpointGetTransactionReceipt, s.handleTransactionReceipt, transactionReceiptDoc, true},
+		{http.MethodGet, pathTransactionTraces, chainquery.EndpointGetTransactionTraces, s.handleTransactionTraces, transactionTracesDoc, true},
+		{http.MethodGet, pathBlockLogs, chainquery.EndpointGetBlockLogs, s.handleBlockLogs, blockLogsDoc, true},
 		{http.MethodGet, pathStatus, chainquery.EndpointAny, s.handleStatus, statusDoc, false},
 		{http.MethodGet, pathOpenAPI, "", s.handleOpenAPI, openAPIDoc, false},
 		{http.MethodGet, pathHealth, "", s.handleHealth, healthDoc, false},

@@ -30,20 +30,7 @@ type traceList struct {
 }
 
 func (l *traceList) appendJSON(dst []byte) []byte {
-	dst = append(dst, `{"offset":`...)
-	dst = appendInt(dst, l.offset)
-	dst = append(dst, `,"limit":`...)
-	dst = appendInt(dst, l.limit)
-	dst = append(dst, `,"result":[`...)
-	for i, t := range l.traces {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendTrace(dst, t)
-	}
-	dst = append(dst, `],"count":`...)
-	dst = appendInt(dst, l.count)
-	return append(dst, '}')
+	return appendPage(append(dst, '{'), l.offset, l.limit, l.count, l.traces, appendTrace)
 }
 
 // appendTrace appends a Trace as the interface shows it, fields in its

@@ -128,6 +128,14 @@ curl -s '{{.Base}}/api/v1/customer/polygon/blocks/receipts?block_number={{.Block
 # Get Transaction Logs of a transaction in block {{.Block}}
 curl -s '{{.Base}}/api/v1/customer/polygon/transactions/{{.Tx}}/logs?block_number={{.Block}}&limit=10' -H 'apikey: {{.Key}}'
 
+# Get Transaction: the same transaction by its hash alone, then its receipt and its call tree
+curl -s '{{.Base}}/api/v1/customer/polygon/transactions/{{.Tx}}' -H 'apikey: {{.Key}}'
+curl -s '{{.Base}}/api/v1/customer/polygon/transactions/{{.Tx}}/receipt' -H 'apikey: {{.Key}}'
+curl -s '{{.Base}}/api/v1/customer/polygon/transactions/{{.Tx}}/traces?limit=10' -H 'apikey: {{.Key}}'
+
+# Get Block Logs: every log of block {{.Block}}
+curl -s '{{.Base}}/api/v1/customer/polygon/blocks/logs?block_number={{.Block}}&limit=10' -H 'apikey: {{.Key}}'
+
 # Filter Traces from an hour ago to an hour ahead (a datetime range needs a zone)
 curl -s -X POST '{{.Base}}/api/v1/customer/polygon/traces/filter?limit=10&offset=0' -H 'apikey: {{.Key}}' -H 'Content-Type: application/json' -d '{"from_datetime": "{{.From}}", "to_datetime": "{{.To}}"}'
 
@@ -136,8 +144,8 @@ curl -s '{{.Base}}/api/v1/customer/solana/token-balances/token-account/{{.Accoun
 
 `))
 
-// printWelcome prints the key and a ready-to-paste curl command for each of
-// the six endpoints. The key and URL are written into every command rather
+// printWelcome prints the key and a ready-to-paste curl command for each
+// endpoint. The key and URL are written into every command rather
 // than into shell variables, so that each one works pasted alone, in any
 // shell.
 func (c *devCmd) printWelcome(m *Main, node *devchain.Anvil, traffic *devchain.Traffic, base, key string, r round) {

@@ -1,0 +1,155 @@
+package http
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/chainquery/chainquery"
+)
+
+// The endpoints of one transaction by its hash (Get Transaction, Get
+// Transaction Receipt, Get Transaction Traces) and of one block's logs (Get
+// Block Logs): the questions that follow Get Block and Get Transaction
+// Logs, in their conventions.
+
+// transactionAnswer is the Get Transaction response: the transaction
+// object of Get Block's full_transactions.
+type transactionAnswer struct{ t *chainquery.Transaction }
+
+func (a transactionAnswer) appendJSON(dst []byte) []byte { return appendTransaction(dst, a.t) }
+
+// receiptAnswer is the Get Transaction Receipt response: a receipt of Get
+// Block Receipts.
+type receiptAnswer struct{ r *chainquery.Receipt }
+
+func (a receiptAnswer) appendJSON(dst []byte) []byte { return appendReceipt(dst, a.r) }
+
+// txTraceList is the Get Transaction Traces response: the transaction's
+// hash, offset, limit, the page of traces (never null) and count.
+type txTraceList struct {
+	hash                 chainquery.Hash
+	offset, limit, count int
+	traces               []*chainquery.Trace
+}
+
+func (l *txTraceList) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"transaction_hash":`...)
+	dst = appendQuotedHex(dst, l.hash[:])
+	return appendPage(append(dst, ','), l.offset, l.limit, l.count, l.traces, appendTrace)
+}
+
+// blockLogList is the Get Block Logs response: the block's number, offset,
+// limit, the page (never null) and count.
+type blockLogList struct {
+	number               uint64
+	offset, limit, count int
+	logs                 []*chainquery.Log
+}
+
+func (l *blockLogList) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"block_number":`...)
+	dst = strconv.AppendUint(dst, l.number, 10)
+	return appendPage(append(dst, ','), l.offset, l.limit, l.count, l.logs, appendLog)
+}
+
+// transactionRef reads what names a transaction in a request: the chain
+// (as endpoint serves it) and the transaction_hash of the path, and the
+// optional block_number query parameter.
+func transactionRef(r *http.Request, endpoint chainquery.Endpoint) (chainquery.TransactionFilter, error) {
+	var f chainquery.TransactionFilter
+	var err error
+	if f.Chain, err = chainquery.ParseChain(endpoint, r.PathValue("chain")); err != nil {
+		return f, err
+	}
+	if f.TransactionHash, err = chainquery.ParseHash("transaction_hash", r.PathValue("transaction_hash")); err != nil {
+		return f, err
+	}
+	if q := r.URL.Query(); q.Has("block_number") {
+		n, err := chainquery.ParseBlockNumber("block_number", q.Get("block_number"))
+		if err != nil {
+			return f, err
+		}
+		f.BlockNumber = &n
+	}
+	return f, nil
+}
+
+// handleTransaction serves GET /api/v1/customer/{chain}/transactions/{transaction_hash}.
+func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) error {
+	return s.serveTransaction(w, r, chainquery.EndpointGetTransaction, func(t *chainquery.Transaction) jsonAppender {
+		return transactionAnswer{t}
+	})
+}
+
+// handleTransactionReceipt serves GET
+// /api/v1/customer/{chain}/transactions/{transaction_hash}/receipt.
+func (s *Server) handleTransactionReceipt(w http.ResponseWriter, r *http.Request) error {
+	return s.serveTransaction(w, r, chainquery.EndpointGetTransactionReceipt, func(t *chainquery.Transaction) jsonAppender {
+		return receiptAnswer{t.Receipt()}
+	})
+}
+
+// serveTransaction finds the request's transaction and writes what
+// render makes of it, kept as deep as its block is.
+func (s *Server) serveTransaction(w http.ResponseWriter, r *http.Request, endpoint chainquery.Endpoint, render func(*chainquery.Transaction) jsonAppender) error {
+	f, err := transactionRef(r, endpoint)
+	if err != nil {
+		return err
+	}
+	bound := s.deepBound(r.Context(), f.Chain)
+	t, err := s.store.FindTransaction(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	s.writeAnswer(w, r, render(t), bound.answer(t.BlockNumber))
+	return nil
+}
+
+// handleTransactionTraces serves GET
+// /api/v1/customer/{chain}/transactions/{transaction_hash}/traces.
+func (s *Server) handleTransactionTraces(w http.ResponseWriter, r *http.Request) error {
+	f, err := transactionRef(r, chainquery.EndpointGetTransactionTraces)
+	if err != nil {
+		return err
+	}
+	if f.Page, err = parsePage(r.URL.Query()); err != nil {
+		return err
+	}
+	bound := s.deepBound(r.Context(), f.Chain)
+	traces, count, err := s.store.FindTransactionTraces(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	// The traces' block is known only from a trace: an empty page is not
+	// cached.
+	var deep deepAnswer
+	if len(traces) > 0 {
+		deep = bound.answer(traces[0].BlockNumber)
+	}
+	s.writeAnswer(w, r, &txTraceList{hash: f.TransactionHash, offset: f.Offset, limit: f.Limit, count: count, traces: traces}, deep)
+	return nil
+}
+
+// handleBlockLogs serves GET /api/v1/customer/{chain}/blocks/logs.
+func (s *Server) handleBlockLogs(w http.ResponseWriter, r *http.Request) error {
+	chain, err := chainquery.ParseChain(chainquery.EndpointGetBlockLogs, r.PathValue("chain"))
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	number, err := requiredBlockNumber(q)
+	if err != nil {
+		return err
+	}
+	f := chainquery.BlockLogFilter{Chain: chain, BlockNumber: number}
+	if f.Page, err = parsePage(q); err != nil {
+		return err
+	}
+	bound := s.deepBound(r.Context(), chain)
+	logs, count, err := s.store.FindBlockLogs(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	s.writeAnswer(w, r, &blockLogList{number: number, offset: f.Offset, limit: f.Limit, count: count, logs: logs}, bound.answer(number))
+	return nil
+}
