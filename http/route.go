@@ -34,9 +34,9 @@ const (
 	pathTransactionTraces  = "/api/v1/customer/{chain}/transactions/{transaction_hash}/traces"
 	pathBlockLogs          = "/api/v1/customer/{chain}/blocks/logs"
 
-	pathOpenAPI         = "/openapi.json"
-	pathHealth          = "/healthz"
-	pathReady           = "/readyz"
+	pathOpenAPI = "/openapi.json"
+	pathHealth  = "/healthz"
+	pathReady   = "/readyz"
 )
 
 // routeTable returns every route the server answers.
