@@ -1,6 +1,9 @@
 package chainquery
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // TransactionFilter names one transaction by its hash, for Get Transaction,
 // Get Transaction Receipt and Get Transaction Traces; Page is the page of
@@ -9,6 +12,12 @@ type TransactionFilter struct {
 	Chain           Chain
 	TransactionHash Hash
 	BlockNumber     *uint64 // narrows the lookup when given
+
+	// MinTime is the start of the chain's trace history, as in
+	// TraceFilter: a transaction of a block stamped before it has no
+	// traces served. Zero means no bound.
+	MinTime time.Time
+
 	Page
 }
 
@@ -31,8 +40,8 @@ type TransactionService interface {
 
 	// FindTransactionTraces returns one page of the transaction's traces
 	// in Filter Traces' order (depth-first by trace_address) and their
-	// count: 0 where the chain's blocks are stored without traces. It
-	// returns ENOTFOUND as FindTransaction does.
+	// count: 0 where the chain's blocks are stored without traces, or
+	// before f.MinTime. It returns ENOTFOUND as FindTransaction does.
 	FindTransactionTraces(ctx context.Context, f TransactionFilter) ([]*Trace, int, error)
 
 	// FindBlockLogs returns one page of the block's logs in log_index

@@ -144,7 +144,8 @@ var (
 		summary: "Get Transaction Traces",
 		description: "The call tree of one transaction by its hash: its traces in Filter Traces' row shape and order " +
 			"(depth-first, trace_address compared component by component as integers). count is the transaction's " +
-			"trace count: 0 where the chain's blocks are stored without traces (see /api/v1/status, traces_indexed).",
+			"trace count: 0 where the chain's blocks are stored without traces (see /api/v1/customer/status, traces_indexed) " +
+			"and for a transaction before the chain's trace history start, as Filter Traces (polygon: 2025-01-01T00:00:00Z).",
 		params:    []obj{blockNumberParam(false, "Block of the transaction; narrows the lookup, and a wrong block gives 404."), limitParam, offsetParam},
 		response:  "TransactionTraceList",
 		notFound:  "The transaction is not indexed (in the given block, when block_number is given).",

@@ -115,6 +115,7 @@ func (s *Server) handleTransactionTraces(w http.ResponseWriter, r *http.Request)
 	if f.Page, err = parsePage(r.URL.Query()); err != nil {
 		return err
 	}
+	f.MinTime = s.historyStart[f.Chain]
 	bound := s.deepBound(r.Context(), f.Chain)
 	traces, count, err := s.store.FindTransactionTraces(r.Context(), f)
 	if err != nil {

@@ -64,6 +64,9 @@ func (s *SQLStore) FindTransactionTraces(ctx context.Context, f chainquery.Trans
 	if err != nil {
 		return nil, 0, err
 	}
+	if !f.MinTime.IsZero() && t.Timestamp < f.MinTime.Unix() {
+		return []*chainquery.Trace{}, 0, nil // before the chain's trace history
+	}
 	args := []any{id, int64(t.BlockNumber), t.Index}
 	var count int
 	if _, err := queryRow(ctx, tx, s.SQL.TransactionTraceCount, args, &count); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/chainquery/chainquery"
 )
@@ -82,6 +83,18 @@ func testTransactions(t *testing.T, s chainquery.Store) {
 		got, count, err := s.FindTransactionTraces(ctx, tf(chainquery.Polygon, TxNested, nil, 3, 4))
 		must(t, err)
 		sameJSON(t, "a page", []any{got, count}, []any{byTx[TxNested][3:7], 2 + NestedSubcalls})
+		// Before the trace history start, nothing is served; at it, all.
+		early := tf(chainquery.Polygon, TxNested, nil, 0, 50)
+		early.MinTime = time.Unix(PolygonTime+1, 0)
+		got, count, err = s.FindTransactionTraces(ctx, early)
+		must(t, err)
+		if count != 0 || got == nil || len(got) != 0 {
+			t.Fatalf("before the trace history: count %d, traces %#v", count, got)
+		}
+		early.MinTime, early.TransactionHash = time.Unix(PolygonLaterTime, 0), TxLater
+		if _, count, err = s.FindTransactionTraces(ctx, early); err != nil || count != 1 {
+			t.Fatalf("at the trace history start: count %d, %v", count, err)
+		}
 		got, count, err = s.FindTransactionTraces(ctx, tf(chainquery.Polygon, TxNested, nil, 2+NestedSubcalls, 4))
 		must(t, err)
 		if count != 2+NestedSubcalls || got == nil || len(got) != 0 {
