@@ -142,6 +142,18 @@ func Workloads(ctx context.Context, s *Server, c *polychain.Chain, tokens Tokens
 	add("Get Transaction Logs, block_number", each(blocks(), func(n uint64) vegeta.Target {
 		return get("/transactions/%s/logs?block_number=%d&limit=50", txOf(n).Hex(), n)
 	}))
+	add("Get Transaction", each(blocks(), func(n uint64) vegeta.Target {
+		return get("/transactions/%s", txOf(n).Hex())
+	}))
+	add("Get Transaction Receipt", each(blocks(), func(n uint64) vegeta.Target {
+		return get("/transactions/%s/receipt", txOf(n).Hex())
+	}))
+	add("Get Transaction Traces, limit 50", each(blocks(), func(n uint64) vegeta.Target {
+		return get("/transactions/%s/traces?limit=50", txOf(n).Hex())
+	}))
+	add("Get Block Logs, limit 50", each(blocks(), func(n uint64) vegeta.Target {
+		return get("/blocks/logs?block_number=%d&limit=50", n)
+	}))
 	if tokens.Changes > 0 {
 		add("Token Balance by Account", tokens.targets(targets, false))
 		add("Token Balance by Account, include_metadata", tokens.targets(targets, true))
