@@ -97,12 +97,12 @@ var Endpoints = []Endpoint{
 }
 
 // Chains returns the values of the path parameter chain that the endpoint
-// accepts (docs/api.md, "Endpoints at a glance").
+// accepts (docs/api.md, "Endpoints at a glance"). Of these, Filter Traces
+// and Get Block serve the chains whose traces are indexed (package http,
+// traced.go).
 func (e Endpoint) Chains() []Chain {
 	switch e {
-	case EndpointFilterTraces, EndpointGetBlock:
-		return []Chain{Polygon}
-	case EndpointGetTransactionLogs, EndpointGetBlockReceipts, EndpointGetLatestBlock,
+	case EndpointGetTransactionLogs, EndpointGetBlockReceipts, EndpointGetLatestBlock, EndpointFilterTraces, EndpointGetBlock,
 		EndpointGetTransaction, EndpointGetTransactionReceipt, EndpointGetTransactionTraces, EndpointGetBlockLogs:
 		return EVMChains
 	case EndpointTokenBalanceByAccount:

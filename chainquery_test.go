@@ -232,7 +232,7 @@ func TestEndpointsAndChains(t *testing.T) {
 	if _, err := chainquery.ParseEndpoints("get_blocks"); err == nil {
 		t.Fatal("unknown endpoint accepted")
 	}
-	if _, err := chainquery.ParseChain(chainquery.EndpointFilterTraces, "ethereum"); !strings.Contains(chainquery.ErrorMessage(err), "polygon") {
+	if _, err := chainquery.ParseChain(chainquery.EndpointTokenBalanceByAccount, "ethereum"); !strings.Contains(chainquery.ErrorMessage(err), "solana") {
 		t.Fatalf("err = %v", err)
 	}
 	for _, c := range chainquery.EVMChains {

@@ -121,7 +121,7 @@ func requiredBlockNumber(q url.Values) (uint64, error) {
 
 // handleBlock serves GET /api/v1/customer/{chain}/block.
 func (s *Server) handleBlock(w http.ResponseWriter, r *http.Request) error {
-	chain, err := chainquery.ParseChain(chainquery.EndpointGetBlock, r.PathValue("chain"))
+	chain, err := s.tracedChain(r.Context(), chainquery.EndpointGetBlock, r.PathValue("chain"))
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +37,12 @@ type Config struct {
 	// interface's default, polygon from 2025-01-01T00:00:00Z; a non-nil map
 	// is used as given, and a chain missing from it has no bound.
 	TraceHistoryStart map[chainquery.Chain]time.Time
+
+	// TracedChains are the chains whose blocks this process's followers
+	// store with traces (serve --config): Filter Traces and Get Block
+	// serve them, besides polygon and every chain whose stored blocks hold
+	// traces (traced.go).
+	TracedChains []chainquery.Chain
 
 	// RateLimit is how many requests per second each API key may make,
 	// counted by the key's name after authentication; 0 means no limit. A
@@ -169,6 +176,7 @@ type Server struct {
 	nodeHeads    func() map[chainquery.Chain]uint64
 	followErrors func() map[chainquery.Chain]FollowError
 	tips         tips         // per chain with confirmations: its latest block, as last read
+	traced       tracedChains // the chains Filter Traces and Get Block serve
 	answers      *answerCache // nil: no answer cache
 
 	routes  []route
@@ -195,6 +203,7 @@ func NewServer(cfg Config) *Server {
 		followErrors: cfg.FollowErrors,
 		tips:         newTips(cfg.Confirmations),
 		answers:      newAnswerCache(cfg.AnswerCacheBytes),
+		traced:       tracedChains{configured: slices.Clone(cfg.TracedChains)},
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -87,7 +87,7 @@ func appendTrace(dst []byte, t *chainquery.Trace) []byte {
 
 // handleFilterTraces serves POST /api/v1/customer/{chain}/traces/filter.
 func (s *Server) handleFilterTraces(w http.ResponseWriter, r *http.Request) error {
-	chain, err := chainquery.ParseChain(chainquery.EndpointFilterTraces, r.PathValue("chain"))
+	chain, err := s.tracedChain(r.Context(), chainquery.EndpointFilterTraces, r.PathValue("chain"))
 	if err != nil {
 		return err
 	}

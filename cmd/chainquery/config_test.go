@@ -175,6 +175,14 @@ func TestConfig(t *testing.T) {
 		if e.chain != chainquery.Ethereum || e.from == nil || *e.from != 0 || e.confirmations != 3 || e.traces != "debug_trace" || e.concurrency != 8 || e.batch != 50 {
 			t.Errorf("ethereum as given: %+v", e)
 		}
+		// Filter Traces and Get Block serve both followed chains, as both are traced.
+		if got := tracedChains(chains); !slices.Equal(got, []chainquery.Chain{chainquery.Polygon, chainquery.Ethereum}) {
+			t.Errorf("traced chains %v", got)
+		}
+		_, chains, err = parseConfig([]byte(`{"chains": [{"chain": "base", "rpc": "http://a:1"}, {"chain": "polygon", "rpc": "http://b:1", "traces": "off"}]}`))
+		if err != nil || len(tracedChains(chains)) != 0 {
+			t.Errorf("traced chains of chains without traces: %v, %v", tracedChains(chains), err)
+		}
 	})
 
 	chain := func(fields string) string {

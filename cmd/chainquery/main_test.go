@@ -227,7 +227,7 @@ func TestMain_Usage(t *testing.T) {
 		{"ErrBadListen", []string{"serve", "--db", db, "--listen", "8080"}, 2, "--listen must be host:port"},
 		{"ErrBadLogFormat", []string{"serve", "--db", db, "--log-format", "xml"}, 2, "--log-format must be text or json"},
 		{"ErrBadLogLevel", []string{"serve", "--db", db, "--log-level", "loud"}, 2, "-log-level"},
-		{"ErrBadTraceStart", []string{"serve", "--db", db, "--trace-history-start", "ethereum=2025-01-01T00:00:00Z"}, 2, "chain must be one of: polygon"},
+		{"ErrBadTraceStart", []string{"serve", "--db", db, "--trace-history-start", "solana=2025-01-01T00:00:00Z"}, 2, "chain must be one of: ethereum, polygon"},
 		{"ErrRevokeUnknown", []string{"keys", "revoke", "--db", db, "--name", "nobody"}, 1, `no API key named "nobody"`},
 		{"ErrNegativeLimit", []string{"keys", "create", "--db", db, "--name", "k", "--endpoints", "all", "--rate", "-1"}, 2, "--rate must be a finite number of at least 0"},
 		{"ErrUpdateNothing", []string{"keys", "update", "--db", db, "--name", "k"}, 2, "nothing to change"},

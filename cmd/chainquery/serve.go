@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/http"
 )
 
@@ -217,6 +218,7 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 		Ready: readiness(store, followers, c.readyMaxLag), NodeHeads: nodeHeads(followers),
 		FollowErrors:  followErrors(followers),
 		Confirmations: confirmations(c.chains), AnswerCacheBytes: int64(c.answerCacheMB) << 20,
+		TracedChains: tracedChains(c.chains),
 	}
 	c.share.apply(&cfg)
 	c.share.log(logger, cfg)
@@ -256,6 +258,19 @@ func confirmations(chains []chainSettings) map[chainquery.Chain]uint64 {
 		m[s.chain] = s.confirmations
 	}
 	return m
+}
+
+// tracedChains returns the chains whose followers store traces: Filter
+// Traces and Get Block serve them from the start, before any of their
+// traces is stored.
+func tracedChains(chains []chainSettings) []chainquery.Chain {
+	var out []chainquery.Chain
+	for _, s := range chains {
+		if s.traces != evm.TracesOff {
+			out = append(out, s.chain)
+		}
+	}
+	return out
 }
 
 // api is the HTTP server of serve and dev, listening.
