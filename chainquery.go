@@ -78,6 +78,7 @@ const (
 	EndpointGetTransactionReceipt Endpoint = "get_transaction_receipt"
 	EndpointGetTransactionTraces  Endpoint = "get_transaction_traces"
 	EndpointGetBlockLogs          Endpoint = "get_block_logs"
+	EndpointTokenBalancesByOwner  Endpoint = "token_balances_by_owner"
 )
 
 // Endpoints lists every endpoint in a stable order. A key made with "all"
@@ -94,6 +95,7 @@ var Endpoints = []Endpoint{
 	EndpointGetTransactionReceipt,
 	EndpointGetTransactionTraces,
 	EndpointGetBlockLogs,
+	EndpointTokenBalancesByOwner,
 }
 
 // Chains returns the values of the path parameter chain that the endpoint
@@ -105,7 +107,7 @@ func (e Endpoint) Chains() []Chain {
 	case EndpointGetTransactionLogs, EndpointGetBlockReceipts, EndpointGetLatestBlock, EndpointFilterTraces, EndpointGetBlock,
 		EndpointGetTransaction, EndpointGetTransactionReceipt, EndpointGetTransactionTraces, EndpointGetBlockLogs:
 		return EVMChains
-	case EndpointTokenBalanceByAccount:
+	case EndpointTokenBalanceByAccount, EndpointTokenBalancesByOwner:
 		return []Chain{Solana}
 	}
 	return nil

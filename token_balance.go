@@ -69,6 +69,15 @@ type TokenBalanceFilter struct {
 	IncludeMetadata bool
 }
 
+// OwnerBalancesFilter asks for every token balance of an owner at a
+// snapshot time, one page at a time.
+type OwnerBalancesFilter struct {
+	Owner           PublicKey
+	At              time.Time
+	IncludeMetadata bool
+	Page
+}
+
 // TokenBalanceService is what the API reads of Solana token balances.
 type TokenBalanceService interface {
 	// FindTokenBalance returns the account's latest balance change at or
@@ -76,6 +85,15 @@ type TokenBalanceService interface {
 	// f.IncludeMetadata is set. It returns ENOTFOUND if there is none, or if
 	// f.At is later than what has been indexed (the message says up to when).
 	FindTokenBalance(ctx context.Context, f TokenBalanceFilter) (*TokenBalance, error)
+
+	// FindOwnerBalances returns one page of the balances at f.At of the
+	// token accounts f.Owner owns then, ordered by the accounts' keys
+	// (bytewise), and how many there are. An account is the owner's when
+	// its latest change at or before f.At that names an owner names f.Owner;
+	// its balance is FindTokenBalance's, zero included. It returns ENOTFOUND
+	// if f.At is later than what has been indexed, as FindTokenBalance
+	// does; an owner with no account is an empty page.
+	FindOwnerBalances(ctx context.Context, f OwnerBalancesFilter) ([]*TokenBalance, int, error)
 }
 
 // SolanaCursor is how far Solana token balances are stored: the last block

@@ -160,6 +160,18 @@ var (
 		notFound:    "The block is not indexed.",
 		cacheable:   true,
 	}
+	ownerBalancesDoc = operation{
+		id:      "getTokenBalancesByOwner",
+		summary: "Token Balances by Owner",
+		description: "Every token account of one Solana wallet at a snapshot time, each with its balance as Token Balance by " +
+			"Account gives it (zero balances included). An account is the owner's when its latest balance change at or before " +
+			"datetime_filter that names an owner names this one. Ordered by token account (its 32 bytes, not its base58 text); " +
+			"count is the number of such accounts. An owner with none answers an empty result.",
+		params: []obj{datetimeFilterParam, boolParam("include_metadata",
+			"When true, token_name and token_symbol are filled from the token registry."), limitParam, offsetParam},
+		response: "TokenBalanceList",
+		notFound: "datetime_filter is later than the indexed history, or no token balances are indexed yet.",
+	}
 	openAPIDoc = operation{
 		id:          "getOpenAPI",
 		summary:     "OpenAPI document",
@@ -222,6 +234,9 @@ func pathParam(rt route, name string) obj {
 		return param(name, "path", true, "Chain to query.", obj{{"type", "string"}, {"enum", chains}})
 	case "transaction_hash":
 		return param(name, "path", true, "Transaction hash; matched regardless of case.", hashSchema)
+	case "owner":
+		return param(name, "path", true, "Base58-encoded wallet address; it must decode to 32 bytes.",
+			obj{{"type", "string"}, {"minLength", 32}, {"maxLength", 44}, {"pattern", "^[1-9A-HJ-NP-Za-km-z]{32,44}$"}})
 	case "token_account":
 		return param(name, "path", true, "Base58-encoded token account address; it must decode to 32 bytes.",
 			obj{{"type", "string"}, {"minLength", 32}, {"maxLength", 44}, {"pattern", "^[1-9A-HJ-NP-Za-km-z]{32,44}$"}})

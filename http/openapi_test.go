@@ -59,6 +59,7 @@ func TestOpenAPI_MatchesRoutes(t *testing.T) {
 		"chain":            "",
 		"transaction_hash": storetest.TxNested.Hex(),
 		"token_account":    storetest.WalletAcct.String(),
+		"owner":            storetest.Wallet.String(),
 	}
 	allowed := map[string][]string{}
 	for k := range ops {

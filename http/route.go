@@ -33,6 +33,7 @@ const (
 	pathTransactionReceipt = "/api/v1/customer/{chain}/transactions/{transaction_hash}/receipt"
 	pathTransactionTraces  = "/api/v1/customer/{chain}/transactions/{transaction_hash}/traces"
 	pathBlockLogs          = "/api/v1/customer/{chain}/blocks/logs"
+	pathOwnerBalances      = "/api/v1/customer/solana/token-balances/owner/{owner}"
 
 	pathOpenAPI = "/openapi.json"
 	pathHealth  = "/healthz"
@@ -52,6 +53,7 @@ func (s *Server) routeTable() []route {
 		{http.MethodGet, pathTransactionReceipt, chainquery.EndpointGetTransactionReceipt, s.handleTransactionReceipt, transactionReceiptDoc, true},
 		{http.MethodGet, pathTransactionTraces, chainquery.EndpointGetTransactionTraces, s.handleTransactionTraces, transactionTracesDoc, true},
 		{http.MethodGet, pathBlockLogs, chainquery.EndpointGetBlockLogs, s.handleBlockLogs, blockLogsDoc, true},
+		{http.MethodGet, pathOwnerBalances, chainquery.EndpointTokenBalancesByOwner, s.handleOwnerBalances, ownerBalancesDoc, false},
 		{http.MethodGet, pathStatus, chainquery.EndpointAny, s.handleStatus, statusDoc, false},
 		{http.MethodGet, pathOpenAPI, "", s.handleOpenAPI, openAPIDoc, false},
 		{http.MethodGet, pathHealth, "", s.handleHealth, healthDoc, false},

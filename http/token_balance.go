@@ -3,7 +3,9 @@ package http
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/chainquery/chainquery"
 )
@@ -57,29 +59,12 @@ func (b *tokenBalanceJSON) appendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// handleTokenBalance serves GET
-// /api/v1/customer/solana/token-balances/token-account/{token_account}.
-func (s *Server) handleTokenBalance(w http.ResponseWriter, r *http.Request) error {
-	account, err := chainquery.ParsePublicKey("token_account", r.PathValue("token_account"))
-	if err != nil {
-		return err
-	}
-	q := r.URL.Query()
-	f := chainquery.TokenBalanceFilter{Account: account}
-	if f.At, err = chainquery.ParseSnapshotTime(q.Get("datetime_filter"), s.now()); err != nil {
-		return err
-	}
-	if q.Has("include_metadata") {
-		if f.IncludeMetadata, err = chainquery.ParseBool("include_metadata", q.Get("include_metadata")); err != nil {
-			return err
-		}
-	}
-	b, err := s.store.FindTokenBalance(r.Context(), f)
-	if err != nil {
-		return err
-	}
-	out := tokenBalanceJSON{
-		AsOfDatetime:         chainquery.FormatBalanceDatetime(f.At),
+// tokenBalanceOf returns b as the interface shows it, at the snapshot at:
+// with its token's name and symbol only when meta asked for them (a store
+// that fills them regardless must not leak them).
+func tokenBalanceOf(b *chainquery.TokenBalance, at time.Time, meta bool) *tokenBalanceJSON {
+	out := &tokenBalanceJSON{
+		AsOfDatetime:         chainquery.FormatBalanceDatetime(at),
 		TokenAddress:         b.Mint.String(),
 		TokenAccount:         b.Account.String(),
 		Balance:              json.RawMessage(b.Balance()),
@@ -91,9 +76,82 @@ func (s *Server) handleTokenBalance(w http.ResponseWriter, r *http.Request) erro
 		owner := b.Owner.String()
 		out.AccountOwner = &owner
 	}
-	if f.IncludeMetadata { // a store that fills them regardless must not leak them
+	if meta {
 		out.TokenName, out.TokenSymbol = b.TokenName, b.TokenSymbol
 	}
-	writeJSON(w, http.StatusOK, &out)
+	return out
+}
+
+// snapshotParams reads datetime_filter and include_metadata, the
+// parameters of both token balance endpoints.
+func (s *Server) snapshotParams(q url.Values) (at time.Time, meta bool, err error) {
+	if at, err = chainquery.ParseSnapshotTime(q.Get("datetime_filter"), s.now()); err != nil {
+		return at, false, err
+	}
+	if q.Has("include_metadata") {
+		meta, err = chainquery.ParseBool("include_metadata", q.Get("include_metadata"))
+	}
+	return at, meta, err
+}
+
+// ownerBalanceList is the Token Balances by Owner response: the owner,
+// offset, limit, the page of balances (never null) and count.
+type ownerBalanceList struct {
+	owner                string
+	offset, limit, count int
+	balances             []*tokenBalanceJSON
+}
+
+func (l *ownerBalanceList) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"owner":`...)
+	dst = appendString(dst, l.owner)
+	return appendPage(append(dst, ','), l.offset, l.limit, l.count, l.balances, func(dst []byte, b *tokenBalanceJSON) []byte {
+		return b.appendJSON(dst)
+	})
+}
+
+// handleOwnerBalances serves GET
+// /api/v1/customer/solana/token-balances/owner/{owner}.
+func (s *Server) handleOwnerBalances(w http.ResponseWriter, r *http.Request) error {
+	owner, err := chainquery.ParsePublicKey("owner", r.PathValue("owner"))
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	f := chainquery.OwnerBalancesFilter{Owner: owner}
+	if f.At, f.IncludeMetadata, err = s.snapshotParams(q); err != nil {
+		return err
+	}
+	if f.Page, err = parsePage(q); err != nil {
+		return err
+	}
+	bs, count, err := s.store.FindOwnerBalances(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	out := &ownerBalanceList{owner: owner.String(), offset: f.Offset, limit: f.Limit, count: count, balances: make([]*tokenBalanceJSON, len(bs))}
+	for i, b := range bs {
+		out.balances[i] = tokenBalanceOf(b, f.At, f.IncludeMetadata)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// handleTokenBalance serves GET
+// /api/v1/customer/solana/token-balances/token-account/{token_account}.
+func (s *Server) handleTokenBalance(w http.ResponseWriter, r *http.Request) error {
+	account, err := chainquery.ParsePublicKey("token_account", r.PathValue("token_account"))
+	if err != nil {
+		return err
+	}
+	f := chainquery.TokenBalanceFilter{Account: account}
+	if f.At, f.IncludeMetadata, err = s.snapshotParams(r.URL.Query()); err != nil {
+		return err
+	}
+	b, err := s.store.FindTokenBalance(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, tokenBalanceOf(b, f.At, f.IncludeMetadata))
 	return nil
 }

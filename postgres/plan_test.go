@@ -39,10 +39,11 @@ func TestQueryPlans(t *testing.T) {
 	plansData(t, db)
 
 	key := chainquery.HashAPIKey("cq_plan")
+	owner := planOwner(0) // of accounts 0 to 9
 	lo, hi := uint64(planFrom+1950), uint64(planFrom+2149) // across the partition boundary at 69,000,000, with a whole bucket of trace_counts
 	plans := storetest.PlanQueries(queries, lo, hi, chainquery.Page{Offset: 20, Limit: 10}, planAddr(1), planAddr(2),
 		storetest.PlanArgs{Chain: 137, Time: planTime + 500, TxHash: planTxHash(7), Block: planFrom + 7, TxIndex: 0,
-			Account: planKey(7), At: planTime*1000 + 3_600_000, Mint: planKey(7), APIKeyHash: key[:]})
+			Account: planKey(7), Owner: owner[:], At: planTime*1000 + 3_600_000, Mint: planKey(7), APIKeyHash: key[:]})
 
 	conn, err := db.write.Acquire(ctx)
 	if err != nil {
@@ -183,6 +184,12 @@ func planKey(n int) []byte {
 	return k[:]
 }
 
+func planOwner(n int) chainquery.PublicKey {
+	k := storetest.Key(0x45, byte(n))
+	k[2] = byte(n >> 8)
+	return k
+}
+
 func planTxHash(n int) []byte {
 	h := storetest.H(storetest.TagTx, byte(n))
 	h[2], h[3] = byte(n>>8), byte(n>>16)
@@ -219,7 +226,8 @@ func plansData(t *testing.T, db *DB) {
 		var acct, mint chainquery.PublicKey
 		copy(acct[:], planKey(i%2000))
 		copy(mint[:], planKey(i%50))
-		changes = append(changes, &chainquery.TokenBalanceChange{Account: acct, Mint: mint, Amount: uint64(i),
+		owner := planOwner(i % 2000 / 10) // 200 owners of 10 accounts each
+		changes = append(changes, &chainquery.TokenBalanceChange{Account: acct, Owner: &owner, Mint: mint, Amount: uint64(i),
 			Slot: uint64(250_000_000 + i), TxIndex: i % 7, BlockTime: time.UnixMilli(planTime*1000 + int64(i)*400)})
 	}
 	if err := db.WriteTokenBalances(ctx, changes, chainquery.SolanaCursor{Slot: 250_020_000, BlockTime: time.UnixMilli(planTime*1000 + 8_000_000)}); err != nil {

@@ -136,6 +136,15 @@ var queries = sqlstore.StoreSQL{
 			WHERE account = $1 AND block_time <= $2 ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1) b ON true
 		LEFT JOIN LATERAL (SELECT name, symbol FROM tokens WHERE $3::boolean AND mint = b.mint) k ON true
 		WHERE c.id = 1`,
+	// As in SQLite's: one range of token_balances_owner, then each
+	// account's latest change naming an owner, and the page's balances.
+	OwnerBalanceCount: `SELECT count(*) FROM (` + qOwnerAccounts + `) o`,
+	OwnerBalancePage: `SELECT o.account, b.mint, b.amount, b.decimals, b.block_time, b.slot, k.name, k.symbol
+		FROM (` + qOwnerAccounts + ` ORDER BY a.account LIMIT $4 OFFSET $5) o
+		CROSS JOIN LATERAL (SELECT mint, amount, decimals, block_time, slot FROM token_balances
+			WHERE account = o.account AND block_time <= $2 ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1) b
+		LEFT JOIN LATERAL (SELECT name, symbol FROM tokens WHERE $3::boolean AND mint = b.mint) k ON true
+		ORDER BY o.account`,
 	LatestOwner: `SELECT owner FROM token_balances WHERE account = $1 AND owner IS NOT NULL
 		ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`,
 
@@ -154,6 +163,13 @@ var queries = sqlstore.StoreSQL{
 			concurrency = coalesce($7, concurrency)
 		WHERE name = $1 RETURNING ` + qAPIKeyColumns,
 }
+
+// qOwnerAccounts selects the accounts owner $1 owns at unix milliseconds
+// $2 (sqlstore.StoreSQL.OwnerBalanceCount).
+const qOwnerAccounts = `SELECT a.account FROM token_balances a
+		WHERE a.owner = $1 AND a.block_time <= $2 GROUP BY a.account
+		HAVING $1 = (SELECT owner FROM token_balances WHERE account = a.account AND block_time <= $2 AND owner IS NOT NULL
+			ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1)`
 
 // qAPIKeyColumns are the columns of an API key row (sqlstore.StoreSQL.APIKeys).
 const qAPIKeyColumns = `name, hash, endpoints, created_at, rate, burst, cost_rate, cost_burst, concurrency`

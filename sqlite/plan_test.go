@@ -32,7 +32,7 @@ func TestQueryPlans(t *testing.T) {
 	a2[0] = 1
 	plans := storetest.PlanQueries(queries, 100, 199, chainquery.Page{Offset: 20, Limit: 10},
 		chainquery.Address{1}, chainquery.Address{2}, storetest.PlanArgs{Chain: 137, TxHash: make([]byte, 32), Block: 5,
-			TxIndex: 1, Account: a2, At: 1_748_782_800_000, Mint: a2, APIKeyHash: a1})
+			TxIndex: 1, Account: a2, Owner: a2, At: 1_748_782_800_000, Mint: a2, APIKeyHash: a1})
 
 	var doc strings.Builder
 	doc.WriteString("# Query plans\n\nWritten by `go test ./sqlite -run TestQueryPlans -update`; the test fails if a plan scans a whole table or all of a chain's rows, or sorts more than the candidates of one page (offset + limit rows per address walked).\n")

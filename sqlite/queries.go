@@ -136,6 +136,17 @@ var queries = sqlstore.StoreSQL{
 			ORDER BY b.block_time DESC, b.slot DESC, b.tx_index DESC LIMIT 1)
 		UNION ALL SELECT block_time, 0, NULL, x'', 0, 0, 0, 0, NULL, NULL FROM solana_cursor WHERE id = 1
 		LIMIT 1`,
+	// The owner's accounts are one range of token_balances_owner (each
+	// account once, in account order); each is the owner's when its
+	// latest change naming an owner, at or before then, names this one.
+	OwnerBalanceCount: `SELECT count(*) FROM (` + qOwnerAccounts + `)`,
+	OwnerBalancePage: `SELECT o.account, b.mint, b.amount, b.decimals, b.block_time, b.slot, k.name, k.symbol
+		FROM (` + qOwnerAccounts + ` ORDER BY a.account LIMIT ?4 OFFSET ?5) o
+		JOIN token_balances b ON b.account = o.account AND (b.block_time, b.slot, b.tx_index) = (
+			SELECT block_time, slot, tx_index FROM token_balances WHERE account = o.account AND block_time <= ?2
+			ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1)
+		LEFT JOIN tokens k ON ?3 AND k.mint = b.mint
+		ORDER BY o.account`,
 	// The primary key walked backwards from the account's latest change.
 	LatestOwner: `SELECT owner FROM token_balances WHERE account = ? AND owner IS NOT NULL
 		ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`,
@@ -152,6 +163,13 @@ var queries = sqlstore.StoreSQL{
 			concurrency = coalesce(?7, concurrency)
 		WHERE name = ?1 RETURNING ` + qAPIKeyColumns,
 }
+
+// qOwnerAccounts selects the accounts owner ?1 owns at unix milliseconds
+// ?2 (sqlstore.StoreSQL.OwnerBalanceCount).
+const qOwnerAccounts = `SELECT a.account FROM token_balances a INDEXED BY token_balances_owner
+		WHERE a.owner = ?1 AND a.block_time <= ?2 GROUP BY a.account
+		HAVING ?1 = (SELECT owner FROM token_balances WHERE account = a.account AND block_time <= ?2 AND owner IS NOT NULL
+			ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1)`
 
 // qAPIKeyColumns are the columns of an API key row (sqlstore.StoreSQL.APIKeys).
 const qAPIKeyColumns = `name, hash, endpoints, created_at, rate, burst, cost_rate, cost_burst, concurrency`

@@ -222,6 +222,15 @@ type StoreSQL struct {
 	// LatestOwner: account → the owner of its latest change that names one.
 	TokenBalance, LatestOwner string
 
+	// OwnerBalanceCount: owner, unix milliseconds → the number of token
+	// accounts the owner owns then (chainquery.TokenBalanceService).
+	// OwnerBalancePage: owner, unix milliseconds, include metadata (bool),
+	// limit, offset → account, and the account's latest change at or
+	// before then: mint, amount, decimals, block_time, slot; and, when
+	// asked, its token's name and symbol (NULL when unknown); in account
+	// order.
+	OwnerBalanceCount, OwnerBalancePage string
+
 	// CreateAPIKey: name, hash, endpoints, created_at, rate, burst,
 	// cost_rate, cost_burst, concurrency; it inserts nothing when a key of
 	// that name exists. APIKeyByHash: hash, and APIKeys: nothing → name,

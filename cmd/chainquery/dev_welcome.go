@@ -17,6 +17,10 @@ import (
 // Token Balance by Account request; dev indexes no Solana data.
 const exampleSolanaAccount = "AiZVGdcGBvupD3XxZyZMgQGXR75LLSetcPaLavjuRPLw"
 
+// exampleSolanaOwner is a real wallet, for the shape of the Token Balances
+// by Owner request.
+const exampleSolanaOwner = "5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1"
+
 // round is what the examples point at: a block of the dev chain and its
 // transaction with the most logs.
 type round struct {
@@ -139,6 +143,9 @@ curl -s '{{.Base}}/api/v1/customer/polygon/blocks/logs?block_number={{.Block}}&l
 # Filter Traces from an hour ago to an hour ahead (a datetime range needs a zone)
 curl -s -X POST '{{.Base}}/api/v1/customer/polygon/traces/filter?limit=10&offset=0' -H 'apikey: {{.Key}}' -H 'Content-Type: application/json' -d '{"from_datetime": "{{.From}}", "to_datetime": "{{.To}}"}'
 
+# Token Balances by Owner (solana): every token account of a wallet; 404 here too
+curl -s '{{.Base}}/api/v1/customer/solana/token-balances/owner/{{.Owner}}?datetime_filter={{.At}}&include_metadata=true' -H 'apikey: {{.Key}}'
+
 # Token Balance by Account (solana): dev indexes no Solana data, so this answers 404
 curl -s '{{.Base}}/api/v1/customer/solana/token-balances/token-account/{{.Account}}?datetime_filter={{.At}}&include_metadata=true' -H 'apikey: {{.Key}}'
 
@@ -164,6 +171,7 @@ func (c *devCmd) printWelcome(m *Main, node *devchain.Anvil, traffic *devchain.T
 		"From":     now.Add(-time.Hour).Format(time.RFC3339),
 		"To":       now.Add(time.Hour).Format(time.RFC3339),
 		"Account":  exampleSolanaAccount,
+		"Owner":    exampleSolanaOwner,
 		// Token balances answer for 10-minute snapshots at least an hour old.
 		"At": now.Add(-time.Hour).Truncate(10 * time.Minute).Format(time.RFC3339),
 	})

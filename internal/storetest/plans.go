@@ -28,6 +28,7 @@ type PlanArgs struct {
 	Block      int64 // a block holding TxHash, with transaction TxIndex
 	TxIndex    int
 	Account    []byte // a token account
+	Owner      []byte // an owner of token accounts
 	At         int64  // unix milliseconds: the balance snapshot
 	Mint       []byte
 	APIKeyHash []byte
@@ -90,7 +91,7 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 		PlanQuery{Name: "Get Transaction (and its receipt and traces): the transaction in a given block", SQL: txIn, Args: txInArgs},
 		PlanQuery{Name: "Get Transaction Traces: the count", SQL: sql.TransactionTraceCount, Args: []any{a.Chain, a.Block, a.TxIndex}},
 		PlanQuery{Name: "Get Transaction Traces: the page", SQL: sql.TransactionTraces, Args: []any{a.Chain, a.Block, a.TxIndex, 10, 0}},
-		PlanQuery{Name: "Get Block Logs: the block and its count", SQL: sql.BlockLogCount, Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Get Block Logs: the block and its log count", SQL: sql.BlockLogCount, Args: []any{a.Chain, a.Block}},
 		PlanQuery{Name: "Get Block Logs: the page", SQL: sql.BlockLogPage, Args: []any{a.Chain, a.Block, 10, 0}})
 	return append(out,
 		PlanQuery{Name: "Filter Traces offset by blocks", SQL: sql.BlockTraceCounts, Args: []any{a.Chain, int64(lo), int64(hi)}},
@@ -106,6 +107,10 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 		PlanQuery{Name: "Get Block: transactions", SQL: sql.BlockTransactions, Args: []any{a.Chain, a.Block}},
 		PlanQuery{Name: "Get Latest Block", SQL: sql.LatestBlock, Args: []any{a.Chain}},
 		PlanQuery{Name: "Token Balance by Account, with its token", SQL: sql.TokenBalance, Args: []any{a.Account, a.At, true}},
+		// The owner's changes may be sorted by account (PostgreSQL prefers a
+		// bitmap scan of a few): one walk, bounded by the owner's history.
+		PlanQuery{Name: "Token Balances by Owner: the owner's number of token holdings", SQL: sql.OwnerBalanceCount, Args: []any{a.Owner, a.At}, Walks: 1},
+		PlanQuery{Name: "Token Balances by Owner: the page, with the tokens", SQL: sql.OwnerBalancePage, Args: []any{a.Owner, a.At, true, 10, 0}, Walks: 1},
 		PlanQuery{Name: "API key lookup", SQL: sql.APIKeyByHash, Args: []any{a.APIKeyHash}},
 		PlanQuery{Name: "Ingester: block hash", SQL: sql.BlockHash, Args: []any{a.Chain, a.Block}},
 		PlanQuery{Name: "Indexing status: the chain's first and last block", SQL: sql.ChainExtent, Args: []any{a.Chain}},

@@ -22,6 +22,8 @@ var (
 	OrphanAcct  = Key(0x05, 5) // UnknownMint account whose owner was never said
 	ClosedAcct  = Key(0x06, 6) // dropped to 0
 	UnknownAcct = Key(0x07, 7) // never seen
+	MovedAcct   = Key(0x08, 8) // Wallet's until SolanaT1, then NewOwner's
+	NewOwner    = Key(0x09, 9)
 )
 
 func mustKey(s string) chainquery.PublicKey {
@@ -50,7 +52,7 @@ var SolanaCursor = chainquery.SolanaCursor{
 
 // TokenBalanceChanges returns the Solana fixture.
 func TokenBalanceChanges() []*chainquery.TokenBalanceChange {
-	w := Wallet
+	w, o := Wallet, NewOwner
 	return []*chainquery.TokenBalanceChange{
 		{Account: WalletAcct, Owner: &w, Mint: USDCMint, Amount: 1_000_000, Decimals: 6, Slot: 250_000_000, TxIndex: 12, BlockTime: SolanaT0},
 		// Two changes to one account in one slot: the later transaction wins.
@@ -60,6 +62,11 @@ func TokenBalanceChanges() []*chainquery.TokenBalanceChange {
 		{Account: OrphanAcct, Owner: nil, Mint: UnknownMint, Amount: 5, Decimals: 0, Slot: 250_000_000, TxIndex: 1, BlockTime: SolanaT0},
 		{Account: ClosedAcct, Owner: &w, Mint: USDCMint, Amount: 7, Decimals: 6, Slot: 250_000_000, TxIndex: 2, BlockTime: SolanaT0},
 		{Account: ClosedAcct, Owner: &w, Mint: USDCMint, Amount: 0, Decimals: 6, Slot: 250_000_100, TxIndex: 9, BlockTime: SolanaT1},
+		// An account handed to another owner (SetAuthority), then changed
+		// without a node answer naming its owner: still NewOwner's.
+		{Account: MovedAcct, Owner: &w, Mint: UnknownMint, Amount: 3, Decimals: 0, Slot: 250_000_000, TxIndex: 4, BlockTime: SolanaT0},
+		{Account: MovedAcct, Owner: &o, Mint: UnknownMint, Amount: 3, Decimals: 0, Slot: 250_000_100, TxIndex: 5, BlockTime: SolanaT1},
+		{Account: MovedAcct, Owner: nil, Mint: UnknownMint, Amount: 2, Decimals: 0, Slot: 250_000_300, TxIndex: 1, BlockTime: SolanaT2},
 	}
 }
 

@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,8 +146,80 @@ func sameCursor(a, b chainquery.SolanaCursor) bool {
 	return a.Slot == b.Slot && a.Blockhash == b.Blockhash && a.BlockTime.Equal(b.BlockTime)
 }
 
+func testOwnerBalances(t *testing.T, s chainquery.Store) {
+	ctx := context.Background()
+	grid := func(h, m int) time.Time { return time.Date(2025, 6, 1, h, m, 0, 0, time.UTC) }
+	of := func(owner chainquery.PublicKey, at time.Time, meta bool, offset, limit int) ([]*chainquery.TokenBalance, int, error) {
+		return s.FindOwnerBalances(ctx, chainquery.OwnerBalancesFilter{Owner: owner, At: at, IncludeMetadata: meta, Page: chainquery.Page{Offset: offset, Limit: limit}})
+	}
+	// brief is each balance as account=amount@slot, in the order given.
+	brief := func(bs []*chainquery.TokenBalance) string {
+		var out []string
+		for _, b := range bs {
+			out = append(out, fmt.Sprintf("%x=%d@%d", b.Account[31], b.Amount, b.Slot))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, c := range []struct {
+		name  string
+		owner chainquery.PublicKey
+		at    time.Time
+		want  string
+	}{
+		{"BeforeAny", Wallet, grid(11, 50), ""},
+		{"First", Wallet, grid(12, 0), "4=1000000@250000000 6=7@250000000 8=3@250000000"},
+		// MovedAcct is NewOwner's from SolanaT1; ClosedAcct stays, at 0.
+		{"AfterTheMove", Wallet, grid(12, 10), "4=12956933@250000100 6=0@250000100"},
+		{"NewOwner", NewOwner, grid(12, 10), "8=3@250000100"},
+		// Its last change names no owner: the one named before holds.
+		{"OwnerNotNamed", NewOwner, SolanaCursorTime, "8=2@250000300"},
+		{"WalletAtCursor", Wallet, SolanaCursorTime, "4=18446744073709551615@250000300 6=0@250000100"},
+		{"UnknownOwner", Key(0x0a, 10), grid(12, 10), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, count, err := of(c.owner, c.at, false, 0, 10)
+			must(t, err)
+			if brief(got) != c.want || count != len(got) || got == nil {
+				t.Fatalf("got %q (count %d), want %q", brief(got), count, c.want)
+			}
+			for _, b := range got {
+				if *b.Owner != c.owner || !b.AsOf.Equal(c.at) || b.TokenName != nil {
+					t.Fatalf("balance %+v", b)
+				}
+			}
+		})
+	}
+	t.Run("SameAsByAccount", func(t *testing.T) {
+		got, _, err := of(Wallet, grid(12, 30), true, 0, 10)
+		must(t, err)
+		for _, b := range got {
+			one, err := s.FindTokenBalance(ctx, chainquery.TokenBalanceFilter{Account: b.Account, At: grid(12, 30), IncludeMetadata: true})
+			must(t, err)
+			sameJSON(t, "balance of "+b.Account.String(), b, one)
+		}
+	})
+	t.Run("Page", func(t *testing.T) {
+		got, count, err := of(Wallet, grid(12, 0), false, 1, 1)
+		must(t, err)
+		if brief(got) != "6=7@250000000" || count != 3 {
+			t.Fatalf("got %q, count %d", brief(got), count)
+		}
+		got, count, err = of(Wallet, grid(12, 0), false, 3, 10)
+		must(t, err)
+		if got == nil || len(got) != 0 || count != 3 {
+			t.Fatalf("past the end: %#v, count %d", got, count)
+		}
+	})
+	t.Run("ErrLaterThanIndexed", func(t *testing.T) {
+		_, _, err := of(Wallet, SolanaCursorTime.Add(10*time.Minute), false, 0, 10)
+		wantCode(t, err, chainquery.ENOTFOUND)
+	})
+}
+
 func testTokenBalancesEmpty(t *testing.T, s chainquery.Store) {
 	_, err := s.FindTokenBalance(context.Background(), chainquery.TokenBalanceFilter{Account: WalletAcct, At: SolanaT2})
+	wantCode(t, err, chainquery.ENOTFOUND)
+	_, _, err = s.FindOwnerBalances(context.Background(), chainquery.OwnerBalancesFilter{Owner: Wallet, At: SolanaT2, Page: chainquery.Page{Limit: 10}})
 	wantCode(t, err, chainquery.ENOTFOUND)
 	if _, ok, err := s.SolanaCursor(context.Background()); err != nil || ok {
 		t.Fatalf("cursor of an empty store: %v, %v", ok, err)

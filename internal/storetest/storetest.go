@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(testing.TB) chainquery.Store) {
 	t.Run("Rewrites", func(t *testing.T) { testRewrites(t, open) })
 	t.Run("TraceCounts", func(t *testing.T) { testTraceCounts(t, open(t)) })
 	t.Run("TokenBalances", func(t *testing.T) { testTokenBalances(t, loaded(t)) })
+	t.Run("OwnerBalances", func(t *testing.T) { testOwnerBalances(t, loaded(t)) })
 	t.Run("TokenBalancesEmpty", func(t *testing.T) { testTokenBalancesEmpty(t, open(t)) })
 	t.Run("APIKeys", func(t *testing.T) { testAPIKeys(t, open(t)) })
 	t.Run("APIKeyLimits", func(t *testing.T) { testAPIKeyLimits(t, open(t)) })
