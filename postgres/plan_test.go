@@ -39,7 +39,7 @@ func TestQueryPlans(t *testing.T) {
 	plansData(t, db)
 
 	key := chainquery.HashAPIKey("cq_plan")
-	owner := planOwner(0) // of accounts 0 to 9
+	owner := planOwner(0)                                  // of accounts 0 to 9
 	lo, hi := uint64(planFrom+1950), uint64(planFrom+2149) // across the partition boundary at 69,000,000, with a whole bucket of trace_counts
 	plans := storetest.PlanQueries(queries, lo, hi, chainquery.Page{Offset: 20, Limit: 10}, planAddr(1), planAddr(2),
 		storetest.PlanArgs{Chain: 137, Time: planTime + 500, TxHash: planTxHash(7), Block: planFrom + 7, TxIndex: 0,
