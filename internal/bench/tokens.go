@@ -96,7 +96,7 @@ func (t Tokens) each(f func(i int, c *chainquery.TokenBalanceChange) error) erro
 	slices.Sort(slots)
 	for i, slot := range slots {
 		a := tokenAccount(int(zipf.Uint64()))
-		owner := tokenKey("owner", a.index)
+		owner := tokenKey("owner", a.index/tokensPerOwner)
 		c := &chainquery.TokenBalanceChange{Account: a.key, Owner: &owner, Mint: a.mint,
 			Amount: r.Uint64N(1 << 40), Decimals: a.decimals, Slot: slot, TxIndex: i % 1000, BlockTime: slotTime(slot)}
 		if err := f(i, c); err != nil {
@@ -112,6 +112,10 @@ type seededAccount struct {
 	mint     chainquery.PublicKey
 	decimals int
 }
+
+// tokensPerOwner is how many seeded token accounts each owner holds: those
+// of consecutive Zipf ranks, so that busy accounts share busy owners.
+const tokensPerOwner = 8
 
 // tokenAccount is the seeded token account of Zipf rank i+1.
 func tokenAccount(i int) seededAccount {
@@ -143,6 +147,27 @@ func (t Tokens) targets(n int, metadata bool) []vegeta.Target {
 			url += "&include_metadata=true"
 		}
 		out = append(out, vegeta.Target{Method: http.MethodGet, URL: url})
+		return nil
+	})
+	return out
+}
+
+// ownerTargets returns n Token Balances by Owner requests (limit 50, with
+// metadata): each the owner of a seeded change, at the first time of the
+// 10-minute grid at or after the change.
+func (t Tokens) ownerTargets(n int) []vegeta.Target {
+	r := rand.New(rand.NewPCG(t.Seed, 9))
+	picked := map[int]bool{}
+	for len(picked) < min(n, t.Changes) {
+		picked[r.IntN(t.Changes)] = true
+	}
+	var out []vegeta.Target
+	t.each(func(i int, c *chainquery.TokenBalanceChange) error {
+		if picked[i] {
+			at := c.BlockTime.Truncate(10 * time.Minute).Add(10 * time.Minute)
+			out = append(out, vegeta.Target{Method: http.MethodGet, URL: fmt.Sprintf(
+				"/api/v1/customer/solana/token-balances/owner/%s?datetime_filter=%s&include_metadata=true&limit=50", c.Owner, at.Format(time.RFC3339))})
+		}
 		return nil
 	})
 	return out

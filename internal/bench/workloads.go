@@ -157,6 +157,7 @@ func Workloads(ctx context.Context, s *Server, c *polychain.Chain, tokens Tokens
 	if tokens.Changes > 0 {
 		add("Token Balance by Account", tokens.targets(targets, false))
 		add("Token Balance by Account, include_metadata", tokens.targets(targets, true))
+		add("Token Balances by Owner, limit 50", tokens.ownerTargets(targets))
 	}
 	span := func(n uint64, to any) filterBody {
 		last := min(n+99, c.Last())
