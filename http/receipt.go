@@ -42,19 +42,11 @@ func appendReceipt(dst []byte, r *chainquery.Receipt) []byte {
 
 // handleBlockReceipts serves GET /api/v1/customer/{chain}/blocks/receipts.
 func (s *Server) handleBlockReceipts(w http.ResponseWriter, r *http.Request) error {
-	chain, err := chainquery.ParseChain(chainquery.EndpointGetBlockReceipts, r.PathValue("chain"))
+	chain, number, page, err := blockPage(r, chainquery.EndpointGetBlockReceipts)
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	number, err := requiredBlockNumber(q)
-	if err != nil {
-		return err
-	}
-	f := chainquery.ReceiptFilter{Chain: chain, BlockNumber: number}
-	if f.Page, err = parsePage(q); err != nil {
-		return err
-	}
+	f := chainquery.ReceiptFilter{Chain: chain, BlockNumber: number, Page: page}
 	bound := s.deepBound(r.Context(), chain)
 	receipts, count, err := s.store.FindBlockReceipts(r.Context(), f)
 	if err != nil {

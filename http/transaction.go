@@ -133,19 +133,11 @@ func (s *Server) handleTransactionTraces(w http.ResponseWriter, r *http.Request)
 
 // handleBlockLogs serves GET /api/v1/customer/{chain}/blocks/logs.
 func (s *Server) handleBlockLogs(w http.ResponseWriter, r *http.Request) error {
-	chain, err := chainquery.ParseChain(chainquery.EndpointGetBlockLogs, r.PathValue("chain"))
+	chain, number, page, err := blockPage(r, chainquery.EndpointGetBlockLogs)
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	number, err := requiredBlockNumber(q)
-	if err != nil {
-		return err
-	}
-	f := chainquery.BlockLogFilter{Chain: chain, BlockNumber: number}
-	if f.Page, err = parsePage(q); err != nil {
-		return err
-	}
+	f := chainquery.BlockLogFilter{Chain: chain, BlockNumber: number, Page: page}
 	bound := s.deepBound(r.Context(), chain)
 	logs, count, err := s.store.FindBlockLogs(r.Context(), f)
 	if err != nil {
@@ -153,4 +145,18 @@ func (s *Server) handleBlockLogs(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.writeAnswer(w, r, &blockLogList{number: number, offset: f.Offset, limit: f.Limit, count: count, logs: logs}, bound.answer(number))
 	return nil
+}
+
+// blockPage reads what names a page of one block's items: the chain (as
+// endpoint serves it), the required block_number, limit and offset.
+func blockPage(r *http.Request, endpoint chainquery.Endpoint) (chain chainquery.Chain, number uint64, page chainquery.Page, err error) {
+	if chain, err = chainquery.ParseChain(endpoint, r.PathValue("chain")); err != nil {
+		return
+	}
+	q := r.URL.Query()
+	if number, err = requiredBlockNumber(q); err != nil {
+		return
+	}
+	page, err = parsePage(q)
+	return
 }

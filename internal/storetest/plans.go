@@ -107,8 +107,9 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 		PlanQuery{Name: "Get Block: transactions", SQL: sql.BlockTransactions, Args: []any{a.Chain, a.Block}},
 		PlanQuery{Name: "Get Latest Block", SQL: sql.LatestBlock, Args: []any{a.Chain}},
 		PlanQuery{Name: "Token Balance by Account, with its token", SQL: sql.TokenBalance, Args: []any{a.Account, a.At, true}},
-		// The owner's changes may be sorted by account (PostgreSQL prefers a
-		// bitmap scan of a few): one walk, bounded by the owner's history.
+		// The owner's accounts, found in account order by a skip scan, are
+		// sorted for the page's LIMIT (neither planner knows the recursion
+		// keeps that order): one walk, bounded by the owner's accounts.
 		PlanQuery{Name: "Token Balances by Owner: the owner's number of token holdings", SQL: sql.OwnerBalanceCount, Args: []any{a.Owner, a.At}, Walks: 1},
 		PlanQuery{Name: "Token Balances by Owner: the page, with the tokens", SQL: sql.OwnerBalancePage, Args: []any{a.Owner, a.At, true, 10, 0}, Walks: 1},
 		PlanQuery{Name: "API key lookup", SQL: sql.APIKeyByHash, Args: []any{a.APIKeyHash}},

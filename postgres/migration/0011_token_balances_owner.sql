@@ -1,4 +1,4 @@
--- Token Balances by Owner: the changes of each owner's accounts, by
--- account, so that the accounts an owner has had by a time are one range
--- of this index (sqlstore/owner.go).
-CREATE INDEX token_balances_owner ON token_balances (owner, account, block_time) WHERE owner IS NOT NULL;
+-- Token Balances by Owner: the accounts whose changes name each owner, so
+-- that an owner's accounts are found one seek each, in account order
+-- (sqlstore/owner.go, and the statements' skip scan).
+CREATE INDEX token_balances_owner ON token_balances (owner, account) WHERE owner IS NOT NULL;
