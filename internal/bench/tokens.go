@@ -127,36 +127,32 @@ func slotTime(slot uint64) time.Time {
 	return TokenStart.Add(time.Duration(slot-tokenSlot) * 400 * time.Millisecond)
 }
 
-// tokenTargets returns n Token Balance by Account requests: each the
-// account of a seeded change, at the first time of the 10-minute grid at or
-// after the change, so that every answer is a balance.
+// targets returns n Token Balance by Account requests: each the account of
+// a seeded change, at the first time of the 10-minute grid at or after the
+// change, so that every answer is a balance.
 func (t Tokens) targets(n int, metadata bool) []vegeta.Target {
-	r := rand.New(rand.NewPCG(t.Seed, 8))
-	picked := map[int]bool{}
-	for len(picked) < min(n, t.Changes) {
-		picked[r.IntN(t.Changes)] = true
-	}
-	var out []vegeta.Target
-	t.each(func(i int, c *chainquery.TokenBalanceChange) error {
-		if !picked[i] {
-			return nil
-		}
-		at := c.BlockTime.Truncate(10 * time.Minute).Add(10 * time.Minute)
-		url := fmt.Sprintf("/api/v1/customer/solana/token-balances/token-account/%s?datetime_filter=%s", c.Account, at.Format(time.RFC3339))
+	return t.pick(n, 8, func(c *chainquery.TokenBalanceChange, at string) string {
+		url := fmt.Sprintf("/api/v1/customer/solana/token-balances/token-account/%s?datetime_filter=%s", c.Account, at)
 		if metadata {
 			url += "&include_metadata=true"
 		}
-		out = append(out, vegeta.Target{Method: http.MethodGet, URL: url})
-		return nil
+		return url
 	})
-	return out
 }
 
 // ownerTargets returns n Token Balances by Owner requests (limit 50, with
 // metadata): each the owner of a seeded change, at the first time of the
 // 10-minute grid at or after the change.
 func (t Tokens) ownerTargets(n int) []vegeta.Target {
-	r := rand.New(rand.NewPCG(t.Seed, 9))
+	return t.pick(n, 9, func(c *chainquery.TokenBalanceChange, at string) string {
+		return fmt.Sprintf("/api/v1/customer/solana/token-balances/owner/%s?datetime_filter=%s&include_metadata=true&limit=50", c.Owner, at)
+	})
+}
+
+// pick returns the GETs that url makes of n seeded changes drawn with
+// stream, each at the first time of the 10-minute grid at or after it.
+func (t Tokens) pick(n int, stream uint64, url func(c *chainquery.TokenBalanceChange, at string) string) []vegeta.Target {
+	r := rand.New(rand.NewPCG(t.Seed, stream))
 	picked := map[int]bool{}
 	for len(picked) < min(n, t.Changes) {
 		picked[r.IntN(t.Changes)] = true
@@ -165,8 +161,7 @@ func (t Tokens) ownerTargets(n int) []vegeta.Target {
 	t.each(func(i int, c *chainquery.TokenBalanceChange) error {
 		if picked[i] {
 			at := c.BlockTime.Truncate(10 * time.Minute).Add(10 * time.Minute)
-			out = append(out, vegeta.Target{Method: http.MethodGet, URL: fmt.Sprintf(
-				"/api/v1/customer/solana/token-balances/owner/%s?datetime_filter=%s&include_metadata=true&limit=50", c.Owner, at.Format(time.RFC3339))})
+			out = append(out, vegeta.Target{Method: http.MethodGet, URL: url(c, at.Format(time.RFC3339))})
 		}
 		return nil
 	})
