@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -131,9 +132,10 @@ func TestSmoke(t *testing.T) {
 	if n, err := tokens.Write(ctx, "sqlite:"+filepath.Join(dir, evm.TracesParity+".db")); err != nil || n != 2000 {
 		t.Fatalf("seeded %d token balance changes: %v", n, err)
 	}
-	ws, err := bench.Workloads(ctx, servers[0], chain, tokens, 4, func(name string) bool {
-		return name == "Get Latest Block" || name == "Filter Traces, 100 blocks, limit 50" || name == "Token Balance by Account"
-	})
+	smoked := []string{"Get Latest Block", "Filter Traces, 100 blocks, limit 50", "Token Balance by Account",
+		"Get Transaction", "Get Transaction Receipt", "Get Transaction Traces, limit 50", "Get Block Logs, limit 50",
+		"Token Balances by Owner, limit 50"}
+	ws, err := bench.Workloads(ctx, servers[0], chain, tokens, 4, func(name string) bool { return slices.Contains(smoked, name) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,7 @@ func TestSmoke(t *testing.T) {
 	}
 	out := bench.LoadTable(rows)
 	t.Logf("\n%s", out)
-	if len(rows) != 3 || strings.Count(out, "\n") != 5 {
+	if len(rows) != len(smoked) || strings.Count(out, "\n") != len(smoked)+2 {
 		t.Fatalf("load table:\n%s", out)
 	}
 	for _, r := range rows {
