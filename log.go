@@ -1,6 +1,10 @@
 package chainquery
 
-import "context"
+import (
+	"context"
+	"slices"
+	"time"
+)
 
 // Log is one event log with the fields of its transaction the API serves.
 type Log struct {
@@ -31,4 +35,80 @@ type LogService interface {
 	// if the transaction is not indexed (in the given block, when one is
 	// given).
 	FindTransactionLogs(ctx context.Context, f LogFilter) ([]*Log, int, error)
+}
+
+// LogRangeFilter selects the logs of a block range or a datetime range by
+// the contract that emitted them and their topics (Filter Logs), as
+// eth_getLogs does: any of Addresses, and at each topic position any of its
+// values; an empty list does not filter. Every given condition must hold.
+type LogRangeFilter struct {
+	Chain     Chain
+	FromBlock *uint64
+	ToBlock   *uint64
+	FromTime  *time.Time
+	ToTime    *time.Time
+	Addresses []Address
+	Topics    [4][]Hash
+	Page
+}
+
+// MaxLogRangeBlocks is the most blocks one Filter Logs range may hold, a
+// datetime range's blocks included: the range's logs are read and matched
+// one by one (docs/api.md, Filter Logs).
+const MaxLogRangeBlocks = MaxBlockRange
+
+// traceRange returns f's range as a TraceFilter's, whose rules and block
+// range conversion it shares.
+func (f *LogRangeFilter) traceRange() *TraceFilter {
+	return &TraceFilter{Chain: f.Chain, FromBlock: f.FromBlock, ToBlock: f.ToBlock, FromTime: f.FromTime, ToTime: f.ToTime}
+}
+
+// Validate checks the Filter Logs rules and returns EINVALID with a message
+// naming the broken rule: Filter Traces' range rules, and at most
+// MaxFilterAddresses addresses and values of each topic.
+func (f *LogRangeFilter) Validate() error {
+	if err := f.traceRange().Validate(); err != nil {
+		return err
+	}
+	if len(f.Addresses) > MaxFilterAddresses {
+		return Errorf(EINVALID, "address must have at most %d addresses", MaxFilterAddresses)
+	}
+	for i, t := range f.Topics {
+		if len(t) > MaxFilterAddresses {
+			return Errorf(EINVALID, "topic%d must have at most %d values", i, MaxFilterAddresses)
+		}
+	}
+	return nil
+}
+
+// BlockRange turns f's range into an inclusive block range, as
+// TraceFilter.BlockRange does, and returns EINVALID when a datetime range
+// holds more than MaxLogRangeBlocks blocks.
+func (f *LogRangeFilter) BlockRange(firstAtOrAfter, lastAtOrBefore func(ts int64) (uint64, bool, error)) (lo, hi uint64, ok bool, err error) {
+	lo, hi, ok, err = f.traceRange().BlockRange(firstAtOrAfter, lastAtOrBefore)
+	if ok && hi-lo >= MaxLogRangeBlocks {
+		return 0, 0, false, Errorf(EINVALID, "the datetime range holds %d blocks; a Filter Logs range must hold at most %d", hi-lo+1, MaxLogRangeBlocks)
+	}
+	return lo, hi, ok, err
+}
+
+// Matches reports whether l passes f's address and topic conditions.
+func (f *LogRangeFilter) Matches(l *Log) bool {
+	if len(f.Addresses) > 0 && !slices.Contains(f.Addresses, l.Address) {
+		return false
+	}
+	for i, want := range f.Topics {
+		if len(want) > 0 && (i >= len(l.Topics) || !slices.Contains(want, l.Topics[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// LogRangeService is what the API reads of logs over a range.
+type LogRangeService interface {
+	// FindLogs returns one page of the logs that match f, ordered by
+	// block_number and log_index, and their number over all pages. Ranges
+	// outside what is indexed give an empty page, not an error.
+	FindLogs(ctx context.Context, f LogRangeFilter) ([]*Log, int, error)
 }

@@ -10,6 +10,7 @@ import "context"
 type Store interface {
 	TraceService
 	LogService
+	LogRangeService
 	ReceiptService
 	TransactionService
 	BlockService

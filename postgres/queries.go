@@ -34,6 +34,14 @@ var queries = sqlstore.StoreSQL{
 		ORDER BY trace_pos LIMIT $4 OFFSET $5`,
 	BlockLogCount: `SELECT timestamp, version, (SELECT count(*) FROM logs WHERE chain = $1 AND block_number = $2)
 		FROM blocks WHERE chain = $1 AND number = $2`,
+	// The range's logs in primary key order, each looking its transaction
+	// and block up by key (LATERAL, LIMIT 1, as the page below).
+	RangeLogs: `SELECT l.block_number, b.timestamp, l.tx_index, x.hash, x.from_addr, x.to_addr,
+			l.log_index, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data
+		FROM logs l CROSS JOIN LATERAL (SELECT hash, from_addr, to_addr FROM transactions
+			WHERE chain = $1 AND block_number = l.block_number AND tx_index = l.tx_index LIMIT 1) x
+		CROSS JOIN LATERAL (SELECT timestamp FROM blocks WHERE chain = $1 AND number = l.block_number LIMIT 1) b
+		WHERE l.chain = $1 AND l.block_number BETWEEN $2 AND $3 ORDER BY l.block_number, l.tx_index, l.log_index`,
 	// Each log of the page looks its transaction up by key (LATERAL, LIMIT
 	// 1: not pulled up into a join the planner could make a merge of all
 	// of the block's transactions).
@@ -116,12 +124,13 @@ var queries = sqlstore.StoreSQL{
 		},
 		HistorySegments: `SELECT number, kind, data FROM history_segments WHERE chain = $1 AND number BETWEEN $2 AND $3
 			ORDER BY number, kind`,
-		HistorySegment:  `SELECT data FROM history_segments WHERE chain = $1 AND number = $2 AND kind = $3`,
-		HistoryBlocks:   historyBlocksSQL,
-		HistoryPostings: historyPostingsSQL,
-		ClearLists:      `UPDATE trace_counts SET list = NULL WHERE chain = $1 AND bucket >= $2 AND list IS NOT NULL`,
-		HistoryTxBlocks: `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2 ORDER BY block_number DESC`,
-		HistoryStamps:   historyStampsSQL,
+		HistorySegment:   `SELECT data FROM history_segments WHERE chain = $1 AND number = $2 AND kind = $3`,
+		HistoryBlocks:    historyBlocksSQL("0, 2"),
+		HistoryLogBlocks: historyBlocksSQL("0, 1"),
+		HistoryPostings:  historyPostingsSQL,
+		ClearLists:       `UPDATE trace_counts SET list = NULL WHERE chain = $1 AND bucket >= $2 AND list IS NOT NULL`,
+		HistoryTxBlocks:  `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2 ORDER BY block_number DESC`,
+		HistoryStamps:    historyStampsSQL,
 	},
 
 	RecordRewrite: `INSERT INTO rewrites (chain, seq, from_height)

@@ -216,18 +216,20 @@ func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64)
 		ORDER BY k.b`, []any{chain, dir, addrs, first, last}
 }
 
-// historyBlocksSQL reads the transaction and trace segments of history
-// blocks, with their blocks' timestamps and versions: for each number, a
-// probe of each primary key (LATERAL, as historyPostingsSQL).
-func historyBlocksSQL(chain int64, numbers []uint64) (string, []any) {
-	ns := make([]int64, len(numbers))
-	for i, n := range numbers {
-		ns[i] = int64(n)
-	}
-	return `SELECT n.number, b.timestamp, b.version, s.kind, s.data FROM unnest($2::bigint[]) AS n (number)
+// historyBlocksSQL returns the statement reading the segments of kinds
+// (the transactions' and the traces', or the transactions' and the logs')
+// of history blocks, with their stamps.
+func historyBlocksSQL(kinds string) func(chain int64, numbers []uint64) (string, []any) {
+	return func(chain int64, numbers []uint64) (string, []any) {
+		ns := make([]int64, len(numbers))
+		for i, n := range numbers {
+			ns[i] = int64(n)
+		}
+		return `SELECT n.number, b.timestamp, b.version, s.kind, s.data FROM unnest($2::bigint[]) AS n (number)
 		CROSS JOIN LATERAL (SELECT timestamp, version FROM blocks WHERE chain = $1 AND number = n.number LIMIT 1) b
 		CROSS JOIN LATERAL (SELECT kind, data FROM history_segments
-			WHERE chain = $1 AND number = n.number AND kind IN (0, 2) LIMIT 2) s`, []any{chain, ns}
+			WHERE chain = $1 AND number = n.number AND kind IN (` + kinds + `) LIMIT 2) s`, []any{chain, ns}
+	}
 }
 
 // historyStampsSQL reads the timestamps and versions of blocks.

@@ -33,6 +33,14 @@ var queries = sqlstore.StoreSQL{
 		ORDER BY trace_pos LIMIT ? OFFSET ?`,
 	BlockLogCount: `SELECT timestamp, version, (SELECT count(*) FROM logs WHERE chain = ?1 AND block_number = ?2)
 		FROM blocks WHERE chain = ?1 AND number = ?2`,
+	// The range's logs in primary key order, each joined to its
+	// transaction and block by key.
+	RangeLogs: `SELECT l.block_number, b.timestamp, l.tx_index, x.hash, x.from_addr, x.to_addr,
+			l.log_index, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data
+		FROM logs l JOIN transactions x INDEXED BY transactions_key
+			ON x.chain = l.chain AND x.block_number = l.block_number AND x.tx_index = l.tx_index
+		JOIN blocks b ON b.chain = l.chain AND b.number = l.block_number
+		WHERE l.chain = ?1 AND l.block_number >= ?2 AND l.block_number <= ?3 ORDER BY l.block_number, l.tx_index, l.log_index`,
 	// The logs walk their primary key, whose (tx_index, log_index) order is
 	// log_index order; each joins its transaction by key.
 	BlockLogPage: `SELECT l.tx_index, x.hash, x.from_addr, x.to_addr,
@@ -111,12 +119,13 @@ var queries = sqlstore.StoreSQL{
 		},
 		HistorySegments: `SELECT number, kind, data FROM history_segments WHERE chain = ? AND number BETWEEN ? AND ?
 			ORDER BY number, kind`,
-		HistorySegment:  `SELECT data FROM history_segments WHERE chain = ? AND number = ? AND kind = ?`,
-		HistoryBlocks:   historyBlocksSQL,
-		HistoryPostings: historyPostingsSQL,
-		ClearLists:      `UPDATE trace_counts SET list = NULL WHERE chain = ? AND bucket >= ? AND list IS NOT NULL`,
-		HistoryTxBlocks: `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
-		HistoryStamps:   historyStampsSQL,
+		HistorySegment:   `SELECT data FROM history_segments WHERE chain = ? AND number = ? AND kind = ?`,
+		HistoryBlocks:    historyBlocksSQL("0, 2"),
+		HistoryLogBlocks: historyBlocksSQL("0, 1"),
+		HistoryPostings:  historyPostingsSQL,
+		ClearLists:       `UPDATE trace_counts SET list = NULL WHERE chain = ? AND bucket >= ? AND list IS NOT NULL`,
+		HistoryTxBlocks:  `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
+		HistoryStamps:    historyStampsSQL,
 	},
 
 	RecordRewrite: `INSERT INTO rewrites (chain, seq, from_height)

@@ -186,16 +186,19 @@ func bucketsIn(args []any, first, last int64) (string, []any) {
 	return placeholders(int(last - first + 1)), args
 }
 
-// historyBlocksSQL reads the transaction and trace segments of history
-// blocks, with their blocks' timestamps and versions.
-func historyBlocksSQL(chain int64, numbers []uint64) (string, []any) {
-	args := []any{chain}
-	for _, n := range numbers {
-		args = append(args, int64(n))
-	}
-	return `SELECT s.number, b.timestamp, b.version, s.kind, s.data
+// historyBlocksSQL returns the statement reading the segments of kinds
+// (the transactions' and the traces', or the transactions' and the logs')
+// of history blocks, with their stamps.
+func historyBlocksSQL(kinds string) func(chain int64, numbers []uint64) (string, []any) {
+	return func(chain int64, numbers []uint64) (string, []any) {
+		args := []any{chain}
+		for _, n := range numbers {
+			args = append(args, int64(n))
+		}
+		return `SELECT s.number, b.timestamp, b.version, s.kind, s.data
 		FROM history_segments s JOIN blocks b ON b.chain = s.chain AND b.number = s.number
-		WHERE s.chain = ? AND s.number IN (` + placeholders(len(numbers)) + `) AND s.kind IN (0, 2)`, args
+		WHERE s.chain = ? AND s.number IN (` + placeholders(len(numbers)) + `) AND s.kind IN (` + kinds + `)`, args
+	}
 }
 
 // historyStampsSQL reads the timestamps and versions of blocks.

@@ -160,6 +160,12 @@ type StoreSQL struct {
 	// log_index order.
 	BlockLogCount, BlockLogPage string
 
+	// RangeLogs: chain, lo, hi → block_number, the block's timestamp,
+	// tx_index, the transaction's hash, from_addr and to_addr, then
+	// LogPage's columns, of every log row of the blocks lo to hi, in
+	// (block_number, log_index) order (Filter Logs).
+	RangeLogs string
+
 	// ReceiptBlockPage is ReceiptBlock and ReceiptPage in one statement:
 	// chain, number, limit, offset → ReceiptBlock's columns, then
 	// ReceiptPage's. No row when the block is missing or the page is empty:
@@ -283,6 +289,10 @@ type HistorySQL struct {
 	// segments of the history blocks numbers, and its arguments: number,
 	// the block's timestamp and version, kind, data.
 	HistoryBlocks func(chain int64, numbers []uint64) (string, []any)
+
+	// HistoryLogBlocks is HistoryBlocks for the transaction and log
+	// segments (Filter Logs).
+	HistoryLogBlocks func(chain int64, numbers []uint64) (string, []any)
 
 	// HistoryPostings returns the statement of the posting lists of
 	// addresses in direction dir over the buckets first to last, and its

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -170,6 +171,52 @@ func checkSameAnswers(t *testing.T, want, got chainquery.Store) {
 		_, _, err := s.FindTransactionLogs(ctx, chainquery.LogFilter{Chain: chainquery.Polygon, TransactionHash: chainquery.Hash{1}, Page: chainquery.Page{Limit: 5}})
 		return nil, err
 	})
+
+	// Filter Logs over ranges of at most 100 blocks, in history, across
+	// the boundary and in rows: every log, the busiest emitter, its
+	// commonest topic0, and a topic1 of it.
+	emitted, topics0 := map[chainquery.Address]int{}, map[chainquery.Hash]int{}
+	var someTopic1 chainquery.Hash
+	for _, d := range blocks {
+		for _, l := range d.Logs {
+			emitted[l.Address]++
+			if len(l.Topics) > 0 {
+				topics0[l.Topics[0]]++
+			}
+			if len(l.Topics) > 1 && someTopic1 == (chainquery.Hash{}) {
+				someTopic1 = l.Topics[1]
+			}
+		}
+	}
+	busiest, commonest := chainquery.Address{}, chainquery.Hash{}
+	for a, n := range emitted {
+		if n > emitted[busiest] || n == emitted[busiest] && bytes.Compare(a[:], busiest[:]) < 0 {
+			busiest = a
+		}
+	}
+	for h, n := range topics0 {
+		if n > topics0[commonest] || n == topics0[commonest] && bytes.Compare(h[:], commonest[:]) < 0 {
+			commonest = h
+		}
+	}
+	for _, r := range [][2]uint64{{first, first + 99}, {HistoryBoundary - 50, HistoryBoundary + 20}, {HistoryBoundary, last}} {
+		lo, hi := r[0], r[1]
+		for _, lf := range []chainquery.LogRangeFilter{
+			{},
+			{Addresses: []chainquery.Address{busiest}},
+			{Topics: [4][]chainquery.Hash{{commonest}}},
+			{Addresses: []chainquery.Address{busiest}, Topics: [4][]chainquery.Hash{{commonest}, {someTopic1}}},
+		} {
+			lf.Chain, lf.FromBlock, lf.ToBlock = chainquery.Polygon, &lo, &hi
+			for _, pg := range []chainquery.Page{{Limit: 50}, {Offset: 37, Limit: 50}, {Offset: 100_000, Limit: 5}} {
+				lf.Page = pg
+				same(fmt.Sprintf("logs of blocks %d to %d, %d addresses, %+v", lo, hi, len(lf.Addresses), pg), func(s chainquery.Store) (any, error) {
+					l, c, err := s.FindLogs(ctx, lf)
+					return []any{l, c}, err
+				})
+			}
+		}
+	}
 
 	// Addresses by how often they receive and send calls.
 	to, from := map[chainquery.Address]int{}, map[chainquery.Address]int{}

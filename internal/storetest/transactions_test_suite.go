@@ -155,3 +155,76 @@ func sameJSON(t *testing.T, what string, got, want any) {
 		t.Fatalf("%s:\n got %s\nwant %s", what, g, w)
 	}
 }
+
+// testLogFilter checks Filter Logs (FindLogs) against the logs Get Block
+// Logs gives for the same blocks, filtered here: the fixture's block holds
+// five logs of Token with 0 to 4 topics (log i's topic j is H(TagTopic,
+// 10i+j)).
+func testLogFilter(t *testing.T, s chainquery.Store) {
+	ctx := context.Background()
+	var all []*chainquery.Log
+	for _, n := range []uint64{PolygonBlock, PolygonEmptyBlock, PolygonLaterBlock} {
+		logs, _, err := s.FindBlockLogs(ctx, chainquery.BlockLogFilter{Chain: chainquery.Polygon, BlockNumber: n, Page: chainquery.Page{Limit: 50}})
+		must(t, err)
+		all = append(all, logs...)
+	}
+	if len(all) != 5 {
+		t.Fatalf("%d logs in the fixture's polygon blocks, want 5", len(all))
+	}
+	lo, hi := PolygonBlock, PolygonLaterBlock
+	topic := func(i, j int) chainquery.Hash { return H(TagTopic, byte(10*i+j)) }
+	for _, c := range []struct {
+		name string
+		f    chainquery.LogRangeFilter
+		want []int // log indexes
+	}{
+		{"Every log", chainquery.LogRangeFilter{}, []int{0, 1, 2, 3, 4}},
+		{"Address", chainquery.LogRangeFilter{Addresses: []chainquery.Address{Token}}, []int{0, 1, 2, 3, 4}},
+		{"Another address", chainquery.LogRangeFilter{Addresses: []chainquery.Address{Router}}, nil},
+		{"Two addresses", chainquery.LogRangeFilter{Addresses: []chainquery.Address{Router, Token}}, []int{0, 1, 2, 3, 4}},
+		{"topic0", chainquery.LogRangeFilter{Topics: [4][]chainquery.Hash{{topic(2, 0)}}}, []int{2}},
+		{"topic0 of two logs", chainquery.LogRangeFilter{Topics: [4][]chainquery.Hash{{topic(2, 0), topic(4, 0)}}}, []int{2, 4}},
+		// A position a log lacks never matches: log 1 has one topic.
+		{"topic1", chainquery.LogRangeFilter{Topics: [4][]chainquery.Hash{nil, {topic(1, 1), topic(3, 1)}}}, []int{3}},
+		{"topic3 and the address", chainquery.LogRangeFilter{Addresses: []chainquery.Address{Token}, Topics: [4][]chainquery.Hash{3: {topic(4, 3)}}}, []int{4}},
+		{"Positions ANDed", chainquery.LogRangeFilter{Topics: [4][]chainquery.Hash{{topic(3, 0)}, {topic(4, 1)}}}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := c.f
+			f.Chain, f.FromBlock, f.ToBlock, f.Page = chainquery.Polygon, &lo, &hi, chainquery.Page{Limit: 50}
+			got, count, err := s.FindLogs(ctx, f)
+			must(t, err)
+			want := []*chainquery.Log{}
+			for _, i := range c.want {
+				want = append(want, all[i])
+			}
+			sameJSON(t, "logs", []any{got, count}, []any{want, len(want)})
+			if len(want) > 1 {
+				f.Page = chainquery.Page{Offset: 1, Limit: 1}
+				got, count, err = s.FindLogs(ctx, f)
+				must(t, err)
+				sameJSON(t, "a page", []any{got, count}, []any{want[1:2], len(want)})
+			}
+		})
+	}
+	t.Run("DatetimeRange", func(t *testing.T) {
+		from, to := time.Unix(PolygonTime, 0), time.Unix(PolygonLaterTime, 0)
+		got, count, err := s.FindLogs(ctx, chainquery.LogRangeFilter{Chain: chainquery.Polygon, FromTime: &from, ToTime: &to, Page: chainquery.Page{Limit: 2}})
+		must(t, err)
+		sameJSON(t, "logs", []any{got, count}, []any{all[:2], 5})
+		early := time.Unix(PolygonTime-3600, 0)
+		got, count, err = s.FindLogs(ctx, chainquery.LogRangeFilter{Chain: chainquery.Polygon, FromTime: &early, ToTime: &early, Page: chainquery.Page{Limit: 2}})
+		must(t, err)
+		if count != 0 || got == nil || len(got) != 0 {
+			t.Fatalf("a range before every block: count %d, %#v", count, got)
+		}
+	})
+	t.Run("ChainsDoNotMix", func(t *testing.T) {
+		lo, hi := EthereumBlock, EthereumBlock
+		got, count, err := s.FindLogs(ctx, chainquery.LogRangeFilter{Chain: chainquery.Ethereum, FromBlock: &lo, ToBlock: &hi, Page: chainquery.Page{Limit: 5}})
+		must(t, err)
+		if count != 1 || len(got) != 1 || got[0].TransactionHash != TxEthereum {
+			t.Fatalf("ethereum: count %d, %+v", count, got)
+		}
+	})
+}

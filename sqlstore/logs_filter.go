@@ -1,0 +1,169 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/history"
+)
+
+// FindLogs returns one page of the logs matching f and their number
+// (LogRangeService). A range holds at most chainquery.MaxLogRangeBlocks
+// blocks: its logs are read whole, from the rows (one statement) and from
+// history (the blocks' transactions and logs segments, through the decoded
+// cache, the missing ones in one statement), and matched one by one.
+func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*chainquery.Log, int, error) {
+	tx, id, err := s.chainTx(ctx, f.Chain)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	seek := func(q string) func(int64) (uint64, bool, error) {
+		return func(ts int64) (uint64, bool, error) {
+			var n int64
+			found, err := queryRow(ctx, tx, q, []any{id, ts}, &n)
+			return uint64(n), found, err
+		}
+	}
+	lo, hi, ok, err := f.BlockRange(seek(s.SQL.FirstBlockAtOrAfter), seek(s.SQL.LastBlockAtOrBefore))
+	if err != nil || !ok {
+		return []*chainquery.Log{}, 0, err
+	}
+	hi = min(hi, math.MaxInt64)
+	below, err := s.historyBelow(ctx, tx, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	m := &logMatcher{f: &f, page: []*chainquery.Log{}}
+	if int64(lo) < below {
+		if err := s.historyRangeLogs(ctx, tx, id, lo, min(hi, uint64(below-1)), m); err != nil {
+			return nil, 0, err
+		}
+	}
+	if int64(hi) >= below {
+		var l chainquery.Log
+		sc := new(scan).counter(&l.BlockNumber).to(&l.Timestamp, &l.TransactionIndex).fixed(l.TransactionHash[:]).
+			fixed(l.TransactionFrom[:]).address(&l.TransactionTo)
+		logScan(sc, &l)
+		err := tx.Query(ctx, s.SQL.RangeLogs, []any{id, max(int64(lo), below), int64(hi)}, sc.dest, sc.each(func() error {
+			m.add(&l)
+			return nil
+		}))
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	return m.page, m.count, nil
+}
+
+// logMatcher counts the logs that match its filter, given in API order,
+// and keeps copies of those of the page.
+type logMatcher struct {
+	f     *chainquery.LogRangeFilter
+	count int
+	page  []*chainquery.Log
+}
+
+func (m *logMatcher) add(l *chainquery.Log) {
+	if !m.f.Matches(l) {
+		return
+	}
+	if m.count >= m.f.Offset && len(m.page) < m.f.Limit {
+		row := *l
+		m.page = append(m.page, &row)
+	}
+	m.count++
+}
+
+// historyRangeLogs hands the logs of the history blocks lo to hi to m, in
+// order, each with its block's and transaction's fields.
+func (s *SQLStore) historyRangeLogs(ctx context.Context, c StoreConn, chain int64, lo, hi uint64, m *logMatcher) error {
+	numbers := make([]uint64, 0, hi-lo+1)
+	for n := lo; n <= hi; n++ {
+		numbers = append(numbers, n)
+	}
+	stamps, err := s.historyStamps(ctx, c, chain, numbers)
+	if err != nil {
+		return err
+	}
+	type parts struct {
+		txs  []*chainquery.Transaction
+		logs []*chainquery.Log
+	}
+	blocks := make(map[uint64]*parts, len(stamps))
+	var missing []uint64
+	for _, n := range numbers {
+		st, ok := stamps[n]
+		if !ok {
+			continue // no block stored at this height
+		}
+		p := &parts{}
+		if v, ok := s.decoded.get(decodedKey{chain, n, st.version, segmentTransactions}); ok {
+			p.txs = v.([]*chainquery.Transaction)
+		}
+		if v, ok := s.decoded.get(decodedKey{chain, n, st.version, segmentLogs}); ok {
+			p.logs = v.([]*chainquery.Log)
+		}
+		if p.txs == nil || p.logs == nil {
+			missing = append(missing, n)
+		}
+		blocks[n] = p
+	}
+	if len(missing) > 0 {
+		var n int64
+		var kind int
+		var data []byte
+		var st stamp
+		q, args := s.SQL.HistoryLogBlocks(chain, missing)
+		err := c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
+			number := uint64(n)
+			p := blocks[number]
+			if p == nil || st != stamps[number] {
+				return errHistoryMoved
+			}
+			var err error
+			switch kind {
+			case segmentTransactions:
+				if p.txs, err = history.DecodeTransactions(data, number); err == nil {
+					s.decoded.put(decodedKey{chain, number, st.version, kind}, p.txs, txsSize(p.txs))
+				}
+			case segmentLogs:
+				if p.logs, err = history.DecodeLogs(data, number); err == nil {
+					s.decoded.put(decodedKey{chain, number, st.version, kind}, p.logs, logsSize(p.logs))
+				}
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, n := range numbers {
+		p := blocks[n]
+		if p == nil || len(p.logs) == 0 {
+			continue // no block, or a block without logs (or a block of rows: none in this range)
+		}
+		if p.txs == nil {
+			return errHistoryMoved
+		}
+		byIndex := make(map[int]*chainquery.Transaction, len(p.txs))
+		for _, t := range p.txs {
+			byIndex[t.Index] = t
+		}
+		for _, l := range p.logs {
+			t := byIndex[l.TransactionIndex]
+			if t == nil {
+				return fmt.Errorf("block %d: a log of transaction %d, which history does not hold", n, l.TransactionIndex)
+			}
+			row := *l
+			row.Timestamp, row.TransactionHash, row.TransactionFrom, row.TransactionTo = stamps[n].timestamp, t.Hash, t.From, t.To
+			if len(row.Topics) == 0 {
+				row.Topics = nil // as rows give it
+			}
+			m.add(&row)
+		}
+	}
+	return nil
+}
