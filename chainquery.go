@@ -79,6 +79,7 @@ const (
 	EndpointGetTransactionTraces  Endpoint = "get_transaction_traces"
 	EndpointGetBlockLogs          Endpoint = "get_block_logs"
 	EndpointTokenBalancesByOwner  Endpoint = "token_balances_by_owner"
+	EndpointFilterLogs            Endpoint = "filter_logs"
 )
 
 // Endpoints lists every endpoint in a stable order. A key made with "all"
@@ -96,6 +97,7 @@ var Endpoints = []Endpoint{
 	EndpointGetTransactionTraces,
 	EndpointGetBlockLogs,
 	EndpointTokenBalancesByOwner,
+	EndpointFilterLogs,
 }
 
 // Chains returns the values of the path parameter chain that the endpoint
@@ -105,7 +107,8 @@ var Endpoints = []Endpoint{
 func (e Endpoint) Chains() []Chain {
 	switch e {
 	case EndpointGetTransactionLogs, EndpointGetBlockReceipts, EndpointGetLatestBlock, EndpointFilterTraces, EndpointGetBlock,
-		EndpointGetTransaction, EndpointGetTransactionReceipt, EndpointGetTransactionTraces, EndpointGetBlockLogs:
+		EndpointGetTransaction, EndpointGetTransactionReceipt, EndpointGetTransactionTraces, EndpointGetBlockLogs,
+		EndpointFilterLogs:
 		return EVMChains
 	case EndpointTokenBalanceByAccount, EndpointTokenBalancesByOwner:
 		return []Chain{Solana}

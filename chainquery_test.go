@@ -222,7 +222,7 @@ func TestFormatUnits(t *testing.T) {
 
 func TestEndpointsAndChains(t *testing.T) {
 	all, err := chainquery.ParseEndpoints("all")
-	if err != nil || len(all) != len(chainquery.Endpoints) || len(all) != 11 {
+	if err != nil || len(all) != len(chainquery.Endpoints) || len(all) != 12 {
 		t.Fatalf("all = %v, %v", all, err)
 	}
 	got, err := chainquery.ParseEndpoints("get_block, filter_traces,get_block")
@@ -278,6 +278,41 @@ func TestAPIKeyUpdate(t *testing.T) {
 	for _, u := range []chainquery.APIKeyUpdate{{Concurrency: &negative}, {CostBurst: &inf}} {
 		if err := u.Validate(); chainquery.ErrorCode(err) != chainquery.EINVALID {
 			t.Errorf("Validate(%+v) = %v, want EINVALID", u, err)
+		}
+	}
+}
+
+func TestLogRangeFilter(t *testing.T) {
+	from, to := time.Unix(1000, 0), time.Unix(5000, 0)
+	f := chainquery.LogRangeFilter{FromTime: &from, ToTime: &to}
+	seekTo := func(n uint64) func(int64) (uint64, bool, error) {
+		return func(int64) (uint64, bool, error) { return n, true, nil }
+	}
+	// A datetime range of 100 blocks is served; of 101, refused.
+	if lo, hi, ok, err := f.BlockRange(seekTo(200), seekTo(299)); err != nil || !ok || lo != 200 || hi != 299 {
+		t.Fatalf("100 blocks: %d-%d %v %v", lo, hi, ok, err)
+	}
+	if _, _, _, err := f.BlockRange(seekTo(200), seekTo(300)); chainquery.ErrorCode(err) != chainquery.EINVALID ||
+		!strings.Contains(chainquery.ErrorMessage(err), "holds 101 blocks") {
+		t.Fatalf("101 blocks: %v", err)
+	}
+	var a, b chainquery.Address
+	a[0], b[0] = 1, 2
+	h := func(n byte) chainquery.Hash { return chainquery.Hash{n} }
+	l := &chainquery.Log{Address: a, Topics: []chainquery.Hash{h(1), h(2)}}
+	for _, c := range []struct {
+		f    chainquery.LogRangeFilter
+		want bool
+	}{
+		{chainquery.LogRangeFilter{}, true},
+		{chainquery.LogRangeFilter{Addresses: []chainquery.Address{b, a}}, true},
+		{chainquery.LogRangeFilter{Addresses: []chainquery.Address{b}}, false},
+		{chainquery.LogRangeFilter{Topics: [4][]chainquery.Hash{nil, {h(3), h(2)}}}, true},
+		{chainquery.LogRangeFilter{Topics: [4][]chainquery.Hash{{h(1)}, {h(1)}}}, false},
+		{chainquery.LogRangeFilter{Topics: [4][]chainquery.Hash{2: {h(0)}}}, false}, // no third topic
+	} {
+		if got := c.f.Matches(l); got != c.want {
+			t.Errorf("%+v matches %v, want %v", c.f, got, c.want)
 		}
 	}
 }

@@ -260,6 +260,7 @@ func TestCache_Documented(t *testing.T) {
 			"GET /api/v1/customer/{chain}/transactions/{transaction_hash}": true, "GET /api/v1/customer/{chain}/blocks/logs": true,
 			"GET /api/v1/customer/{chain}/transactions/{transaction_hash}/receipt": true,
 			"GET /api/v1/customer/{chain}/transactions/{transaction_hash}/traces":  true,
+			"POST /api/v1/customer/{chain}/logs/filter":                            true,
 		}[name]
 		if has304 != want || hasETag != want {
 			t.Errorf("%s: 304 documented %v, ETag documented %v; want %v", name, has304, hasETag, want)

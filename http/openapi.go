@@ -119,6 +119,19 @@ var (
 		response: "TokenBalance",
 		notFound: "The account is unknown, has no balance at or before datetime_filter, or datetime_filter is later than the indexed history.",
 	}
+	filterLogsDoc = operation{
+		id:      "filterLogs",
+		summary: "Filter Logs",
+		description: "Event logs of a block range or of a datetime range (at most 100 blocks either way, both ends inclusive), " +
+			"optionally by the contract that emitted them (address) and by topic (topic0 to topic3), as eth_getLogs matches them: " +
+			"the values of one field are alternatives, and every field given must match; a log without a topic at a " +
+			"position never matches a filter on it. Results are ordered by block_number and log_index. count is the " +
+			"number of matching logs over all pages.",
+		params:    []obj{limitParam, offsetParam},
+		body:      ref("LogFilter"),
+		response:  "LogPage",
+		cacheable: true,
+	}
 	transactionDoc = operation{
 		id:      "getTransaction",
 		summary: "Get Transaction",

@@ -67,6 +67,14 @@ func addressFilter(desc string) obj {
 	}}}
 }
 
+func topicFilter(desc string) obj {
+	return obj{{"description", desc + " Matched regardless of case; duplicates are ignored."}, {"oneOf", []obj{
+		hashSchema,
+		{{"type", "array"}, {"items", hashSchema}, {"minItems", 1}, {"maxItems", chainquery.MaxFilterAddresses}},
+		{{"type", "null"}, {"description", "Same as leaving the field out."}},
+	}}}
+}
+
 func schemas() obj {
 	// A null member of the Filter Traces body counts as absent, as the
 	// handler reads it (parseTraceFilterBody): each member allows null, and
@@ -121,6 +129,30 @@ func schemas() obj {
 				rangeOf("Datetime range", datetimes, blocks),
 			}},
 		}},
+		{"LogFilter", obj{
+			{"type", "object"},
+			{"description", "Exactly one range, as in TraceFilter: from_block with to_block, or from_datetime with to_datetime; a " +
+				"member whose value is null counts as absent. Rules the schema cannot state: to_block is at least from_block and " +
+				"to_block - from_block is at most 99; to_datetime is not before from_datetime, and the blocks it spans are at most " +
+				"100. Unknown fields are rejected."},
+			{"additionalProperties", false},
+			{"properties", obj{
+				{"from_block", blockNum("First block of a block range, inclusive; goes with to_block.")},
+				{"to_block", blockNum("Last block of a block range, inclusive; goes with from_block, at least from_block and at most from_block + 99.")},
+				{"from_datetime", bodyDatetime("Start of a datetime range, inclusive; goes with to_datetime.")},
+				{"to_datetime", bodyDatetime("End of a datetime range, inclusive; goes with from_datetime and is not before it.")},
+				{"address", addressFilter("Contract that emitted the log; any of the addresses matches.")},
+				{"topic0", topicFilter("First topic (the event's signature hash); any of the values matches.")},
+				{"topic1", topicFilter("Second topic; any of the values matches.")},
+				{"topic2", topicFilter("Third topic; any of the values matches.")},
+				{"topic3", topicFilter("Fourth topic; any of the values matches.")},
+			}},
+			{"oneOf", []obj{
+				rangeOf("Block range", blocks, datetimes),
+				rangeOf("Datetime range", datetimes, blocks),
+			}},
+		}},
+		{"LogPage", list("A page of logs.", "Log")},
 		{"Trace", object("One call frame of a transaction's execution.", obj{
 			{"block_number", nonNegInt},
 			{"timestamp", integer},

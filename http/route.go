@@ -34,6 +34,7 @@ const (
 	pathTransactionTraces  = "/api/v1/customer/{chain}/transactions/{transaction_hash}/traces"
 	pathBlockLogs          = "/api/v1/customer/{chain}/blocks/logs"
 	pathOwnerBalances      = "/api/v1/customer/solana/token-balances/owner/{owner}"
+	pathFilterLogs         = "/api/v1/customer/{chain}/logs/filter"
 
 	pathOpenAPI = "/openapi.json"
 	pathHealth  = "/healthz"
@@ -49,6 +50,7 @@ func (s *Server) routeTable() []route {
 		{http.MethodGet, pathBlock, chainquery.EndpointGetBlock, s.handleBlock, blockDoc, true},
 		{http.MethodGet, pathLatestBlock, chainquery.EndpointGetLatestBlock, s.handleLatestBlock, latestBlockDoc, false},
 		{http.MethodGet, pathTokenBalance, chainquery.EndpointTokenBalanceByAccount, s.handleTokenBalance, tokenBalanceDoc, false},
+		{http.MethodPost, pathFilterLogs, chainquery.EndpointFilterLogs, s.handleFilterLogs, filterLogsDoc, true},
 		{http.MethodGet, pathTransaction, chainquery.EndpointGetTransaction, s.handleTransaction, transactionDoc, true},
 		{http.MethodGet, pathTransactionReceipt, chainquery.EndpointGetTransactionReceipt, s.handleTransactionReceipt, transactionReceiptDoc, true},
 		{http.MethodGet, pathTransactionTraces, chainquery.EndpointGetTransactionTraces, s.handleTransactionTraces, transactionTracesDoc, true},

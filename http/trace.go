@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -109,13 +110,8 @@ func (s *Server) handleFilterTraces(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	var deep deepAnswer
-	if f.ToBlock != nil {
-		deep = bound.answer(*f.ToBlock)
-	} else if s.coversTime(r.Context(), chain, bound, *f.ToTime) {
-		deep = bound.answer(bound.block) // every block of the range is at or below it
-	}
-	s.writeAnswer(w, r, &traceList{offset: page.Offset, limit: page.Limit, count: count, traces: traces}, deep)
+	s.writeAnswer(w, r, &traceList{offset: page.Offset, limit: page.Limit, count: count, traces: traces},
+		s.rangeDeepness(r.Context(), chain, bound, f.ToBlock, f.ToTime))
 	return nil
 }
 
@@ -125,65 +121,12 @@ func (s *Server) handleFilterTraces(w http.ResponseWriter, r *http.Request) erro
 // silently widening the query. The ranges are checked by Validate later.
 func parseTraceFilterBody(w http.ResponseWriter, r *http.Request) (chainquery.TraceFilter, error) {
 	var f chainquery.TraceFilter
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return f, chainquery.Errorf(chainquery.ETOOLARGE, "request body must not exceed %d bytes", MaxBodyBytes)
-	} else if err != nil {
-		return f, chainquery.Errorf(chainquery.EINVALID, "request body could not be read")
-	}
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return f, chainquery.Errorf(chainquery.EINVALID, "request body is required: a JSON object with from_block and to_block, or from_datetime and to_datetime")
-	}
-	if !json.Valid(body) {
-		return f, errMalformedBody(body)
-	}
-	if body[0] != '{' {
-		return f, chainquery.Errorf(chainquery.EINVALID, "request body must be a JSON object")
-	}
-	fields, err := objectFields(body)
-	if chainquery.ErrorCode(err) == chainquery.EINVALID {
+	get, err := readBodyFields(w, r, traceFilterFields)
+	if err != nil {
 		return f, err
-	} else if err != nil {
-		return f, errMalformedBody(body) // unreachable: the body is valid JSON
 	}
-	// A JSON null means the field is absent, as it does for optional fields
-	// in most clients' serializers.
-	get := func(name string) (json.RawMessage, bool) {
-		v, ok := fields[name]
-		if !ok || string(v) == "null" {
-			return nil, false
-		}
-		return v, true
-	}
-	if v, ok := get("from_block"); ok {
-		n, err := chainquery.ParseBlockNumber("from_block", string(v))
-		if err != nil {
-			return f, err
-		}
-		f.FromBlock = &n
-	}
-	if v, ok := get("to_block"); ok {
-		n, err := chainquery.ParseBlockNumber("to_block", string(v))
-		if err != nil {
-			return f, err
-		}
-		f.ToBlock = &n
-	}
-	if v, ok := get("from_datetime"); ok {
-		t, err := parseBodyDatetime("from_datetime", v)
-		if err != nil {
-			return f, err
-		}
-		f.FromTime = &t
-	}
-	if v, ok := get("to_datetime"); ok {
-		t, err := parseBodyDatetime("to_datetime", v)
-		if err != nil {
-			return f, err
-		}
-		f.ToTime = &t
+	if f.FromBlock, f.ToBlock, f.FromTime, f.ToTime, err = bodyRange(get); err != nil {
+		return f, err
 	}
 	if v, ok := get("from_address"); ok {
 		if f.FromAddresses, err = parseBodyAddresses("from_address", v); err != nil {
@@ -198,10 +141,79 @@ func parseTraceFilterBody(w http.ResponseWriter, r *http.Request) (chainquery.Tr
 	return f, nil
 }
 
+// readBodyFields reads a request body that must be a JSON object of the
+// given fields, and returns the getter of its members: a member given as
+// JSON null counts as absent, as it does for optional fields in most
+// clients' serializers.
+func readBodyFields(w http.ResponseWriter, r *http.Request, allowed []string) (func(name string) (json.RawMessage, bool), error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, chainquery.Errorf(chainquery.ETOOLARGE, "request body must not exceed %d bytes", MaxBodyBytes)
+	} else if err != nil {
+		return nil, chainquery.Errorf(chainquery.EINVALID, "request body could not be read")
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil, chainquery.Errorf(chainquery.EINVALID, "request body is required: a JSON object with from_block and to_block, or from_datetime and to_datetime")
+	}
+	if !json.Valid(body) {
+		return nil, errMalformedBody(body)
+	}
+	if body[0] != '{' {
+		return nil, chainquery.Errorf(chainquery.EINVALID, "request body must be a JSON object")
+	}
+	fields, err := objectFields(body, allowed)
+	if chainquery.ErrorCode(err) == chainquery.EINVALID {
+		return nil, err
+	} else if err != nil {
+		return nil, errMalformedBody(body) // unreachable: the body is valid JSON
+	}
+	return func(name string) (json.RawMessage, bool) {
+		v, ok := fields[name]
+		if !ok || string(v) == "null" {
+			return nil, false
+		}
+		return v, true
+	}, nil
+}
+
+// bodyRange reads the range members of a filter body: from_block and
+// to_block, from_datetime and to_datetime (checked later by Validate).
+func bodyRange(get func(string) (json.RawMessage, bool)) (fromBlock, toBlock *uint64, fromTime, toTime *time.Time, err error) {
+	block := func(name string) (*uint64, error) {
+		v, ok := get(name)
+		if !ok {
+			return nil, nil
+		}
+		n, err := chainquery.ParseBlockNumber(name, string(v))
+		return &n, err
+	}
+	datetime := func(name string) (*time.Time, error) {
+		v, ok := get(name)
+		if !ok {
+			return nil, nil
+		}
+		t, err := parseBodyDatetime(name, v)
+		return &t, err
+	}
+	if fromBlock, err = block("from_block"); err != nil {
+		return
+	}
+	if toBlock, err = block("to_block"); err != nil {
+		return
+	}
+	if fromTime, err = datetime("from_datetime"); err != nil {
+		return
+	}
+	toTime, err = datetime("to_datetime")
+	return
+}
+
 // objectFields returns the members of a valid JSON object by name, and
-// EINVALID naming the first member, in body order, that is not a Filter
-// Traces field: the first misspelling a client wrote is the one to report.
-func objectFields(body []byte) (map[string]json.RawMessage, error) {
+// EINVALID naming the first member, in body order, that is not one of the
+// allowed fields: the first misspelling a client wrote is the one to report.
+func objectFields(body []byte, allowed []string) (map[string]json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if _, err := dec.Token(); err != nil { // the opening brace
 		return nil, err
@@ -213,8 +225,8 @@ func objectFields(body []byte) (map[string]json.RawMessage, error) {
 			return nil, err
 		}
 		name, _ := tok.(string) // object keys are always strings
-		if !isTraceFilterField(name) {
-			return nil, chainquery.Errorf(chainquery.EINVALID, "unknown field %q in request body; allowed fields: %s", name, strings.Join(traceFilterFields, ", "))
+		if !slices.Contains(allowed, name) {
+			return nil, chainquery.Errorf(chainquery.EINVALID, "unknown field %q in request body; allowed fields: %s", name, strings.Join(allowed, ", "))
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
@@ -223,15 +235,6 @@ func objectFields(body []byte) (map[string]json.RawMessage, error) {
 		fields[name] = v // a repeated name keeps its last value, as encoding/json does
 	}
 	return fields, nil
-}
-
-func isTraceFilterField(name string) bool {
-	for _, f := range traceFilterFields {
-		if f == name {
-			return true
-		}
-	}
-	return false
 }
 
 // errMalformedBody reports where the body stops being JSON. The position is

@@ -140,6 +140,9 @@ curl -s '{{.Base}}/api/v1/customer/polygon/transactions/{{.Tx}}/traces?limit=10'
 # Get Block Logs: every log of block {{.Block}}
 curl -s '{{.Base}}/api/v1/customer/polygon/blocks/logs?block_number={{.Block}}&limit=10' -H 'apikey: {{.Key}}'
 
+# Filter Logs: every log of block {{.Block}} (add "address" and "topic0".."topic3" to narrow it)
+curl -s -X POST '{{.Base}}/api/v1/customer/polygon/logs/filter?limit=10' -H 'apikey: {{.Key}}' -H 'Content-Type: application/json' -d '{"from_block": {{.Block}}, "to_block": {{.Block}}}'
+
 # Filter Traces from an hour ago to an hour ahead (a datetime range needs a zone)
 curl -s -X POST '{{.Base}}/api/v1/customer/polygon/traces/filter?limit=10&offset=0' -H 'apikey: {{.Key}}' -H 'Content-Type: application/json' -d '{"from_datetime": "{{.From}}", "to_datetime": "{{.To}}"}'
 

@@ -134,7 +134,7 @@ func TestSmoke(t *testing.T) {
 	}
 	smoked := []string{"Get Latest Block", "Filter Traces, 100 blocks, limit 50", "Token Balance by Account",
 		"Get Transaction", "Get Transaction Receipt", "Get Transaction Traces, limit 50", "Get Block Logs, limit 50",
-		"Token Balances by Owner, limit 50"}
+		"Token Balances by Owner, limit 50", "Filter Logs, 100 blocks, limit 50", "Filter Logs, 100 blocks, hot address"}
 	ws, err := bench.Workloads(ctx, servers[0], chain, tokens, 4, func(name string) bool { return slices.Contains(smoked, name) })
 	if err != nil {
 		t.Fatal(err)

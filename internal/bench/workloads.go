@@ -142,6 +142,13 @@ func Workloads(ctx context.Context, s *Server, c *polychain.Chain, tokens Tokens
 	add("Get Transaction Logs, block_number", each(blocks(), func(n uint64) vegeta.Target {
 		return get("/transactions/%s/logs?block_number=%d&limit=50", txOf(n).Hex(), n)
 	}))
+	logRange := func(n uint64, address any, topic0 any) vegeta.Target {
+		last := min(n+99, c.Last())
+		body, _ := json.Marshal(map[string]any{"from_block": n, "to_block": last, "address": address, "topic0": topic0})
+		return vegeta.Target{Method: http.MethodPost, URL: api + "/logs/filter?limit=50", Body: body}
+	}
+	add("Filter Logs, 100 blocks, limit 50", each(ranges(), func(n uint64) vegeta.Target { return logRange(n, nil, nil) }))
+	add("Filter Logs, 100 blocks, hot address", each(ranges(), func(n uint64) vegeta.Target { return logRange(n, a.Hot, nil) }))
 	add("Get Transaction", each(blocks(), func(n uint64) vegeta.Target {
 		return get("/transactions/%s", txOf(n).Hex())
 	}))
