@@ -1,6 +1,8 @@
 package postgres
 
 import (
+	"fmt"
+
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/sqlstore"
 )
@@ -34,14 +36,8 @@ var queries = sqlstore.StoreSQL{
 		ORDER BY trace_pos LIMIT $4 OFFSET $5`,
 	BlockLogCount: `SELECT timestamp, version, (SELECT count(*) FROM logs WHERE chain = $1 AND block_number = $2)
 		FROM blocks WHERE chain = $1 AND number = $2`,
-	// The range's logs in primary key order, each looking its transaction
-	// and block up by key (LATERAL, LIMIT 1, as the page below).
-	RangeLogs: `SELECT l.block_number, b.timestamp, l.tx_index, x.hash, x.from_addr, x.to_addr,
-			l.log_index, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data
-		FROM logs l CROSS JOIN LATERAL (SELECT hash, from_addr, to_addr FROM transactions
-			WHERE chain = $1 AND block_number = l.block_number AND tx_index = l.tx_index LIMIT 1) x
-		CROSS JOIN LATERAL (SELECT timestamp FROM blocks WHERE chain = $1 AND number = l.block_number LIMIT 1) b
-		WHERE l.chain = $1 AND l.block_number BETWEEN $2 AND $3 ORDER BY l.block_number, l.tx_index, l.log_index`,
+	RangeLogCount: rangeLogCountSQL,
+	RangeLogPage:  rangeLogPageSQL,
 	// Each log of the page looks its transaction up by key (LATERAL, LIMIT
 	// 1: not pulled up into a join the planner could make a merge of all
 	// of the block's transactions).
@@ -208,6 +204,38 @@ const (
 		JOIN blocks b ON b.chain = x.chain AND b.number = x.block_number
 		WHERE x.chain = $1 AND x.hash = $2 AND x.block_number = $3 LIMIT 1`
 )
+
+// rangeLogWhere is the WHERE clause of Filter Logs' statements on rows:
+// the range, searched by the primary key, then each condition's values
+// (sqlstore.LogConditions) as an array, tested on the range's rows.
+func rangeLogWhere(chain, lo, hi int64, f *chainquery.LogRangeFilter) (string, []any) {
+	where := ` WHERE l.chain = $1 AND l.block_number >= $2 AND l.block_number <= $3`
+	args := []any{chain, lo, hi}
+	columns, values := sqlstore.LogConditions(f)
+	for i, c := range columns {
+		args = append(args, values[i])
+		where += fmt.Sprintf(` AND l.%s = ANY($%d::bytea[])`, c, len(args))
+	}
+	return where, args
+}
+
+func rangeLogCountSQL(chain, lo, hi int64, f *chainquery.LogRangeFilter) (string, []any) {
+	where, args := rangeLogWhere(chain, lo, hi, f)
+	return `SELECT count(*) FROM logs l` + where, args
+}
+
+// rangeLogPageSQL reads the page's logs in primary key order, each looking
+// its transaction and block up by key (LATERAL, LIMIT 1, as BlockLogPage).
+func rangeLogPageSQL(chain, lo, hi int64, f *chainquery.LogRangeFilter, limit, offset int) (string, []any) {
+	where, args := rangeLogWhere(chain, lo, hi, f)
+	n := len(args)
+	return fmt.Sprintf(`SELECT l.block_number, b.timestamp, l.tx_index, x.hash, x.from_addr, x.to_addr,
+			l.log_index, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data
+		FROM logs l CROSS JOIN LATERAL (SELECT hash, from_addr, to_addr FROM transactions
+			WHERE chain = $1 AND block_number = l.block_number AND tx_index = l.tx_index LIMIT 1) x
+		CROSS JOIN LATERAL (SELECT timestamp FROM blocks WHERE chain = $1 AND number = l.block_number LIMIT 1) b`+where+`
+		ORDER BY l.block_number, l.tx_index, l.log_index LIMIT $%d OFFSET $%d`, n+1, n+2), append(args, limit, offset)
+}
 
 // The columns of Transaction: the block's, then BlockTransactions'.
 const qTransactionColumns = `x.block_number, b.timestamp, b.version, x.tx_index, x.hash, x.from_addr, x.to_addr,

@@ -33,14 +33,8 @@ var queries = sqlstore.StoreSQL{
 		ORDER BY trace_pos LIMIT ? OFFSET ?`,
 	BlockLogCount: `SELECT timestamp, version, (SELECT count(*) FROM logs WHERE chain = ?1 AND block_number = ?2)
 		FROM blocks WHERE chain = ?1 AND number = ?2`,
-	// The range's logs in primary key order, each joined to its
-	// transaction and block by key.
-	RangeLogs: `SELECT l.block_number, b.timestamp, l.tx_index, x.hash, x.from_addr, x.to_addr,
-			l.log_index, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data
-		FROM logs l JOIN transactions x INDEXED BY transactions_key
-			ON x.chain = l.chain AND x.block_number = l.block_number AND x.tx_index = l.tx_index
-		JOIN blocks b ON b.chain = l.chain AND b.number = l.block_number
-		WHERE l.chain = ?1 AND l.block_number >= ?2 AND l.block_number <= ?3 ORDER BY l.block_number, l.tx_index, l.log_index`,
+	RangeLogCount: rangeLogCountSQL,
+	RangeLogPage:  rangeLogPageSQL,
 	// The logs walk their primary key, whose (tx_index, log_index) order is
 	// log_index order; each joins its transaction by key.
 	BlockLogPage: `SELECT l.tx_index, x.hash, x.from_addr, x.to_addr,
@@ -209,6 +203,39 @@ func logTransactionSQL(chain int64, hash chainquery.Hash, block *uint64) (string
 		n = int64(*block)
 	}
 	return qLogTransaction, []any{chain, hash[:], n}
+}
+
+// rangeLogWhere is the WHERE clause of Filter Logs' statements on rows:
+// the range, searched by the primary key, then each condition's values
+// (sqlstore.LogConditions) in an IN, tested on the range's rows.
+func rangeLogWhere(chain, lo, hi int64, f *chainquery.LogRangeFilter) (string, []any) {
+	where := ` WHERE l.chain = ? AND l.block_number >= ? AND l.block_number <= ?`
+	args := []any{chain, lo, hi}
+	columns, values := sqlstore.LogConditions(f)
+	for i, c := range columns {
+		where += ` AND l.` + c + ` IN (` + placeholders(len(values[i])) + `)`
+		for _, v := range values[i] {
+			args = append(args, v)
+		}
+	}
+	return where, args
+}
+
+func rangeLogCountSQL(chain, lo, hi int64, f *chainquery.LogRangeFilter) (string, []any) {
+	where, args := rangeLogWhere(chain, lo, hi, f)
+	return `SELECT count(*) FROM logs l` + where, args
+}
+
+// rangeLogPageSQL reads the page's logs in primary key order, each joined
+// to its transaction and block by key.
+func rangeLogPageSQL(chain, lo, hi int64, f *chainquery.LogRangeFilter, limit, offset int) (string, []any) {
+	where, args := rangeLogWhere(chain, lo, hi, f)
+	return `SELECT l.block_number, b.timestamp, l.tx_index, x.hash, x.from_addr, x.to_addr,
+			l.log_index, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data
+		FROM logs l JOIN transactions x INDEXED BY transactions_key
+			ON x.chain = l.chain AND x.block_number = l.block_number AND x.tx_index = l.tx_index
+		JOIN blocks b ON b.chain = l.chain AND b.number = l.block_number` + where + `
+		ORDER BY l.block_number, l.tx_index, l.log_index LIMIT ? OFFSET ?`, append(args, limit, offset)
 }
 
 // transactionSQL looks a transaction up as qLogTransaction does, with all

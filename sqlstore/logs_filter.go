@@ -11,9 +11,10 @@ import (
 
 // FindLogs returns one page of the logs matching f and their number
 // (LogRangeService). A range holds at most chainquery.MaxLogRangeBlocks
-// blocks: its logs are read whole, from the rows (one statement) and from
-// history (the blocks' transactions and logs segments, through the decoded
-// cache, the missing ones in one statement), and matched one by one.
+// blocks. In history its logs are read whole (the blocks' transactions and
+// logs segments, through the decoded cache, the missing ones in one
+// statement) and matched one by one; in rows the database counts the
+// matches and reads the page's, the conditions in the statements.
 func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*chainquery.Log, int, error) {
 	tx, id, err := s.chainTx(ctx, f.Chain)
 	if err != nil {
@@ -43,19 +44,52 @@ func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([
 		}
 	}
 	if int64(hi) >= below {
-		var l chainquery.Log
-		sc := new(scan).counter(&l.BlockNumber).to(&l.Timestamp, &l.TransactionIndex).fixed(l.TransactionHash[:]).
-			fixed(l.TransactionFrom[:]).address(&l.TransactionTo)
-		logScan(sc, &l)
-		err := tx.Query(ctx, s.SQL.RangeLogs, []any{id, max(int64(lo), below), int64(hi)}, sc.dest, sc.each(func() error {
-			m.add(&l)
-			return nil
-		}))
-		if err != nil {
+		// The rows: their matches counted, and their part of the page
+		// read, by the database.
+		rlo := max(int64(lo), below)
+		var n int
+		q, args := s.SQL.RangeLogCount(id, rlo, int64(hi), &f)
+		if _, err := queryRow(ctx, tx, q, args, &n); err != nil {
 			return nil, 0, err
 		}
+		offset, limit := max(0, f.Offset-m.count), f.Limit-len(m.page)
+		if limit > 0 && offset < n {
+			var l chainquery.Log
+			sc := new(scan).counter(&l.BlockNumber).to(&l.Timestamp, &l.TransactionIndex).fixed(l.TransactionHash[:]).
+				fixed(l.TransactionFrom[:]).address(&l.TransactionTo)
+			logScan(sc, &l)
+			q, args := s.SQL.RangeLogPage(id, rlo, int64(hi), &f, limit, offset)
+			rows, err := queryRows(ctx, tx, q, args, sc, &l)
+			if err != nil {
+				return nil, 0, err
+			}
+			m.page = append(m.page, rows...)
+		}
+		m.count += n
 	}
 	return m.page, m.count, nil
+}
+
+// LogConditions returns f's address and topic conditions as the columns
+// they test (address, topic0 to topic3) and the values any of which each
+// must hold, for the stores' RangeLogCount and RangeLogPage.
+func LogConditions(f *chainquery.LogRangeFilter) (columns []string, values [][][]byte) {
+	if len(f.Addresses) > 0 {
+		columns = append(columns, "address")
+		values = append(values, addressBytes(f.Addresses))
+	}
+	for i, t := range f.Topics {
+		if len(t) == 0 {
+			continue
+		}
+		vs := make([][]byte, len(t))
+		for j := range t {
+			vs[j] = t[j][:]
+		}
+		columns = append(columns, fmt.Sprintf("topic%d", i))
+		values = append(values, vs)
+	}
+	return columns, values
 }
 
 // logMatcher counts the logs that match its filter, given in API order,

@@ -160,11 +160,15 @@ type StoreSQL struct {
 	// log_index order.
 	BlockLogCount, BlockLogPage string
 
-	// RangeLogs: chain, lo, hi → block_number, the block's timestamp,
-	// tx_index, the transaction's hash, from_addr and to_addr, then
-	// LogPage's columns, of every log row of the blocks lo to hi, in
-	// (block_number, log_index) order (Filter Logs).
-	RangeLogs string
+	// RangeLogCount returns the statement counting the log rows of the
+	// blocks lo to hi that meet f's address and topic conditions (one
+	// row, one integer), and its arguments; RangeLogPage the statement of
+	// a page of them (limit, offset) and its arguments: block_number, the
+	// block's timestamp, tx_index, the transaction's hash, from_addr and
+	// to_addr, then LogPage's columns, in (block_number, log_index) order
+	// (Filter Logs).
+	RangeLogCount func(chain, lo, hi int64, f *chainquery.LogRangeFilter) (string, []any)
+	RangeLogPage  func(chain, lo, hi int64, f *chainquery.LogRangeFilter, limit, offset int) (string, []any)
 
 	// ReceiptBlockPage is ReceiptBlock and ReceiptPage in one statement:
 	// chain, number, limit, offset → ReceiptBlock's columns, then

@@ -93,10 +93,24 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 		PlanQuery{Name: "Get Transaction Traces: the page", SQL: sql.TransactionTraces, Args: []any{a.Chain, a.Block, a.TxIndex, 10, 0}},
 		PlanQuery{Name: "Get Block Logs: the block and its log count", SQL: sql.BlockLogCount, Args: []any{a.Chain, a.Block}},
 		PlanQuery{Name: "Get Block Logs: the page", SQL: sql.BlockLogPage, Args: []any{a.Chain, a.Block, 10, 0}},
-		// Across two partitions of logs (PostgreSQL) their rows are
-		// appended and sorted: one walk, of the range's logs (at most 100
-		// blocks').
-		PlanQuery{Name: "Filter Logs: the range's logs", SQL: sql.RangeLogs, Args: []any{a.Chain, int64(lo), int64(hi)}, Walks: 1})
+	)
+	// Across two partitions of logs (PostgreSQL) a page's rows are
+	// appended and sorted: one walk, of the range's matching logs (at most
+	// 100 blocks').
+	var topic chainquery.Hash
+	for _, lf := range []struct {
+		name string
+		f    chainquery.LogRangeFilter
+	}{
+		{"no condition", chainquery.LogRangeFilter{}},
+		{"an address and two topic0s", chainquery.LogRangeFilter{Addresses: []chainquery.Address{x}, Topics: [4][]chainquery.Hash{{topic, {1}}}}},
+	} {
+		count, countArgs := sql.RangeLogCount(a.Chain, int64(lo), int64(hi), &lf.f)
+		pageSQL, pageArgs := sql.RangeLogPage(a.Chain, int64(lo), int64(hi), &lf.f, 10, 0)
+		out = append(out,
+			PlanQuery{Name: "Filter Logs count, " + lf.name, SQL: count, Args: countArgs},
+			PlanQuery{Name: "Filter Logs page, " + lf.name, SQL: pageSQL, Args: pageArgs, Walks: 1})
+	}
 	return append(out,
 		PlanQuery{Name: "Filter Traces offset by blocks", SQL: sql.BlockTraceCounts, Args: []any{a.Chain, int64(lo), int64(hi)}},
 		PlanQuery{Name: "datetime range start", SQL: sql.FirstBlockAtOrAfter, Args: []any{a.Chain, a.Time}},
