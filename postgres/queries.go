@@ -122,7 +122,7 @@ var queries = sqlstore.StoreSQL{
 			ORDER BY number, kind`,
 		HistorySegment:   `SELECT data FROM history_segments WHERE chain = $1 AND number = $2 AND kind = $3`,
 		HistoryBlocks:    historyBlocksSQL("0, 2"),
-		HistoryLogBlocks: historyBlocksSQL("0, 1"),
+		HistoryLogBlocks: historyBlocksSQL("1"),
 		HistoryPostings:  historyPostingsSQL,
 		ClearLists:       `UPDATE trace_counts SET list = NULL WHERE chain = $1 AND bucket >= $2 AND list IS NOT NULL`,
 		HistoryTxBlocks:  `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2 ORDER BY block_number DESC`,

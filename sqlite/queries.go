@@ -115,7 +115,7 @@ var queries = sqlstore.StoreSQL{
 			ORDER BY number, kind`,
 		HistorySegment:   `SELECT data FROM history_segments WHERE chain = ? AND number = ? AND kind = ?`,
 		HistoryBlocks:    historyBlocksSQL("0, 2"),
-		HistoryLogBlocks: historyBlocksSQL("0, 1"),
+		HistoryLogBlocks: historyBlocksSQL("1"),
 		HistoryPostings:  historyPostingsSQL,
 		ClearLists:       `UPDATE trace_counts SET list = NULL WHERE chain = ? AND bucket >= ? AND list IS NOT NULL`,
 		HistoryTxBlocks:  `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,

@@ -294,8 +294,8 @@ type HistorySQL struct {
 	// the block's timestamp and version, kind, data.
 	HistoryBlocks func(chain int64, numbers []uint64) (string, []any)
 
-	// HistoryLogBlocks is HistoryBlocks for the transaction and log
-	// segments (Filter Logs).
+	// HistoryLogBlocks is HistoryBlocks for the log segments alone
+	// (Filter Logs).
 	HistoryLogBlocks func(chain int64, numbers []uint64) (string, []any)
 
 	// HistoryPostings returns the statement of the posting lists of
