@@ -75,7 +75,9 @@ func topicFilter(desc string) obj {
 	}}}
 }
 
-func schemas() obj {
+// rangeBody is the schema of a filter's request body (TraceFilter,
+// LogFilter): exactly one of its two ranges, and the filter's own members.
+func rangeBody(desc string, members ...kv) obj {
 	// A null member of the Filter Traces body counts as absent, as the
 	// handler reads it (parseTraceFilterBody): each member allows null, and
 	// the two ranges are told apart by which members are not null.
@@ -105,53 +107,46 @@ func schemas() obj {
 		}
 	}
 	blocks, datetimes := [2]string{"from_block", "to_block"}, [2]string{"from_datetime", "to_datetime"}
+	props := obj{
+		{"from_block", blockNum("First block of a block range, inclusive; goes with to_block.")},
+		{"to_block", blockNum("Last block of a block range, inclusive; goes with from_block, at least from_block and at most from_block + 99.")},
+		{"from_datetime", bodyDatetime("Start of a datetime range, inclusive; goes with to_datetime.")},
+		{"to_datetime", bodyDatetime("End of a datetime range, inclusive; goes with from_datetime and is not before it.")},
+	}
+	return obj{
+		{"type", "object"},
+		{"description", desc},
+		{"additionalProperties", false},
+		{"properties", append(props, members...)},
+		{"oneOf", []obj{
+			rangeOf("Block range", blocks, datetimes),
+			rangeOf("Datetime range", datetimes, blocks),
+		}},
+	}
+}
+
+func schemas() obj {
 	return obj{
 		{"Error", object("Every error response.", obj{{"detail", obj{{"type", "string"}, {"minLength", 1}}}})},
 		{"Health", object("Liveness.", obj{{"status", obj{{"type", "string"}, {"const", "ok"}}}})},
 		{"Ready", object("Readiness.", obj{{"status", obj{{"type", "string"}, {"const", "ready"}}}})},
-		{"TraceFilter", obj{
-			{"type", "object"},
-			{"description", "Exactly one range: from_block with to_block, or from_datetime with to_datetime; a member whose value is null " +
-				"counts as absent, so the members of the other range may be left out or null. Rules the schema cannot state: " +
-				"to_block is at least from_block and to_block - from_block is at most 99 (both ends inclusive, at most 100 blocks); " +
-				"to_datetime is not before from_datetime. Unknown fields are rejected."},
-			{"additionalProperties", false},
-			{"properties", obj{
-				{"from_block", blockNum("First block of a block range, inclusive; goes with to_block.")},
-				{"to_block", blockNum("Last block of a block range, inclusive; goes with from_block, at least from_block and at most from_block + 99.")},
-				{"from_datetime", bodyDatetime("Start of a datetime range, inclusive; goes with to_datetime.")},
-				{"to_datetime", bodyDatetime("End of a datetime range, inclusive; goes with from_datetime and is not before it.")},
-				{"from_address", addressFilter("Sender of the trace call; any of the addresses matches.")},
-				{"to_address", addressFilter("Recipient of the trace call; any of the addresses matches.")},
-			}},
-			{"oneOf", []obj{
-				rangeOf("Block range", blocks, datetimes),
-				rangeOf("Datetime range", datetimes, blocks),
-			}},
-		}},
-		{"LogFilter", obj{
-			{"type", "object"},
-			{"description", "Exactly one range, as in TraceFilter: from_block with to_block, or from_datetime with to_datetime; a " +
-				"member whose value is null counts as absent. Rules the schema cannot state: to_block is at least from_block and " +
-				"to_block - from_block is at most 99; to_datetime is not before from_datetime, and the blocks it spans are at most " +
-				"100. Unknown fields are rejected."},
-			{"additionalProperties", false},
-			{"properties", obj{
-				{"from_block", blockNum("First block of a block range, inclusive; goes with to_block.")},
-				{"to_block", blockNum("Last block of a block range, inclusive; goes with from_block, at least from_block and at most from_block + 99.")},
-				{"from_datetime", bodyDatetime("Start of a datetime range, inclusive; goes with to_datetime.")},
-				{"to_datetime", bodyDatetime("End of a datetime range, inclusive; goes with from_datetime and is not before it.")},
-				{"address", addressFilter("Contract that emitted the log; any of the addresses matches.")},
-				{"topic0", topicFilter("First topic (the event's signature hash); any of the values matches.")},
-				{"topic1", topicFilter("Second topic; any of the values matches.")},
-				{"topic2", topicFilter("Third topic; any of the values matches.")},
-				{"topic3", topicFilter("Fourth topic; any of the values matches.")},
-			}},
-			{"oneOf", []obj{
-				rangeOf("Block range", blocks, datetimes),
-				rangeOf("Datetime range", datetimes, blocks),
-			}},
-		}},
+		{"TraceFilter", rangeBody("Exactly one range: from_block with to_block, or from_datetime with to_datetime; a member whose value is null "+
+			"counts as absent, so the members of the other range may be left out or null. Rules the schema cannot state: "+
+			"to_block is at least from_block and to_block - from_block is at most 99 (both ends inclusive, at most 100 blocks); "+
+			"to_datetime is not before from_datetime. Unknown fields are rejected.",
+			kv{"from_address", addressFilter("Sender of the trace call; any of the addresses matches.")},
+			kv{"to_address", addressFilter("Recipient of the trace call; any of the addresses matches.")},
+		)},
+		{"LogFilter", rangeBody("Exactly one range, as in TraceFilter: from_block with to_block, or from_datetime with to_datetime; a "+
+			"member whose value is null counts as absent. Rules the schema cannot state: to_block is at least from_block and "+
+			"to_block - from_block is at most 99; to_datetime is not before from_datetime, and the blocks it spans are at most "+
+			"100. Unknown fields are rejected.",
+			kv{"address", addressFilter("Contract that emitted the log; any of the addresses matches.")},
+			kv{"topic0", topicFilter("First topic (the event's signature hash); any of the values matches.")},
+			kv{"topic1", topicFilter("Second topic; any of the values matches.")},
+			kv{"topic2", topicFilter("Third topic; any of the values matches.")},
+			kv{"topic3", topicFilter("Fourth topic; any of the values matches.")},
+		)},
 		{"LogPage", list("A page of logs.", "Log")},
 		{"Trace", object("One call frame of a transaction's execution.", obj{
 			{"block_number", nonNegInt},

@@ -21,14 +21,7 @@ func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	seek := func(q string) func(int64) (uint64, bool, error) {
-		return func(ts int64) (uint64, bool, error) {
-			var n int64
-			found, err := queryRow(ctx, tx, q, []any{id, ts}, &n)
-			return uint64(n), found, err
-		}
-	}
-	lo, hi, ok, err := f.BlockRange(seek(s.SQL.FirstBlockAtOrAfter), seek(s.SQL.LastBlockAtOrBefore))
+	lo, hi, ok, err := f.BlockRange(s.blockSeeks(ctx, tx, id))
 	if err != nil || !ok {
 		return []*chainquery.Log{}, 0, err
 	}

@@ -122,14 +122,7 @@ func (s *SQLStore) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]
 	}
 	defer tx.Rollback()
 
-	seek := func(q string) func(int64) (uint64, bool, error) {
-		return func(ts int64) (uint64, bool, error) {
-			var n int64
-			found, err := queryRow(ctx, tx, q, []any{id, ts}, &n)
-			return uint64(n), found, err
-		}
-	}
-	lo, hi, ok, err := f.BlockRange(seek(s.SQL.FirstBlockAtOrAfter), seek(s.SQL.LastBlockAtOrBefore))
+	lo, hi, ok, err := f.BlockRange(s.blockSeeks(ctx, tx, id))
 	if err != nil || !ok {
 		return []*chainquery.Trace{}, 0, err
 	}
@@ -162,6 +155,21 @@ func (s *SQLStore) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]
 		return nil, 0, err
 	}
 	return out, count, nil
+}
+
+// blockSeeks returns the two questions a datetime range asks of the
+// chain's block timestamps (chainquery.TraceFilter.BlockRange), asked on c:
+// the first block stamped at or after a unix second, and the last at or
+// before one.
+func (s *SQLStore) blockSeeks(ctx context.Context, c StoreConn, chain int64) (firstAtOrAfter, lastAtOrBefore func(int64) (uint64, bool, error)) {
+	seek := func(q string) func(int64) (uint64, bool, error) {
+		return func(ts int64) (uint64, bool, error) {
+			var n int64
+			found, err := queryRow(ctx, c, q, []any{chain, ts}, &n)
+			return uint64(n), found, err
+		}
+	}
+	return seek(s.SQL.FirstBlockAtOrAfter), seek(s.SQL.LastBlockAtOrBefore)
 }
 
 // tracePage returns the plan's page: from history up to its boundary,
