@@ -144,8 +144,9 @@ var queries = sqlstore.StoreSQL{
 	// As in SQLite's: one range of token_balances_owner, then each
 	// account's latest change naming an owner, and the page's balances.
 	OwnerBalanceCount: `SELECT count(*) FROM (` + qOwnerAccounts + `) o`,
-	OwnerBalancePage: `SELECT o.account, b.mint, b.amount, b.decimals, b.block_time, b.slot, k.name, k.symbol
-		FROM (` + qOwnerAccounts + ` ORDER BY a.account LIMIT $4 OFFSET $5) o
+	OwnerBalancePage: `SELECT o.total, o.account, b.mint, b.amount, b.decimals, b.block_time, b.slot, k.name, k.symbol
+		FROM (SELECT account, count(*) OVER () AS total FROM (` + qOwnerAccounts + `) a
+			ORDER BY account LIMIT $4 OFFSET $5) o
 		CROSS JOIN LATERAL (SELECT mint, amount, decimals, block_time, slot FROM token_balances
 			WHERE account = o.account AND block_time <= $2 ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1) b
 		LEFT JOIN LATERAL (SELECT name, symbol FROM tokens WHERE $3::boolean AND mint = b.mint) k ON true

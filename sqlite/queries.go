@@ -143,8 +143,9 @@ var queries = sqlstore.StoreSQL{
 	// account once, in account order); each is the owner's when its
 	// latest change naming an owner, at or before then, names this one.
 	OwnerBalanceCount: `SELECT count(*) FROM (` + qOwnerAccounts + `)`,
-	OwnerBalancePage: `SELECT o.account, b.mint, b.amount, b.decimals, b.block_time, b.slot, k.name, k.symbol
-		FROM (` + qOwnerAccounts + ` ORDER BY a.account LIMIT ?4 OFFSET ?5) o
+	OwnerBalancePage: `SELECT o.total, o.account, b.mint, b.amount, b.decimals, b.block_time, b.slot, k.name, k.symbol
+		FROM (SELECT account, count(*) OVER () AS total FROM (` + qOwnerAccounts + `) a
+			ORDER BY account LIMIT ?4 OFFSET ?5) o
 		JOIN token_balances b ON b.account = o.account AND (b.block_time, b.slot, b.tx_index) = (
 			SELECT block_time, slot, tx_index FROM token_balances WHERE account = o.account AND block_time <= ?2
 			ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1)

@@ -27,22 +27,18 @@ func (s *SQLStore) FindOwnerBalances(ctx context.Context, f chainquery.OwnerBala
 	} else if at := f.At.UnixMilli(); at > upTo {
 		return nil, 0, chainquery.IndexedUpToError(time.UnixMilli(upTo))
 	}
+	// The page and the number of accounts in one statement; the number
+	// alone when the page is empty.
 	var count int
 	args := []any{f.Owner[:], f.At.UnixMilli()}
-	if _, err := queryRow(ctx, tx, s.SQL.OwnerBalanceCount, args, &count); err != nil {
-		return nil, 0, err
-	}
 	out := []*chainquery.TokenBalance{}
-	if f.Offset >= count {
-		return out, count, nil
-	}
 	owner := f.Owner
 	b := chainquery.TokenBalance{AsOf: f.At, Owner: &owner}
 	var amount *big.Int
 	var blockTime int64
 	var name, symbol *string
 	var sc scan
-	sc.fixed(b.Account[:]).fixed(b.Mint[:]).to(s.ScanAmount(&amount), &b.Decimals, &blockTime).counter(&b.Slot).to(&name, &symbol)
+	sc.to(&count).fixed(b.Account[:]).fixed(b.Mint[:]).to(s.ScanAmount(&amount), &b.Decimals, &blockTime).counter(&b.Slot).to(&name, &symbol)
 	err = tx.Query(ctx, s.SQL.OwnerBalancePage, append(args, f.IncludeMetadata, f.Limit, f.Offset), sc.dest, sc.each(func() error {
 		if amount == nil || !amount.IsUint64() {
 			return fmt.Errorf("stored token amount %v is not a uint64", amount)
@@ -56,6 +52,9 @@ func (s *SQLStore) FindOwnerBalances(ctx context.Context, f chainquery.OwnerBala
 		out = append(out, &row)
 		return nil
 	}))
+	if err == nil && len(out) == 0 {
+		_, err = queryRow(ctx, tx, s.SQL.OwnerBalanceCount, args, &count)
+	}
 	if err != nil {
 		return nil, 0, err
 	}

@@ -235,10 +235,11 @@ type StoreSQL struct {
 	// OwnerBalanceCount: owner, unix milliseconds → the number of token
 	// accounts the owner owns then (chainquery.TokenBalanceService).
 	// OwnerBalancePage: owner, unix milliseconds, include metadata (bool),
-	// limit, offset → account, and the account's latest change at or
-	// before then: mint, amount, decimals, block_time, slot; and, when
-	// asked, its token's name and symbol (NULL when unknown); in account
-	// order.
+	// limit, offset → OwnerBalanceCount's number, account, and the
+	// account's latest change at or before then: mint, amount, decimals,
+	// block_time, slot; and, when asked, its token's name and symbol (NULL
+	// when unknown); in account order. No row when the page is empty:
+	// OwnerBalanceCount then says how many there are.
 	OwnerBalanceCount, OwnerBalancePage string
 
 	// CreateAPIKey: name, hash, endpoints, created_at, rate, burst,
