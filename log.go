@@ -93,12 +93,16 @@ func (f *LogRangeFilter) BlockRange(firstAtOrAfter, lastAtOrBefore func(ts int64
 }
 
 // Matches reports whether l passes f's address and topic conditions.
-func (f *LogRangeFilter) Matches(l *Log) bool {
-	if len(f.Addresses) > 0 && !slices.Contains(f.Addresses, l.Address) {
+func (f *LogRangeFilter) Matches(l *Log) bool { return f.MatchesFields(l.Address, l.Topics) }
+
+// MatchesFields reports whether a log of address and topics passes f's
+// conditions.
+func (f *LogRangeFilter) MatchesFields(address Address, topics []Hash) bool {
+	if len(f.Addresses) > 0 && !slices.Contains(f.Addresses, address) {
 		return false
 	}
 	for i, want := range f.Topics {
-		if len(want) > 0 && (i >= len(l.Topics) || !slices.Contains(want, l.Topics[i])) {
+		if len(want) > 0 && (i >= len(topics) || !slices.Contains(want, topics[i])) {
 			return false
 		}
 	}

@@ -146,3 +146,64 @@ func DecodeLogs(src []byte, block uint64) ([]*chainquery.Log, error) {
 	}
 	return logs, nil
 }
+
+// MatchLogs returns the positions, in the segment src, of the logs whose
+// address and topics match says to keep, and the segment's log count. It
+// reads the address and topic columns only, into no Log values: what a
+// filter over many blocks needs to count its matches, where DecodeLogs
+// would build every log of each block. Callers decode the blocks whose
+// matches they return. topics is reused between calls: match must not
+// keep it.
+func MatchLogs(src []byte, match func(address chainquery.Address, topics []chainquery.Hash) bool) (positions []int, n int, err error) {
+	raw, err := decompress(src)
+	if err != nil {
+		return nil, 0, err
+	}
+	r := &reader{b: raw}
+	if magic := r.bytes(len(logMagic)); r.err != nil || string(magic) != string(logMagic) {
+		return nil, 0, corrupt("not a log segment")
+	}
+	if v := r.byte_(); v != logVersion {
+		return nil, 0, corrupt("log segment version %d, this binary reads %d", v, logVersion)
+	}
+	n = r.int(maxLogs)
+	addrs := r.bytes(20 * r.int(len(r.b)/20))
+	dict := r.bytes(32 * r.int(len(r.b)/32))
+	if r.err != nil {
+		return nil, 0, r.err
+	}
+	if n > len(r.b) {
+		return nil, 0, corrupt("%d logs in %d bytes", n, len(r.b))
+	}
+	if n > 0 && len(addrs) == 0 {
+		return nil, 0, corrupt("%d logs and no address", n)
+	}
+	for range 2 * n { // the transaction index and log index columns
+		r.uvarint()
+	}
+	addrCol := make([]int, n)
+	for i := range addrCol {
+		addrCol[i] = r.int(len(addrs)/20 - 1)
+	}
+	var topics [4]chainquery.Hash
+	for i := 0; i < n && r.err == nil; i++ {
+		k := r.int(4)
+		if k > 0 && len(dict) == 0 {
+			r.fail("a topic and no topic dictionary")
+			break
+		}
+		for j := range k {
+			t := r.int(len(dict)/32 - 1)
+			copy(topics[j][:], dict[32*t:])
+		}
+		var a chainquery.Address
+		copy(a[:], addrs[20*addrCol[i]:])
+		if r.err == nil && match(a, topics[:k]) {
+			positions = append(positions, i)
+		}
+	}
+	if r.err != nil {
+		return nil, 0, r.err
+	}
+	return positions, n, nil
+}

@@ -3,6 +3,7 @@ package history_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -70,13 +71,19 @@ func TestLogs_Edges(t *testing.T) {
 }
 
 // FuzzDecodeLogs: any bytes decode to logs or to ErrCorrupt, never a panic;
-// what decodes encodes again to a segment that decodes the same.
+// what decodes encodes again to a segment that decodes the same. MatchLogs
+// reads the same bytes without a panic too, and where both decode, keeping
+// every log, it counts what DecodeLogs decodes.
 func FuzzDecodeLogs(f *testing.F) {
 	d := polygonBlocks(f, polychain.Config{Seed: 3, Blocks: 1, TxPerBlock: 5}, polychain.KindParity)[0]
 	seg, _ := history.AppendLogs(nil, d.Logs)
 	f.Add(seg)
 	f.Add(history.CompressForTest([]byte("cqL\x01\x01\x01" + string(make([]byte, 20)) + "\x01" + string(make([]byte, 32)) + "\x00\x00\x00\x01\x00\x00")))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		all, n, merr := history.MatchLogs(b, func(chainquery.Address, []chainquery.Hash) bool { return true })
+		if merr != nil && !errors.Is(merr, history.ErrCorrupt) {
+			t.Fatalf("MatchLogs: error %v is not ErrCorrupt", merr)
+		}
 		logs, err := history.DecodeLogs(b, 1)
 		if err != nil {
 			if !errors.Is(err, history.ErrCorrupt) {
@@ -84,6 +91,53 @@ func FuzzDecodeLogs(f *testing.F) {
 			}
 			return
 		}
+		if merr != nil || n != len(logs) || len(all) != len(logs) {
+			t.Fatalf("MatchLogs kept %d of %d, %v; DecodeLogs decoded %d", len(all), n, merr, len(logs))
+		}
 		logRoundTrip(t, 1, logs)
 	})
+}
+
+// TestMatchLogs checks MatchLogs against DecodeLogs on the same segment:
+// the same logs match, at their positions, for filters on the address and
+// on topics, and a corrupt segment is an error.
+func TestMatchLogs(t *testing.T) {
+	var logs []*chainquery.Log
+	for i := range 50 {
+		l := &chainquery.Log{BlockNumber: 7, TransactionIndex: i / 5, LogIndex: i, Address: chainquery.Address{byte(i % 3)}, Data: []byte{byte(i)}}
+		for j := range i % 5 {
+			l.Topics = append(l.Topics, chainquery.Hash{byte(j), byte(i % 4)})
+		}
+		logs = append(logs, l)
+	}
+	seg, err := history.AppendLogs(nil, logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := history.DecodeLogs(seg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []chainquery.LogRangeFilter{
+		{},
+		{Addresses: []chainquery.Address{{1}}},
+		{Topics: [4][]chainquery.Hash{{{0, 2}}, nil, {{2, 2}, {2, 3}}}},
+		{Addresses: []chainquery.Address{{2}}, Topics: [4][]chainquery.Hash{3: {{3, 1}}}},
+	} {
+		var want []int
+		for i, l := range decoded {
+			if f.Matches(l) {
+				want = append(want, i)
+			}
+		}
+		got, n, err := history.MatchLogs(seg, func(a chainquery.Address, topics []chainquery.Hash) bool {
+			return f.Matches(&chainquery.Log{Address: a, Topics: topics})
+		})
+		if err != nil || n != len(logs) || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%+v: positions %v of %d, %v; want %v of %d", f, got, n, err, want, len(logs))
+		}
+	}
+	if _, _, err := history.MatchLogs(seg[:len(seg)/2], func(chainquery.Address, []chainquery.Hash) bool { return true }); err == nil {
+		t.Error("a cut segment matched without an error")
+	}
 }
