@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/chainquery/chainquery"
@@ -121,18 +122,9 @@ func parseBodyTopics(name string, v json.RawMessage) ([]chainquery.Hash, error) 
 		if err != nil {
 			return nil, err
 		}
-		if !containsHash(out, h) {
+		if !slices.Contains(out, h) {
 			out = append(out, h)
 		}
 	}
 	return out, nil
-}
-
-func containsHash(hs []chainquery.Hash, h chainquery.Hash) bool {
-	for _, x := range hs {
-		if x == h {
-			return true
-		}
-	}
-	return false
 }

@@ -12,10 +12,9 @@ import (
 
 // FindLogs returns one page of the logs matching f and their number
 // (LogRangeService). A range holds at most chainquery.MaxLogRangeBlocks
-// blocks. In history its logs are read whole (the blocks' transactions and
-// logs segments, through the decoded cache, the missing ones in one
-// statement) and matched one by one; in rows the database counts the
-// matches and reads the page's, the conditions in the statements.
+// blocks. In history every log of the range is matched
+// (historyRangeLogs); in rows the database counts the matches and reads
+// the page's, the conditions in the statements.
 func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*chainquery.Log, int, error) {
 	tx, id, err := s.chainTx(ctx, f.Chain)
 	if err != nil {

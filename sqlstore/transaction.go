@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/chainquery/chainquery"
@@ -20,33 +19,41 @@ func (s *SQLStore) FindTransaction(ctx context.Context, f chainquery.Transaction
 		return nil, err
 	}
 	defer tx.Rollback()
-	t, _, err := s.findTransaction(ctx, tx, id, f)
-	return t, err
+	found, err := s.findTransaction(ctx, tx, id, f)
+	return found.Transaction, err
 }
 
-// findTransaction finds f's transaction in the rows, else in history, and
-// returns it with its block's version; ENOTFOUND when it is in neither.
-func (s *SQLStore) findTransaction(ctx context.Context, c StoreConn, chain int64, f chainquery.TransactionFilter) (*chainquery.Transaction, int, error) {
+// foundTx is a transaction findTransaction found, with its block's version
+// and whether the block is history (else rows).
+type foundTx struct {
+	*chainquery.Transaction
+	version int
+	history bool
+}
+
+// findTransaction finds f's transaction in the rows, else in history;
+// ENOTFOUND when it is in neither.
+func (s *SQLStore) findTransaction(ctx context.Context, c StoreConn, chain int64, f chainquery.TransactionFilter) (foundTx, error) {
 	var t chainquery.Transaction
 	var version int
 	sc := s.txScan(new(scan).counter(&t.BlockNumber).to(&t.Timestamp, &version), &t)
 	q, args := s.SQL.Transaction(chain, f.TransactionHash, f.BlockNumber)
 	if found, err := queryRow(ctx, c, q, args, sc.dest...); err != nil {
-		return nil, 0, err
+		return foundTx{}, err
 	} else if found {
-		return &t, version, sc.done()
+		return foundTx{&t, version, false}, sc.done()
 	}
 	h, st, err := s.historyTx(ctx, c, chain, f.TransactionHash, f.BlockNumber)
 	if err != nil {
-		return nil, 0, err
+		return foundTx{}, err
 	} else if h == nil {
 		where := ""
 		if f.BlockNumber != nil {
 			where = fmt.Sprintf(" in block %d", *f.BlockNumber)
 		}
-		return nil, 0, chainquery.Errorf(chainquery.ENOTFOUND, "transaction %s is not indexed on %s%s", f.TransactionHash.Hex(), f.Chain, where)
+		return foundTx{}, chainquery.Errorf(chainquery.ENOTFOUND, "transaction %s is not indexed on %s%s", f.TransactionHash.Hex(), f.Chain, where)
 	}
-	return h, st.version, nil
+	return foundTx{h, st.version, true}, nil
 }
 
 // FindTransactionTraces returns one page of the transaction's traces and
@@ -60,30 +67,31 @@ func (s *SQLStore) FindTransactionTraces(ctx context.Context, f chainquery.Trans
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	t, version, err := s.findTransaction(ctx, tx, id, f)
+	found, err := s.findTransaction(ctx, tx, id, f)
 	if err != nil {
 		return nil, 0, err
 	}
+	t := found.Transaction
 	if !f.MinTime.IsZero() && t.Timestamp < f.MinTime.Unix() {
 		return []*chainquery.Trace{}, 0, nil // before the chain's trace history
+	}
+	if found.history {
+		return s.historyTransactionTraces(ctx, tx, id, t, f.Page)
 	}
 	args := []any{id, int64(t.BlockNumber), t.Index}
 	var count int
 	if _, err := queryRow(ctx, tx, s.SQL.TransactionTraceCount, args, &count); err != nil {
 		return nil, 0, err
 	}
-	if count == 0 {
-		return s.historyTransactionTraces(ctx, tx, id, t, f.Page)
-	}
 	out := []*chainquery.Trace{}
-	if f.Offset >= count {
+	if f.Offset >= count { // none past the end, and none for a block stored without traces
 		return out, count, nil
 	}
 	var tr chainquery.Trace
 	sc := s.traceRowScan(&tr)
 	err = tx.Query(ctx, s.SQL.TransactionTraces, append(args, f.Limit, f.Offset), sc.dest, sc.each(func() error {
 		row := tr
-		row.Timestamp, row.Version = t.Timestamp, version
+		row.Timestamp, row.Version = t.Timestamp, found.version
 		row.TransactionHash, row.TransactionFrom, row.TransactionTo, row.TransactionStatus = t.Hash, t.From, t.To, t.Status
 		out = append(out, &row)
 		return nil
@@ -95,14 +103,12 @@ func (s *SQLStore) FindTransactionTraces(ctx context.Context, f chainquery.Trans
 }
 
 // historyTransactionTraces returns the page of t's traces and their count
-// from its block's traces in history: none when the block is not history
-// (it holds no trace of t) or was stored without traces.
+// from its history block's traces: none when the block was stored without
+// traces.
 func (s *SQLStore) historyTransactionTraces(ctx context.Context, c StoreConn, chain int64, t *chainquery.Transaction, page chainquery.Page) ([]*chainquery.Trace, int, error) {
 	out := []*chainquery.Trace{}
 	blocks, err := s.loadHistoryBlocks(ctx, c, chain, []uint64{t.BlockNumber})
-	if errors.Is(err, errHistoryMoved) { // no history block: rows without traces
-		return out, 0, nil
-	} else if err != nil {
+	if err != nil {
 		return nil, 0, err
 	}
 	hb := blocks[t.BlockNumber]
