@@ -52,10 +52,15 @@ type LogRangeFilter struct {
 	Page
 }
 
-// MaxLogRangeBlocks is the most blocks one Filter Logs range may hold, a
-// datetime range's blocks included: the range's logs are read and matched
-// one by one (docs/api.md, Filter Logs).
+// MaxLogRangeBlocks is the most blocks one Filter Logs range without an
+// address or a topic0 may hold, a datetime range's blocks included: such a
+// range's logs are read and matched one by one (docs/api.md, Filter Logs).
+// With either, the stores find the matches by index, over any range.
 const MaxLogRangeBlocks = MaxBlockRange
+
+// Keyed reports whether f names an address or a topic0, which the stores
+// index logs by: its range may then be of any length.
+func (f *LogRangeFilter) Keyed() bool { return len(f.Addresses) > 0 || len(f.Topics[0]) > 0 }
 
 // traceRange returns f's range as a TraceFilter's, whose rules and block
 // range conversion it shares.
@@ -67,7 +72,14 @@ func (f *LogRangeFilter) traceRange() *TraceFilter {
 // naming the broken rule: Filter Traces' range rules, and at most
 // MaxFilterAddresses addresses and values of each topic.
 func (f *LogRangeFilter) Validate() error {
-	if err := f.traceRange().Validate(); err != nil {
+	t := f.traceRange()
+	if t.FromBlock != nil && t.ToBlock != nil && *t.ToBlock >= *t.FromBlock {
+		if !f.Keyed() && *t.ToBlock-*t.FromBlock >= MaxLogRangeBlocks {
+			return Errorf(EINVALID, "without an address or a topic0, a block range must not exceed %d blocks (to_block - from_block must be at most %d)", MaxLogRangeBlocks, MaxLogRangeBlocks-1)
+		}
+		t.ToBlock = t.FromBlock // its length is checked: the rules left are those of its ends
+	}
+	if err := t.Validate(); err != nil {
 		return err
 	}
 	if len(f.Addresses) > MaxFilterAddresses {
@@ -83,11 +95,11 @@ func (f *LogRangeFilter) Validate() error {
 
 // BlockRange turns f's range into an inclusive block range, as
 // TraceFilter.BlockRange does, and returns EINVALID when a datetime range
-// holds more than MaxLogRangeBlocks blocks.
+// holds more than MaxLogRangeBlocks blocks and f is not Keyed.
 func (f *LogRangeFilter) BlockRange(firstAtOrAfter, lastAtOrBefore func(ts int64) (uint64, bool, error)) (lo, hi uint64, ok bool, err error) {
 	lo, hi, ok, err = f.traceRange().BlockRange(firstAtOrAfter, lastAtOrBefore)
-	if ok && hi-lo >= MaxLogRangeBlocks {
-		return 0, 0, false, Errorf(EINVALID, "the datetime range holds %d blocks; a Filter Logs range must hold at most %d", hi-lo+1, MaxLogRangeBlocks)
+	if ok && !f.Keyed() && hi-lo >= MaxLogRangeBlocks {
+		return 0, 0, false, Errorf(EINVALID, "the datetime range holds %d blocks; without an address or a topic0, a Filter Logs range must hold at most %d", hi-lo+1, MaxLogRangeBlocks)
 	}
 	return lo, hi, ok, err
 }

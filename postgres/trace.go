@@ -216,6 +216,26 @@ func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64)
 		ORDER BY k.b`, []any{chain, dir, addrs, first, last}
 }
 
+// logPostingsFrom is the FROM of a search of log_postings for the rows of
+// keys ($3) of kind ($2), one bucket at a time from $4 to $5, as c, in
+// bucket order (bucketRow says why a search per bucket).
+const logPostingsFrom = `generate_series($4::bigint, $5::bigint) k (b) CROSS JOIN unnest($3::bytea[]) a (key)
+		CROSS JOIN LATERAL (SELECT n, list FROM log_postings
+			WHERE chain = $1 AND bucket = k.b AND kind = $2 AND key = a.key LIMIT 1) c`
+
+// logPostingCountsSQL counts the logs of keys of kind in each bucket from
+// first to last.
+func logPostingCountsSQL(chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {
+	return `SELECT k.b, sum(c.n)::bigint FROM ` + logPostingsFrom + ` GROUP BY k.b ORDER BY k.b`,
+		[]any{chain, kind, keys, first, last}
+}
+
+// logPostingsSQL reads the posting lists of keys of kind over the buckets
+// first to last.
+func logPostingsSQL(chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {
+	return `SELECT k.b, c.list FROM ` + logPostingsFrom + ` ORDER BY k.b`, []any{chain, kind, keys, first, last}
+}
+
 // historyBlocksSQL returns the statement reading the segments of kinds
 // (the transactions' and the traces', or the transactions' and the logs')
 // of history blocks, with their stamps.

@@ -27,6 +27,10 @@ type bulkTable struct {
 // INSERTs add to the rows that exist.
 var traceCounts = sqlstore.StoreTable{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n", "list"}}
 
+// logPostings is the table of sqlstore.BlockBatch.AddLogPostings: its
+// INSERTs add to the rows that exist.
+var logPostings = sqlstore.StoreTable{Name: "log_postings", Columns: []string{"chain", "kind", "key", "bucket", "n", "list"}}
+
 // bulkTables are the tables of a block batch (sqlstore.BlockTables,
 // sqlstore.HistoryTables, and traceCounts), by name.
 //
@@ -41,7 +45,7 @@ var traceCounts = sqlstore.StoreTable{Name: "trace_counts", Columns: []string{"c
 // 34.2 / 33.0 blocks/s (docs/benchmarks.md).
 var bulkTables = func() map[string]bulkTable {
 	m := map[string]bulkTable{}
-	for _, t := range append(append(sqlstore.BlockTables(), sqlstore.HistoryTables()...), traceCounts) {
+	for _, t := range append(append(sqlstore.BlockTables(), sqlstore.HistoryTables()...), traceCounts, logPostings) {
 		head := "INSERT OR FAIL INTO " + t.Name + " (" + strings.Join(t.Columns, ", ") + ") VALUES "
 		tuple := "(" + placeholders(len(t.Columns)) + ")"
 		tail := ""
@@ -51,6 +55,10 @@ var bulkTables = func() map[string]bulkTable {
 			// || makes text of blobs, byte for byte; CAST keeps a blob.
 			tail = ` ON CONFLICT (chain, bucket, dir, address) DO UPDATE SET n = n + excluded.n,
 				list = CASE WHEN excluded.list IS NULL THEN list ELSE CAST(coalesce(list, x'') || excluded.list AS BLOB) END`
+		}
+		if t.Name == logPostings.Name {
+			tail = ` ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = n + excluded.n,
+				list = CAST(list || excluded.list AS BLOB)`
 		}
 		var b bulkTable
 		for n := bulkRows; n >= 1; n /= 2 {

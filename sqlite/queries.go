@@ -110,16 +110,24 @@ var queries = sqlstore.StoreSQL{
 		DeleteHistory: []string{
 			`DELETE FROM history_segments WHERE chain = ? AND number >= ?`,
 			`DELETE FROM history_tx_hashes WHERE chain = ? AND block_number >= ?`,
+			`DELETE FROM log_postings WHERE chain = ?1 AND bucket >= ?2 / 100`,
 		},
 		HistorySegments: `SELECT number, kind, data FROM history_segments WHERE chain = ? AND number BETWEEN ? AND ?
 			ORDER BY number, kind`,
-		HistorySegment:   `SELECT data FROM history_segments WHERE chain = ? AND number = ? AND kind = ?`,
-		HistoryBlocks:    historyBlocksSQL("0, 2"),
-		HistoryLogBlocks: historyBlocksSQL("1"),
-		HistoryPostings:  historyPostingsSQL,
-		ClearLists:       `UPDATE trace_counts SET list = NULL WHERE chain = ? AND bucket >= ? AND list IS NOT NULL`,
-		HistoryTxBlocks:  `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
-		HistoryStamps:    historyStampsSQL,
+		HistorySegment:    `SELECT data FROM history_segments WHERE chain = ? AND number = ? AND kind = ?`,
+		HistoryBlocks:     historyBlocksSQL("0, 2"),
+		HistoryLogBlocks:  historyBlocksSQL("1"),
+		HistoryPostings:   historyPostingsSQL,
+		LogsFrom:          `SELECT logs_from FROM history WHERE chain = ?`,
+		SetLogsFrom:       `UPDATE history SET logs_from = ?2 WHERE chain = ?1`,
+		LowerLogsFrom:     `UPDATE history SET logs_from = min(logs_from, ?2) WHERE chain = ?1`,
+		LastBlockBelow:    `SELECT max(number) FROM blocks WHERE chain = ? AND number < ?`,
+		LogPostingCounts:  logPostingCountsSQL,
+		LogPostings:       logPostingsSQL,
+		DeleteLogPostings: `DELETE FROM log_postings WHERE chain = ? AND bucket = ?`,
+		ClearLists:        `UPDATE trace_counts SET list = NULL WHERE chain = ? AND bucket >= ? AND list IS NOT NULL`,
+		HistoryTxBlocks:   `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
+		HistoryStamps:     historyStampsSQL,
 	},
 
 	RecordRewrite: `INSERT INTO rewrites (chain, seq, from_height)
@@ -224,19 +232,39 @@ func rangeLogWhere(chain, lo, hi int64, f *chainquery.LogRangeFilter) (string, [
 
 func rangeLogCountSQL(chain, lo, hi int64, f *chainquery.LogRangeFilter) (string, []any) {
 	where, args := rangeLogWhere(chain, lo, hi, f)
-	return `SELECT count(*) FROM logs l` + where, args
+	return `SELECT count(*) FROM logs l` + logIndex(f) + where, args
 }
 
-// rangeLogPageSQL reads the page's logs in primary key order, each joined
-// to its transaction and block by key.
+// logIndex is the index a range of logs is read through: by address or by
+// topic0 when the filter names one (migration 0012), else the primary key.
+// Without statistics SQLite takes the primary key's range of blocks over
+// either, and reads every log of the range.
+func logIndex(f *chainquery.LogRangeFilter) string {
+	switch {
+	case len(f.Addresses) > 0:
+		return ` INDEXED BY logs_address`
+	case len(f.Topics[0]) > 0:
+		return ` INDEXED BY logs_topic0`
+	}
+	return ""
+}
+
+// rangeLogPageSQL reads the page's logs in API order, each joined to its
+// transaction and block by key (CROSS JOIN: the logs drive, where the
+// planner without statistics drove two addresses' page from the range's
+// transactions).
 func rangeLogPageSQL(chain, lo, hi int64, f *chainquery.LogRangeFilter, limit, offset int) (string, []any) {
 	where, args := rangeLogWhere(chain, lo, hi, f)
+	order := `l.block_number, l.tx_index, l.log_index` // the primary key's, the same
+	if logIndex(f) != "" {
+		order = `l.block_number, l.log_index` // the index's
+	}
 	return `SELECT l.block_number, b.timestamp, l.tx_index, x.hash, x.from_addr, x.to_addr,
 			l.log_index, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data
-		FROM logs l JOIN transactions x INDEXED BY transactions_key
+		FROM logs l` + logIndex(f) + ` CROSS JOIN transactions x INDEXED BY transactions_key
 			ON x.chain = l.chain AND x.block_number = l.block_number AND x.tx_index = l.tx_index
-		JOIN blocks b ON b.chain = l.chain AND b.number = l.block_number` + where + `
-		ORDER BY l.block_number, l.tx_index, l.log_index LIMIT ? OFFSET ?`, append(args, limit, offset)
+		CROSS JOIN blocks b ON b.chain = l.chain AND b.number = l.block_number` + where + `
+		ORDER BY ` + order + ` LIMIT ? OFFSET ?`, append(args, limit, offset)
 }
 
 // transactionSQL looks a transaction up as qLogTransaction does, with all

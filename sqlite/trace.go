@@ -166,6 +166,24 @@ func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64)
 		ORDER BY bucket`, appendBlobs(append(args, dir), addrs)
 }
 
+// logPostingCountsSQL counts the logs of keys of kind in each bucket from
+// first to last: a seek per bucket and key, in bucket order (bucketsIn).
+func logPostingCountsSQL(chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {
+	in, args := bucketsIn([]any{chain}, first, last)
+	return `SELECT bucket, sum(n) FROM log_postings
+		WHERE chain = ? AND bucket IN (` + in + `) AND kind = ? AND key IN (` + placeholders(len(keys)) + `)
+		GROUP BY bucket ORDER BY bucket`, appendBlobs(append(args, kind), keys)
+}
+
+// logPostingsSQL reads the posting lists of keys of kind over the buckets
+// first to last: a seek per bucket and key, in bucket order.
+func logPostingsSQL(chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {
+	in, args := bucketsIn([]any{chain}, first, last)
+	return `SELECT bucket, list FROM log_postings
+		WHERE chain = ? AND bucket IN (` + in + `) AND kind = ? AND key IN (` + placeholders(len(keys)) + `)
+		ORDER BY bucket`, appendBlobs(append(args, kind), keys)
+}
+
 // shortBuckets is the longest stretch of buckets that bucketsIn names one
 // by one.
 const shortBuckets = 4

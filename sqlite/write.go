@@ -94,6 +94,15 @@ func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCo
 	return wrap(b.db.insert(ctx, b.sqlTx, &t))
 }
 
+// AddLogPostings upserts the rows in bulk (bulk.go).
+func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.TraceCountRow) error {
+	t := sqlstore.StoreTable{Name: logPostings.Name, Columns: logPostings.Columns, Values: make([]any, 0, 6*len(rows))}
+	for _, r := range rows {
+		t.Values = append(t.Values, b.chain, r.Dir, r.Address, r.Bucket, r.N, r.List)
+	}
+	return wrap(b.db.insert(ctx, b.sqlTx, &t))
+}
+
 // uncountTracesSQL takes the traces of the blocks whose number matches cond
 // (on ?2; ?1 is the chain) off trace_counts, before they are deleted. The
 // WHERE true keeps SQLite from reading ON CONFLICT as a join's ON.

@@ -198,7 +198,12 @@ func (s *SQLStore) thaw(ctx context.Context, b BlockBatch, chain int64, from uin
 	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, rowBodies); err != nil {
 		return err
 	}
-	_, err = b.Exec(ctx, s.SQL.SetHistoryBelow, chain, lo)
+	if _, err := b.Exec(ctx, s.SQL.SetHistoryBelow, chain, lo); err != nil {
+		return err
+	}
+	// History below lo whose logs are not listed stays so; what is frozen
+	// from lo up again is listed.
+	_, err = b.Exec(ctx, s.SQL.LowerLogsFrom, chain, lo)
 	return err
 }
 

@@ -31,10 +31,11 @@ type historyBuilder struct {
 	counted bool // the traces are not counted yet: flush adds their counts too
 	lists   map[bucketKey][]history.Posting
 	all     map[int64]int64 // every trace, by bucket (counted only)
+	logs    logLists
 }
 
 func newHistoryBuilder(chain int64, counted bool) *historyBuilder {
-	return &historyBuilder{chain: chain, counted: counted, lists: map[bucketKey][]history.Posting{}, all: map[int64]int64{}}
+	return &historyBuilder{chain: chain, counted: counted, lists: map[bucketKey][]history.Posting{}, all: map[int64]int64{}, logs: logLists{}}
 }
 
 // segments is a block's three history segments, encoded.
@@ -95,6 +96,7 @@ func (h *historyBuilder) add(segs, hashes *StoreTable, d *chainquery.BlockData, 
 		}
 	}
 	h.addTraces(d)
+	h.logs.add(d)
 }
 
 // addTraces adds the traces of block d, in API order, to the lists.
@@ -157,6 +159,9 @@ func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
 	}
 	clear(h.lists)
 	clear(h.all)
+	if err := h.logs.flush(ctx, b); err != nil {
+		return err
+	}
 	if len(rows) == 0 {
 		return nil
 	}

@@ -32,7 +32,7 @@ func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([
 	}
 	m := &logMatcher{f: &f, page: []*chainquery.Log{}}
 	if int64(lo) < below {
-		if err := s.historyRangeLogs(ctx, tx, id, lo, min(hi, uint64(below-1)), m); err != nil {
+		if err := s.historyRangeMatches(ctx, tx, id, lo, min(hi, uint64(below-1)), m); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -61,6 +61,42 @@ func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([
 		m.count += n
 	}
 	return m.page, m.count, nil
+}
+
+// historyRangeMatches hands m the logs of the history blocks lo to hi that match
+// its filter: by the posting lists when the filter names an address or a
+// topic0 (postingRangeLogs), else, and in blocks whose logs are not in the
+// lists yet, by matching every log of the range, which then must not hold
+// more than chainquery.MaxLogRangeBlocks blocks.
+func (s *SQLStore) historyRangeMatches(ctx context.Context, c StoreConn, chain int64, lo, hi uint64, m *logMatcher) error {
+	listed := uint64(0)
+	if _, _, keyed := logPostingKeys(m.f); keyed {
+		from, err := s.logsFrom(ctx, c, chain)
+		if err != nil {
+			return err
+		}
+		listed = max(lo, uint64(from))
+	} else {
+		listed = hi + 1
+	}
+	if lo < listed {
+		end := min(hi, listed-1)
+		if end-lo >= chainquery.MaxLogRangeBlocks {
+			return chainquery.Errorf(chainquery.EUNAVAILABLE, "the logs of blocks %d to %d are not indexed by address and topic yet (chainquery migrate indexes them); ask for at most %d of those blocks at a time",
+				lo, listed-1, chainquery.MaxLogRangeBlocks)
+		}
+		numbers := make([]uint64, 0, end-lo+1)
+		for n := lo; n <= end; n++ {
+			numbers = append(numbers, n)
+		}
+		if err := s.historyRangeLogs(ctx, c, chain, numbers, m); err != nil {
+			return err
+		}
+	}
+	if listed <= hi {
+		return s.postingRangeLogs(ctx, c, chain, listed, hi, m)
+	}
+	return nil
 }
 
 // LogConditions returns f's address and topic conditions as the columns
@@ -100,58 +136,27 @@ func (m *logMatcher) counted() bool {
 	return m.count > m.f.Offset && len(m.page) < m.f.Limit
 }
 
-// historyRangeLogs hands the logs of the history blocks lo to hi to m, in
-// order. Blocks whose logs the decoded cache holds are matched there; the
-// others' log segments are read in one statement and matched by their
-// address and topic columns alone (history.MatchLogs), and decoded whole
-// only where the page has a log. Only the page's logs are copied and given
-// their block's and transaction's fields, so that the transactions segment
-// is decoded for the page's blocks alone. (Decoding every block's logs and
-// transactions whole was 90% of serve's CPU on Filter Logs.)
-func (s *SQLStore) historyRangeLogs(ctx context.Context, c StoreConn, chain int64, lo, hi uint64, m *logMatcher) error {
-	numbers := make([]uint64, 0, hi-lo+1)
-	for n := lo; n <= hi; n++ {
-		numbers = append(numbers, n)
-	}
-	stamps, err := s.historyStamps(ctx, c, chain, numbers)
+// historyRangeLogs hands the logs of the history blocks numbers (in
+// order; the heights without a block are passed) to m. Blocks whose logs
+// the decoded cache holds are matched there; the others' log segments are
+// read in one statement and matched by their address and topic columns
+// alone (history.MatchLogs), and decoded whole only where the page has a
+// log. Only the page's logs are copied and given their block's and
+// transaction's fields, so that the transactions segment is decoded for
+// the page's blocks alone. (Decoding every block's logs and transactions
+// whole was 90% of serve's CPU on Filter Logs.)
+func (s *SQLStore) historyRangeLogs(ctx context.Context, c StoreConn, chain int64, numbers []uint64, m *logMatcher) error {
+	blocks, err := s.logBlocks(ctx, c, chain, numbers)
 	if err != nil {
 		return err
 	}
-	logs := make(map[uint64][]*chainquery.Log, len(stamps))
-	segs := make(map[uint64][]byte)
-	var missing []uint64
 	for _, n := range numbers {
-		st, ok := stamps[n]
-		if !ok {
+		b := blocks[n]
+		if b == nil {
 			continue // no block stored at this height
 		}
-		if v, ok := s.decoded.get(decodedKey{chain, n, st.version, segmentLogs}); ok {
-			logs[n] = v.([]*chainquery.Log)
-		} else {
-			missing = append(missing, n)
-		}
-	}
-	if len(missing) > 0 {
-		var n int64
-		var kind int
-		var data []byte
-		var st stamp
-		q, args := s.SQL.HistoryLogBlocks(chain, missing)
-		err := c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
-			if st != stamps[uint64(n)] {
-				return errHistoryMoved
-			}
-			segs[uint64(n)] = bytes.Clone(data)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for _, n := range numbers {
-		b := &rangeBlock{s: s, c: c, chain: chain, number: n, stamp: stamps[n], logs: logs[n]}
-		if seg, ok := segs[n]; ok {
-			positions, _, err := history.MatchLogs(seg, m.f.MatchesFields)
+		if b.seg != nil {
+			positions, _, err := history.MatchLogs(b.seg, m.f.MatchesFields)
 			if err != nil {
 				return err
 			}
@@ -159,11 +164,8 @@ func (s *SQLStore) historyRangeLogs(ctx context.Context, c StoreConn, chain int6
 				if !m.counted() {
 					continue
 				}
-				if b.logs == nil {
-					if b.logs, err = history.DecodeLogs(seg, n); err != nil {
-						return err
-					}
-					s.decoded.put(decodedKey{chain, n, b.stamp.version, segmentLogs}, b.logs, logsSize(b.logs))
+				if err := b.decode(); err != nil {
+					return err
 				}
 				if i >= len(b.logs) {
 					return history.ErrCorrupt
@@ -174,7 +176,7 @@ func (s *SQLStore) historyRangeLogs(ctx context.Context, c StoreConn, chain int6
 			}
 			continue
 		}
-		for _, l := range b.logs { // none: no block, or one without logs
+		for _, l := range b.logs { // none: a block without logs
 			if m.f.Matches(l) && m.counted() {
 				if err := b.keep(ctx, m, l); err != nil {
 					return err
@@ -185,6 +187,51 @@ func (s *SQLStore) historyRangeLogs(ctx context.Context, c StoreConn, chain int6
 	return nil
 }
 
+// logBlocks returns the stored history blocks among numbers, each with
+// its logs from the decoded cache or else its log segment, read in one
+// statement.
+func (s *SQLStore) logBlocks(ctx context.Context, c StoreConn, chain int64, numbers []uint64) (map[uint64]*rangeBlock, error) {
+	if len(numbers) == 0 {
+		return nil, nil
+	}
+	stamps, err := s.historyStamps(ctx, c, chain, numbers)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]*rangeBlock, len(stamps))
+	var missing []uint64
+	for _, n := range numbers {
+		st, ok := stamps[n]
+		if !ok {
+			continue
+		}
+		b := &rangeBlock{s: s, c: c, chain: chain, number: n, stamp: st}
+		out[n] = b
+		if v, ok := s.decoded.get(decodedKey{chain, n, st.version, segmentLogs}); ok {
+			b.logs = v.([]*chainquery.Log)
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	var n int64
+	var kind int
+	var data []byte
+	var st stamp
+	q, args := s.SQL.HistoryLogBlocks(chain, missing)
+	err = c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
+		b := out[uint64(n)]
+		if b == nil || st != b.stamp {
+			return errHistoryMoved
+		}
+		b.seg = bytes.Clone(data)
+		return nil
+	})
+	return out, err
+}
+
 // rangeBlock is a history block of a Filter Logs range as the page takes
 // its logs: its transactions decoded when the page first needs them.
 type rangeBlock struct {
@@ -193,8 +240,24 @@ type rangeBlock struct {
 	chain   int64
 	number  uint64
 	stamp   stamp
-	logs    []*chainquery.Log
+	seg     []byte            // the log segment, when logs is not decoded yet
+	logs    []*chainquery.Log // shared with the decoded cache
 	byIndex map[int]*chainquery.Transaction
+}
+
+// decode decodes the block's log segment, once, into logs, and keeps them
+// in the decoded cache.
+func (b *rangeBlock) decode() error {
+	if b.logs != nil || b.seg == nil {
+		return nil
+	}
+	logs, err := history.DecodeLogs(b.seg, b.number)
+	if err != nil {
+		return err
+	}
+	b.logs = logs
+	b.s.decoded.put(decodedKey{b.chain, b.number, b.stamp.version, segmentLogs}, logs, logsSize(logs))
+	return nil
 }
 
 // keep adds a copy of l, with its block's and transaction's fields, to the

@@ -281,8 +281,8 @@ type HistorySQL struct {
 	DeleteTip []string
 
 	// DeleteHistory: chain, from (the start of a bucket). Run in order,
-	// they delete the segments and transaction hashes of the blocks at or
-	// above from (the thaw clears their lists).
+	// they delete the segments, transaction hashes and log postings of the
+	// blocks at or above from (the thaw clears their trace lists).
 	DeleteHistory []string
 
 	// HistorySegments: chain, lo, hi → number, kind, data of every
@@ -304,6 +304,26 @@ type HistorySQL struct {
 	// arguments: bucket, address, list of each row of trace_counts with a
 	// list, in bucket order.
 	HistoryPostings func(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any)
+
+	// LogsFrom: chain → logs_from, the lowest history block whose logs
+	// are in log_postings. SetLogsFrom: chain, logs_from. LowerLogsFrom:
+	// chain, from → lowers it to from. LastBlockBelow: chain, number → the
+	// highest stored block below number, NULL when there is none.
+	LogsFrom, SetLogsFrom, LowerLogsFrom, LastBlockBelow string
+
+	// LogPostingCounts returns the statement of the number of logs of keys
+	// of kind in each of the buckets first to last that has some, and its
+	// arguments: bucket, sum(n), in bucket order.
+	LogPostingCounts func(chain int64, kind int, keys [][]byte, first, last int64) (string, []any)
+
+	// LogPostings returns the statement of the posting lists of keys of
+	// kind over the buckets first to last, and its arguments: bucket, list
+	// of each row of log_postings, in bucket order.
+	LogPostings func(chain int64, kind int, keys [][]byte, first, last int64) (string, []any)
+
+	// DeleteLogPostings: chain, bucket → deletes the bucket's rows of
+	// log_postings (a backfill writes them anew).
+	DeleteLogPostings string
 
 	// ClearLists: chain, bucket → sets the lists of the rows of
 	// trace_counts in that bucket and above to NULL.

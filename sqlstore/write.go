@@ -36,6 +36,11 @@ type BlockBatch interface {
 	// take the counts of the traces they delete off trace_counts
 	// themselves.
 	AddTraceCounts(ctx context.Context, rows []TraceCountRow) error
+
+	// AddLogPostings adds each row's N to its row of log_postings and
+	// appends its list to the row's, making the rows missing
+	// (log_postings.go): Dir is the kind, Address the key.
+	AddLogPostings(ctx context.Context, rows []TraceCountRow) error
 }
 
 // StoreTable is a table that a block batch fills, with its rows. Values
@@ -144,6 +149,11 @@ func (s *SQLStore) writeBlocks(ctx context.Context, chain chainquery.Chain, rewi
 		if err := s.freeze(ctx, b, id, uint64(*head)); err != nil {
 			return err
 		}
+	}
+	// History an earlier release wrote gets its log postings a few
+	// buckets a write, as rows become history.
+	if _, err := s.indexLogs(ctx, b, id, maxFreezeBuckets); err != nil {
+		return err
 	}
 	return b.Commit(ctx)
 }

@@ -17,7 +17,9 @@ release keeps every block as rows; this release keeps the blocks more than
 reads both layouts, and ingestion converts a few buckets of 100 blocks with
 each write, so migrate is never required: it converts them all now, a
 transaction of 10 buckets at a time, printing its progress and the time
-left. Stopped, it loses nothing; run again, it goes on where it was. serve
+left, then indexes by address and topic the logs of the history that an
+earlier release wrote (which writes also do, a few buckets each). Stopped,
+it loses nothing; run again, it goes on where it was. serve
 and ingest may run meanwhile.
 `
 
@@ -25,6 +27,7 @@ and ingest may run meanwhile.
 // (sqlstore.SQLStore.ConvertHistory).
 type historyConverter interface {
 	ConvertHistory(ctx context.Context, chain chainquery.Chain, buckets int) (below, target uint64, err error)
+	IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (from uint64, err error)
 }
 
 type migrateCmd struct {
@@ -61,28 +64,64 @@ func (c *migrateCmd) run(ctx context.Context, m *Main) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", chain, err)
 		}
-		if first >= target {
-			continue // no blocks, too few to have history, or converted
+		if first < target {
+			if err := convertHistory(ctx, m, conv, chain, first, target); err != nil {
+				return err
+			}
 		}
-		fmt.Fprintf(m.Stdout, "%s: converting blocks %d to %d into history\n", chain, first, target-1)
-		start := time.Now()
-		for {
-			below, target, err := conv.ConvertHistory(ctx, chain, migrateBuckets)
-			if err != nil {
-				return fmt.Errorf("%s: convert blocks into history: %w", chain, err)
-			}
-			if below >= target {
-				fmt.Fprintf(m.Stdout, "%s: history below block %d, rows above (done in %s)\n", chain, below, time.Since(start).Round(time.Millisecond))
-				break
-			}
-			done := below - first
-			left := time.Duration(float64(time.Since(start)) * float64(target-below) / float64(max(done, 1)))
-			fmt.Fprintf(m.Stdout, "%s: history below block %d of %d (%d%%), about %s left\n",
-				chain, below, target, 100*done/max(target-first, 1), left.Round(time.Second))
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
+		if err := indexLogHistory(ctx, m, conv, chain); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// convertHistory converts chain's rows from first up to target into
+// history.
+func convertHistory(ctx context.Context, m *Main, conv historyConverter, chain chainquery.Chain, first, target uint64) error {
+	fmt.Fprintf(m.Stdout, "%s: converting blocks %d to %d into history\n", chain, first, target-1)
+	start := time.Now()
+	for {
+		below, target, err := conv.ConvertHistory(ctx, chain, migrateBuckets)
+		if err != nil {
+			return fmt.Errorf("%s: convert blocks into history: %w", chain, err)
+		}
+		if below >= target {
+			fmt.Fprintf(m.Stdout, "%s: history below block %d, rows above (done in %s)\n", chain, below, time.Since(start).Round(time.Millisecond))
+			return nil
+		}
+		done := below - first
+		left := time.Duration(float64(time.Since(start)) * float64(target-below) / float64(max(done, 1)))
+		fmt.Fprintf(m.Stdout, "%s: history below block %d of %d (%d%%), about %s left\n",
+			chain, below, target, 100*done/max(target-first, 1), left.Round(time.Second))
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
+
+// indexLogHistory writes the log postings of chain's history written
+// before they existed, from the top down.
+func indexLogHistory(ctx context.Context, m *Main, conv historyConverter, chain chainquery.Chain) error {
+	top, err := conv.IndexLogHistory(ctx, chain, 0) // where it stands
+	if err != nil || top == 0 {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "%s: indexing the logs of blocks below %d by address and topic\n", chain, top)
+	start := time.Now()
+	for {
+		from, err := conv.IndexLogHistory(ctx, chain, migrateBuckets)
+		if err != nil {
+			return fmt.Errorf("%s: index logs: %w", chain, err)
+		}
+		if from == 0 {
+			fmt.Fprintf(m.Stdout, "%s: logs indexed (done in %s)\n", chain, time.Since(start).Round(time.Millisecond))
+			return nil
+		}
+		left := time.Duration(float64(time.Since(start)) * float64(from) / float64(max(top-from, 1)))
+		fmt.Fprintf(m.Stdout, "%s: logs indexed from block %d (%d%%), about %s left\n", chain, from, 100*(top-from)/top, left.Round(time.Second))
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
 }

@@ -172,51 +172,7 @@ func checkSameAnswers(t *testing.T, want, got chainquery.Store) {
 		return nil, err
 	})
 
-	// Filter Logs over ranges of at most 100 blocks, in history, across
-	// the boundary and in rows: every log, the busiest emitter, its
-	// commonest topic0, and a topic1 of it.
-	emitted, topics0 := map[chainquery.Address]int{}, map[chainquery.Hash]int{}
-	var someTopic1 chainquery.Hash
-	for _, d := range blocks {
-		for _, l := range d.Logs {
-			emitted[l.Address]++
-			if len(l.Topics) > 0 {
-				topics0[l.Topics[0]]++
-			}
-			if len(l.Topics) > 1 && someTopic1 == (chainquery.Hash{}) {
-				someTopic1 = l.Topics[1]
-			}
-		}
-	}
-	busiest, commonest := chainquery.Address{}, chainquery.Hash{}
-	for a, n := range emitted {
-		if n > emitted[busiest] || n == emitted[busiest] && bytes.Compare(a[:], busiest[:]) < 0 {
-			busiest = a
-		}
-	}
-	for h, n := range topics0 {
-		if n > topics0[commonest] || n == topics0[commonest] && bytes.Compare(h[:], commonest[:]) < 0 {
-			commonest = h
-		}
-	}
-	for _, r := range [][2]uint64{{first, first + 99}, {HistoryBoundary - 50, HistoryBoundary + 20}, {HistoryBoundary, last}} {
-		lo, hi := r[0], r[1]
-		for _, lf := range []chainquery.LogRangeFilter{
-			{},
-			{Addresses: []chainquery.Address{busiest}},
-			{Topics: [4][]chainquery.Hash{{commonest}}},
-			{Addresses: []chainquery.Address{busiest}, Topics: [4][]chainquery.Hash{{commonest}, {someTopic1}}},
-		} {
-			lf.Chain, lf.FromBlock, lf.ToBlock = chainquery.Polygon, &lo, &hi
-			for _, pg := range []chainquery.Page{{Limit: 50}, {Offset: 37, Limit: 50}, {Offset: 100_000, Limit: 5}} {
-				lf.Page = pg
-				same(fmt.Sprintf("logs of blocks %d to %d, %d addresses, %+v", lo, hi, len(lf.Addresses), pg), func(s chainquery.Store) (any, error) {
-					l, c, err := s.FindLogs(ctx, lf)
-					return []any{l, c}, err
-				})
-			}
-		}
-	}
+	checkSameLogs(t, same, blocks)
 
 	// Addresses by how often they receive and send calls.
 	to, from := map[chainquery.Address]int{}, map[chainquery.Address]int{}
@@ -292,4 +248,170 @@ func brief(v any) string {
 		s = s[:2000] + "..."
 	}
 	return s
+}
+
+// checkSameLogs requires Filter Logs to answer alike (same) over ranges
+// in history, across the boundary and in rows, of at most 100 blocks and,
+// for filters that name an address or a topic0, over all of blocks: every
+// log, the busiest emitter, two emitters, a cold one, the commonest
+// topic0, the busiest emitter's commonest topic0 (with a topic1 of it or
+// not), at offsets from 0 to past the end.
+func checkSameLogs(t *testing.T, same func(string, func(chainquery.Store) (any, error)), blocks []*chainquery.BlockData) {
+	ctx := context.Background()
+	first, last := blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number
+	emitted, topics0 := map[chainquery.Address]int{}, map[chainquery.Hash]int{}
+	pairs := map[[2]any]int{}
+	for _, d := range blocks {
+		for _, l := range d.Logs {
+			emitted[l.Address]++
+			if len(l.Topics) > 0 {
+				topics0[l.Topics[0]]++
+				pairs[[2]any{l.Address, l.Topics[0]}]++
+			}
+		}
+	}
+	byCount := func(m map[chainquery.Address]int) []chainquery.Address {
+		out := make([]chainquery.Address, 0, len(m))
+		for a := range m {
+			out = append(out, a)
+		}
+		slices.SortFunc(out, func(a, b chainquery.Address) int { return cmp.Or(m[b]-m[a], slices.Compare(a[:], b[:])) })
+		return out
+	}
+	emitters := byCount(emitted)
+	busiest, cold := emitters[0], emitters[len(emitters)/2]
+	commonest := chainquery.Hash{}
+	for h, n := range topics0 {
+		if n > topics0[commonest] || n == topics0[commonest] && bytes.Compare(h[:], commonest[:]) < 0 {
+			commonest = h
+		}
+	}
+	// The busiest emitter's commonest event, and a topic1 it was emitted
+	// with.
+	var event, someTopic1 chainquery.Hash
+	for k, n := range pairs {
+		if k[0] != busiest {
+			continue
+		}
+		h := k[1].(chainquery.Hash)
+		if n > pairs[[2]any{busiest, event}] || n == pairs[[2]any{busiest, event}] && bytes.Compare(h[:], event[:]) < 0 {
+			event = h
+		}
+	}
+	for _, d := range blocks {
+		for _, l := range d.Logs {
+			if l.Address == busiest && len(l.Topics) > 1 && l.Topics[0] == event && someTopic1 == (chainquery.Hash{}) {
+				someTopic1 = l.Topics[1]
+			}
+		}
+	}
+	type filter struct {
+		f     chainquery.LogRangeFilter
+		count int // of the whole of blocks
+	}
+	filters := []filter{
+		{f: chainquery.LogRangeFilter{}},
+		{f: chainquery.LogRangeFilter{Addresses: []chainquery.Address{busiest}}, count: emitted[busiest]},
+		{f: chainquery.LogRangeFilter{Addresses: []chainquery.Address{cold, busiest}}, count: emitted[busiest] + emitted[cold]},
+		{f: chainquery.LogRangeFilter{Addresses: []chainquery.Address{cold}}, count: emitted[cold]},
+		{f: chainquery.LogRangeFilter{Topics: [4][]chainquery.Hash{{commonest}}}, count: topics0[commonest]},
+		{f: chainquery.LogRangeFilter{Addresses: []chainquery.Address{busiest, cold}, Topics: [4][]chainquery.Hash{{event, commonest}}},
+			count: pairs[[2]any{busiest, event}] + pairs[[2]any{busiest, commonest}] + pairs[[2]any{cold, event}] + pairs[[2]any{cold, commonest}]},
+		{f: chainquery.LogRangeFilter{Addresses: []chainquery.Address{busiest}, Topics: [4][]chainquery.Hash{{event}, {someTopic1}}}, count: -1},
+	}
+	if pairs[[2]any{busiest, event}] < 50 {
+		t.Fatalf("the busiest emitter's commonest event has %d logs; the blocks are not Polygon's shape", pairs[[2]any{busiest, event}])
+	}
+	for _, r := range [][2]uint64{{first, first + 99}, {HistoryBoundary - 50, HistoryBoundary + 20}, {HistoryBoundary, last}, {first, last}, {first + 5, last - 5}} {
+		lo, hi := r[0], r[1]
+		for _, x := range filters {
+			lf := x.f
+			if hi-lo >= chainquery.MaxLogRangeBlocks && !lf.Keyed() {
+				continue
+			}
+			lf.Chain, lf.FromBlock, lf.ToBlock = chainquery.Polygon, &lo, &hi
+			pages := []chainquery.Page{{Limit: 50}, {Offset: 37, Limit: 50}, {Offset: 100_000, Limit: 5}}
+			if x.count > 0 {
+				pages = append(pages, chainquery.Page{Offset: x.count / 3, Limit: 50}, chainquery.Page{Offset: x.count - 20, Limit: 50})
+			}
+			for _, pg := range pages {
+				lf.Page = pg
+				same(fmt.Sprintf("logs of blocks %d to %d, %d addresses, topics %v, %+v", lo, hi, len(lf.Addresses), lf.Topics, pg), func(s chainquery.Store) (any, error) {
+					l, c, err := s.FindLogs(ctx, lf)
+					return []any{l, c}, err
+				})
+			}
+		}
+	}
+}
+
+// LogIndexer is a store that indexes by address and topic the logs of
+// history written before it did (sqlstore.SQLStore.IndexLogHistory).
+type LogIndexer interface {
+	IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (uint64, error)
+}
+
+// CheckLogIndexBackfill writes the blocks of CheckHistory into want, as
+// rows, and into got, turned into history whose logs conn then takes out
+// of log_postings, as migration 0012 finds history an earlier release
+// wrote. Filter Logs must then answer ranges of at most 100 blocks from
+// the segments, refuse longer ones (EUNAVAILABLE), and, once
+// IndexLogHistory has gone down to 0 a bucket at a time, answer every
+// range as want does.
+func CheckLogIndexBackfill(t *testing.T, want, got chainquery.Store, conn sqlstore.StoreConn) {
+	ctx := context.Background()
+	for _, s := range []chainquery.Store{want, got} {
+		must(t, s.WriteBlocks(ctx, chainquery.Polygon, polygonHistoryBlocks(t)))
+	}
+	f, ok := got.(HistoryFreezer)
+	ix, ok2 := got.(LogIndexer)
+	if !ok || !ok2 {
+		t.Fatalf("%T keeps no history, or does not index its logs", got)
+	}
+	must(t, f.FreezeHistory(ctx, chainquery.Polygon, HistoryBoundary))
+	for _, q := range []string{`DELETE FROM log_postings`, `UPDATE history SET logs_from = below`} {
+		_, err := conn.Exec(ctx, q)
+		must(t, err)
+	}
+	same := func(what string, read func(s chainquery.Store) (any, error)) {
+		t.Helper()
+		w, werr := read(want)
+		g, gerr := read(got)
+		if werr != nil || gerr != nil {
+			t.Fatalf("%s: error %v from history, %v from rows", what, gerr, werr)
+		}
+		if !reflect.DeepEqual(g, w) {
+			t.Fatalf("%s: history answers\n%s\nrows answer\n%s", what, brief(g), brief(w))
+		}
+	}
+	blocks := polygonHistoryBlocks(t)
+	addr := blocks[0].Logs[0].Address
+	for _, r := range [][2]uint64{{HistoryBoundary - 100, HistoryBoundary - 1}, {HistoryBoundary - 30, HistoryBoundary + 20}} {
+		lf := chainquery.LogRangeFilter{Chain: chainquery.Polygon, FromBlock: &r[0], ToBlock: &r[1], Addresses: []chainquery.Address{addr}, Page: chainquery.Page{Limit: 20}}
+		same(fmt.Sprintf("logs of blocks %d to %d, not indexed", r[0], r[1]), func(s chainquery.Store) (any, error) {
+			l, c, err := s.FindLogs(ctx, lf)
+			return []any{l, c}, err
+		})
+	}
+	lo, hi := blocks[0].Block.Number, HistoryBoundary+20
+	_, _, err := got.FindLogs(ctx, chainquery.LogRangeFilter{Chain: chainquery.Polygon, FromBlock: &lo, ToBlock: &hi, Addresses: []chainquery.Address{addr}, Page: chainquery.Page{Limit: 20}})
+	wantCode(t, err, chainquery.EUNAVAILABLE)
+
+	from, err := ix.IndexLogHistory(ctx, chainquery.Polygon, 0)
+	must(t, err)
+	if from != HistoryBoundary {
+		t.Fatalf("logs indexed from %d before the backfill, want %d", from, HistoryBoundary)
+	}
+	for steps := 0; from > 0; steps++ {
+		if steps > 3 {
+			t.Fatalf("logs still indexed from %d only after %d steps", from, steps)
+		}
+		next, err := ix.IndexLogHistory(ctx, chainquery.Polygon, 1)
+		must(t, err)
+		if next >= from || next%sqlstore.TraceCountBlocks != 0 {
+			t.Fatalf("a step of the backfill moved logs_from from %d to %d", from, next)
+		}
+		from = next
+	}
+	checkSameLogs(t, same, blocks)
 }

@@ -104,6 +104,8 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 	}{
 		{"no condition", chainquery.LogRangeFilter{}},
 		{"an address and two topic0s", chainquery.LogRangeFilter{Addresses: []chainquery.Address{x}, Topics: [4][]chainquery.Hash{{topic, {1}}}}},
+		{"two addresses", chainquery.LogRangeFilter{Addresses: []chainquery.Address{x, {2}}}},
+		{"a topic0 and a topic2", chainquery.LogRangeFilter{Topics: [4][]chainquery.Hash{{topic}, nil, {{3}}}}},
 	} {
 		count, countArgs := sql.RangeLogCount(a.Chain, int64(lo), int64(hi), &lf.f)
 		pageSQL, pageArgs := sql.RangeLogPage(a.Chain, int64(lo), int64(hi), &lf.f, 10, 0)
@@ -111,6 +113,14 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 			PlanQuery{Name: "Filter Logs count, " + lf.name, SQL: count, Args: countArgs},
 			PlanQuery{Name: "Filter Logs page, " + lf.name, SQL: pageSQL, Args: pageArgs, Walks: 1})
 	}
+	pair := append(append([]byte{}, x[:]...), topic[:]...)
+	counts, countsArgs := sql.LogPostingCounts(a.Chain, 2, [][]byte{pair}, 1, 500)
+	lists, listsArgs := sql.LogPostings(a.Chain, 0, [][]byte{x[:], {2}}, 7, 8)
+	longLists, longListsArgs := sql.LogPostings(a.Chain, 1, [][]byte{topic[:]}, 7, 20)
+	out = append(out,
+		PlanQuery{Name: "Filter Logs in history: the matches of each bucket of 500", SQL: counts, Args: countsArgs},
+		PlanQuery{Name: "Filter Logs in history: the lists of two addresses in two buckets", SQL: lists, Args: listsArgs},
+		PlanQuery{Name: "Filter Logs in history: the lists of a topic0 in 14 buckets", SQL: longLists, Args: longListsArgs})
 	return append(out,
 		PlanQuery{Name: "Filter Traces offset by blocks", SQL: sql.BlockTraceCounts, Args: []any{a.Chain, int64(lo), int64(hi)}},
 		PlanQuery{Name: "datetime range start", SQL: sql.FirstBlockAtOrAfter, Args: []any{a.Chain, a.Time}},

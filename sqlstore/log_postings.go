@@ -1,0 +1,373 @@
+package sqlstore
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/history"
+)
+
+// The logs of history blocks are found by posting lists, as their traces
+// are: per bucket of TraceCountBlocks heights and key, the places of the
+// logs with that key (log_postings, migration 0012). A key is an address,
+// a topic0, or both (the kinds below); a place is (block, 0, position of
+// the log in its block's log segment). So Filter Logs with an address or a
+// topic0 counts its matches by the rows' n, a sum per bucket of the range
+// whatever the matches, and reads the page's lists alone.
+
+// Kinds of key of log_postings.
+const (
+	logKeyAddress       = 0 // the emitting contract's address
+	logKeyTopic0        = 1 // the first topic, the event's signature
+	logKeyAddressTopic0 = 2 // both, the address first
+)
+
+// logKey names a list a write builds.
+type logKey struct {
+	kind   int
+	key    string
+	bucket int64
+}
+
+// logLists gathers the posting lists of the logs of the history blocks a
+// write adds.
+type logLists map[logKey][]history.Posting
+
+// add adds the logs of block d, in log index order (canonical), to the
+// lists.
+func (ls logLists) add(d *chainquery.BlockData) {
+	n := d.Block.Number
+	bucket := int64(n / TraceCountBlocks)
+	for i, l := range d.Logs {
+		p := history.Posting{Block: n, Pos: uint32(i)}
+		ls.put(logKey{logKeyAddress, string(l.Address[:]), bucket}, p)
+		if len(l.Topics) > 0 {
+			ls.put(logKey{logKeyTopic0, string(l.Topics[0][:]), bucket}, p)
+			ls.put(logKey{logKeyAddressTopic0, string(l.Address[:]) + string(l.Topics[0][:]), bucket}, p)
+		}
+	}
+}
+
+func (ls logLists) put(k logKey, p history.Posting) { ls[k] = append(ls[k], p) }
+
+// flush adds the lists to log_postings, in its key's order, and empties
+// them.
+func (ls logLists) flush(ctx context.Context, b BlockBatch) error {
+	if len(ls) == 0 {
+		return nil
+	}
+	rows := make([]TraceCountRow, 0, len(ls))
+	for k, ps := range ls {
+		// A backfill reads its blocks in the database's order.
+		slices.SortFunc(ps, func(x, y history.Posting) int { return cmp.Compare(x.Block, y.Block)*2 + cmp.Compare(x.Pos, y.Pos) })
+		list, err := history.AppendPostings(nil, ps)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, TraceCountRow{Dir: k.kind, Address: []byte(k.key), Bucket: k.bucket, N: int64(len(ps)), List: list})
+	}
+	clear(ls)
+	slices.SortFunc(rows, func(x, y TraceCountRow) int {
+		return cmp.Or(cmp.Compare(x.Bucket, y.Bucket), cmp.Compare(x.Dir, y.Dir), bytes.Compare(x.Address, y.Address))
+	})
+	return b.AddLogPostings(ctx, rows)
+}
+
+// logPostingKeys returns the kind and the keys of log_postings whose lists
+// hold every log that f's address and topic0 conditions let through, and
+// no other; ok is false when f has neither.
+func logPostingKeys(f *chainquery.LogRangeFilter) (kind int, keys [][]byte, ok bool) {
+	addrs := addressBytes(uniqueAddresses(f.Addresses))
+	var topics [][]byte
+	for i, t := range f.Topics[0] {
+		if !slices.Contains(f.Topics[0][:i], t) {
+			topics = append(topics, t[:])
+		}
+	}
+	switch {
+	case len(addrs) > 0 && len(topics) > 0:
+		for _, a := range addrs {
+			for _, t := range topics {
+				keys = append(keys, append(slices.Clip(a), t...))
+			}
+		}
+		return logKeyAddressTopic0, keys, true
+	case len(addrs) > 0:
+		return logKeyAddress, addrs, true
+	case len(topics) > 0:
+		return logKeyTopic0, topics, true
+	}
+	return 0, nil, false
+}
+
+// logsFrom returns the lowest history block of chain whose logs are in
+// log_postings.
+func (s *SQLStore) logsFrom(ctx context.Context, c StoreConn, chain int64) (int64, error) {
+	var from int64
+	_, err := queryRow(ctx, c, s.SQL.LogsFrom, []any{chain}, &from)
+	return from, err
+}
+
+// postingRangeLogs hands m the logs of the history blocks lo to hi (whose
+// logs are in log_postings) that match its filter, which names an address
+// or a topic0. The lists' counts, bucket by bucket, give the range's count
+// and the buckets where the page lies; only those buckets' lists are read
+// (and the range's edge buckets', to count their part), and only the
+// page's blocks decoded. A condition on topic1 to topic3 is checked in the
+// log segments of the blocks the lists name: its cost grows with them.
+func (s *SQLStore) postingRangeLogs(ctx context.Context, c StoreConn, chain int64, lo, hi uint64, m *logMatcher) error {
+	kind, keys, _ := logPostingKeys(m.f)
+	first, last := int64(lo/TraceCountBlocks), int64(hi/TraceCountBlocks)
+	lists := func(first, last int64, each func(bucket int64, lists [][]byte) error) error {
+		q, args := s.SQL.LogPostings(chain, kind, keys, first, last)
+		var bucket, cur int64 = 0, -1
+		var data []byte
+		var pending [][]byte
+		err := c.Query(ctx, q, args, []any{&bucket, &data}, func() error {
+			if bucket != cur && pending != nil {
+				if err := each(cur, pending); err != nil {
+					return err
+				}
+				pending = nil
+			}
+			cur = bucket
+			pending = append(pending, bytes.Clone(data))
+			return nil
+		})
+		if err == nil && pending != nil {
+			err = each(cur, pending)
+		}
+		return err
+	}
+	inRange := func(ls [][]byte) ([]history.Posting, error) {
+		all := make([][]history.Posting, len(ls))
+		for i, list := range ls {
+			r := history.NewPostingReader(list)
+			r.SkipBefore(lo)
+			for p, ok := r.Next(); ok && p.Block <= hi; p, ok = r.Next() {
+				if p.Block >= lo {
+					all[i] = append(all[i], p)
+				}
+			}
+			if err := r.Err(); err != nil {
+				return nil, err
+			}
+		}
+		return history.Match(all, nil), nil
+	}
+	if m.f.Topics[1] != nil || m.f.Topics[2] != nil || m.f.Topics[3] != nil {
+		// The blocks the lists name, each matched whole.
+		var numbers []uint64
+		err := lists(first, last, func(_ int64, ls [][]byte) error {
+			ps, err := inRange(ls)
+			for _, p := range ps {
+				if len(numbers) == 0 || numbers[len(numbers)-1] != p.Block {
+					numbers = append(numbers, p.Block)
+				}
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return s.historyRangeLogs(ctx, c, chain, numbers, m)
+	}
+	// Each bucket's matches: n for the buckets inside the range, the
+	// lists' entries in the range for those across its ends.
+	type bucketCount struct {
+		bucket int64
+		n      int
+	}
+	var counts []bucketCount
+	var b int64
+	var n int
+	q, args := s.SQL.LogPostingCounts(chain, kind, keys, first, last)
+	if err := c.Query(ctx, q, args, []any{&b, &n}, func() error {
+		counts = append(counts, bucketCount{b, n})
+		return nil
+	}); err != nil {
+		return err
+	}
+	edges := map[int64][]history.Posting{}
+	for _, e := range []int64{first, last} {
+		whole := e*TraceCountBlocks >= int64(lo) && e*TraceCountBlocks+TraceCountBlocks-1 <= int64(hi)
+		if _, done := edges[e]; whole || done {
+			continue
+		}
+		err := lists(e, e, func(_ int64, ls [][]byte) error {
+			var err error
+			edges[e], err = inRange(ls)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		edges[e] = slices.Clip(edges[e]) // read, though perhaps empty
+	}
+	total := 0
+	for i := range counts {
+		if ps, ok := edges[counts[i].bucket]; ok {
+			counts[i].n = len(ps)
+		}
+		total += counts[i].n
+	}
+	offset, need := max(0, m.f.Offset-m.count), m.f.Limit-len(m.page)
+	m.count += total
+	if need <= 0 || offset >= total {
+		return nil
+	}
+	// The buckets that hold the page: from the one where the offset falls
+	// to the one where the page is full.
+	start, end, seen := -1, len(counts)-1, 0
+	for i, bc := range counts {
+		if start < 0 && seen+bc.n > offset {
+			start = i
+		}
+		seen += bc.n
+		if start >= 0 && seen >= offset+need {
+			end = i
+			break
+		}
+	}
+	for _, bc := range counts[:start] {
+		offset -= bc.n
+	}
+	var stretch []history.Posting
+	for i := start; i <= end; i++ {
+		if ps, ok := edges[counts[i].bucket]; ok {
+			stretch = append(stretch, ps...)
+			continue
+		}
+		if counts[i].n == 0 {
+			continue
+		}
+		// The buckets inside the range between start and end, read in
+		// one statement.
+		j := i
+		for j < end {
+			if _, ok := edges[counts[j+1].bucket]; ok {
+				break
+			}
+			j++
+		}
+		err := lists(counts[i].bucket, counts[j].bucket, func(_ int64, ls [][]byte) error {
+			ps, err := inRange(ls)
+			stretch = append(stretch, ps...)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return s.keepPostings(ctx, c, chain, history.Page(stretch, offset, need), m)
+}
+
+// keepPostings adds the logs at places ps, in order, to m's page.
+func (s *SQLStore) keepPostings(ctx context.Context, c StoreConn, chain int64, ps []history.Posting, m *logMatcher) error {
+	var numbers []uint64
+	for _, p := range ps {
+		if len(numbers) == 0 || numbers[len(numbers)-1] != p.Block {
+			numbers = append(numbers, p.Block)
+		}
+	}
+	blocks, err := s.logBlocks(ctx, c, chain, numbers)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		b := blocks[p.Block]
+		if b == nil {
+			return errHistoryMoved
+		}
+		if err := b.decode(); err != nil {
+			return err
+		}
+		if int(p.Pos) >= len(b.logs) {
+			return history.ErrCorrupt
+		}
+		if err := b.keep(ctx, m, b.logs[p.Pos]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexLogs writes the log postings of up to max buckets of chain's
+// history below logs_from, from the top down, each from its blocks' log
+// segments, and lowers logs_from past them; it returns logs_from then. A
+// bucket's rows are replaced, not appended to: a thaw may have left some
+// there.
+func (s *SQLStore) indexLogs(ctx context.Context, b BlockBatch, chain int64, max int) (int64, error) {
+	from, err := s.logsFrom(ctx, b, chain)
+	if err != nil || from == 0 {
+		return from, err
+	}
+	start := from
+	for i := 0; i < max && from > 0; i++ {
+		var last *int64
+		if _, err := queryRow(ctx, b, s.SQL.LastBlockBelow, []any{chain, from}, &last); err != nil {
+			return 0, err
+		}
+		if last == nil {
+			from = 0
+			break
+		}
+		lo := *last / TraceCountBlocks * TraceCountBlocks
+		numbers := make([]uint64, 0, from-lo)
+		for n := lo; n < from; n++ {
+			numbers = append(numbers, uint64(n))
+		}
+		ls := logLists{}
+		var n int64
+		var kind int
+		var data []byte
+		var st stamp
+		q, args := s.SQL.HistoryLogBlocks(chain, numbers)
+		err := b.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
+			logs, err := history.DecodeLogs(data, uint64(n))
+			if err == nil {
+				ls.add(&chainquery.BlockData{Block: &chainquery.Block{Number: uint64(n)}, Logs: logs})
+			}
+			return err
+		})
+		if err != nil {
+			return 0, err
+		}
+		if _, err := b.Exec(ctx, s.SQL.DeleteLogPostings, chain, lo/TraceCountBlocks); err != nil {
+			return 0, err
+		}
+		if err := ls.flush(ctx, b); err != nil {
+			return 0, err
+		}
+		from = lo
+	}
+	if from != start {
+		_, err = b.Exec(ctx, s.SQL.SetLogsFrom, chain, from)
+	}
+	return from, err
+}
+
+// IndexLogHistory writes the log postings of up to buckets buckets of
+// chain's history written before they existed (migration 0012), in one
+// transaction, and returns the lowest history block whose logs are in
+// them then: `chainquery migrate` calls it until it returns 0.
+func (s *SQLStore) IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (uint64, error) {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return 0, err
+	}
+	b, err := s.BeginBlocks(ctx, id, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer b.Rollback()
+	from, err := s.indexLogs(ctx, b, id, buckets)
+	if err != nil {
+		return 0, err
+	}
+	return uint64(from), b.Commit(ctx)
+}
