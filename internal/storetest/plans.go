@@ -118,9 +118,9 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 	lists, listsArgs := sql.LogPostings(a.Chain, 0, [][]byte{x[:], {2}}, 7, 8)
 	longLists, longListsArgs := sql.LogPostings(a.Chain, 1, [][]byte{topic[:]}, 7, 20)
 	out = append(out,
-		PlanQuery{Name: "Filter Logs in history: the matches of each bucket of 500", SQL: counts, Args: countsArgs},
-		PlanQuery{Name: "Filter Logs in history: the lists of two addresses in two buckets", SQL: lists, Args: listsArgs},
-		PlanQuery{Name: "Filter Logs in history: the lists of a topic0 in 14 buckets", SQL: longLists, Args: longListsArgs})
+		PlanQuery{Name: "History log postings: the matches of each bucket of 500", SQL: counts, Args: countsArgs},
+		PlanQuery{Name: "History log postings: the lists of two addresses in two buckets", SQL: lists, Args: listsArgs},
+		PlanQuery{Name: "History log postings: the lists of a topic0 in 14 buckets", SQL: longLists, Args: longListsArgs})
 	return append(out,
 		PlanQuery{Name: "Filter Traces offset by blocks", SQL: sql.BlockTraceCounts, Args: []any{a.Chain, int64(lo), int64(hi)}},
 		PlanQuery{Name: "datetime range start", SQL: sql.FirstBlockAtOrAfter, Args: []any{a.Chain, a.Time}},
