@@ -3,14 +3,18 @@ package postgres_test
 import (
 	"testing"
 
+	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/internal/storetest"
 	"github.com/chainquery/chainquery/postgres"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
 // TestLogIndexBackfill: history written before migration 0012 gets its
-// logs' posting lists from IndexLogHistory, and answers Filter Logs as rows
-// do.
+// logs' posting lists from IndexLogHistory and from writes, and answers
+// Filter Logs as rows do.
 func TestLogIndexBackfill(t *testing.T) {
-	got := postgres.MustOpenDB(t)
-	storetest.CheckLogIndexBackfill(t, postgres.MustOpenDB(t), got, got.Write)
+	storetest.CheckLogIndexBackfill(t, func(tb testing.TB) (chainquery.Store, sqlstore.StoreConn) {
+		db := postgres.MustOpenDB(tb)
+		return db, db.Write
+	})
 }

@@ -297,14 +297,19 @@ func (s *SQLStore) keepPostings(ctx context.Context, c StoreConn, chain int64, p
 }
 
 // indexLogs writes the log postings of up to max buckets of chain's
-// history below logs_from, from the top down, each from its blocks' log
-// segments, and lowers logs_from past them; it returns logs_from then. A
-// bucket's rows are replaced, not appended to: a thaw may have left some
-// there.
+// history below logs_from, from the top down, and lowers logs_from past
+// them; it returns logs_from then. Each bucket's rows are built anew from
+// the log segments of all its history blocks: logs_from may lie inside a
+// bucket (the boundary it was set at), whose blocks above it are listed
+// already, and a list's entries must be in chain order.
 func (s *SQLStore) indexLogs(ctx context.Context, b BlockBatch, chain int64, max int) (int64, error) {
 	from, err := s.logsFrom(ctx, b, chain)
 	if err != nil || from == 0 {
 		return from, err
+	}
+	below, err := s.historyBelow(ctx, b, chain)
+	if err != nil {
+		return 0, err
 	}
 	start := from
 	for i := 0; i < max && from > 0; i++ {
@@ -317,8 +322,9 @@ func (s *SQLStore) indexLogs(ctx context.Context, b BlockBatch, chain int64, max
 			break
 		}
 		lo := *last / TraceCountBlocks * TraceCountBlocks
-		numbers := make([]uint64, 0, from-lo)
-		for n := lo; n < from; n++ {
+		hi := min(below, lo+TraceCountBlocks) - 1
+		numbers := make([]uint64, 0, hi-lo+1)
+		for n := lo; n <= hi; n++ {
 			numbers = append(numbers, uint64(n))
 		}
 		ls := logLists{}
@@ -353,9 +359,10 @@ func (s *SQLStore) indexLogs(ctx context.Context, b BlockBatch, chain int64, max
 
 // IndexLogHistory writes the log postings of up to buckets buckets of
 // chain's history written before they existed (migration 0012), in one
-// transaction, and returns the lowest history block whose logs are in
-// them then: `chainquery migrate` calls it until it returns 0.
-func (s *SQLStore) IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (uint64, error) {
+// transaction, and returns how many heights of history are left without
+// them, from the first stored block up: `chainquery migrate` calls it
+// until it returns 0.
+func (s *SQLStore) IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (left uint64, err error) {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return 0, err
@@ -366,8 +373,15 @@ func (s *SQLStore) IndexLogHistory(ctx context.Context, chain chainquery.Chain, 
 	}
 	defer b.Rollback()
 	from, err := s.indexLogs(ctx, b, id, buckets)
-	if err != nil {
+	if err != nil || from == 0 {
 		return 0, err
 	}
-	return uint64(from), b.Commit(ctx)
+	var first *int64
+	if _, err := queryRow(ctx, b, s.SQL.FirstBlockFrom, []any{id, 0}, &first); err != nil {
+		return 0, err
+	}
+	if first != nil && *first < from {
+		left = uint64(from - *first)
+	}
+	return left, b.Commit(ctx)
 }

@@ -27,7 +27,7 @@ and ingest may run meanwhile.
 // (sqlstore.SQLStore.ConvertHistory).
 type historyConverter interface {
 	ConvertHistory(ctx context.Context, chain chainquery.Chain, buckets int) (below, target uint64, err error)
-	IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (from uint64, err error)
+	IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (left uint64, err error)
 }
 
 type migrateCmd struct {
@@ -103,23 +103,24 @@ func convertHistory(ctx context.Context, m *Main, conv historyConverter, chain c
 // indexLogHistory writes the log postings of chain's history written
 // before they existed, from the top down.
 func indexLogHistory(ctx context.Context, m *Main, conv historyConverter, chain chainquery.Chain) error {
-	top, err := conv.IndexLogHistory(ctx, chain, 0) // where it stands
-	if err != nil || top == 0 {
+	todo, err := conv.IndexLogHistory(ctx, chain, 0) // where it stands
+	if err != nil || todo == 0 {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "%s: indexing the logs of blocks below %d by address and topic\n", chain, top)
+	fmt.Fprintf(m.Stdout, "%s: indexing the logs of %d blocks of history by address and topic\n", chain, todo)
 	start := time.Now()
 	for {
-		from, err := conv.IndexLogHistory(ctx, chain, migrateBuckets)
+		left, err := conv.IndexLogHistory(ctx, chain, migrateBuckets)
 		if err != nil {
 			return fmt.Errorf("%s: index logs: %w", chain, err)
 		}
-		if from == 0 {
+		if left == 0 {
 			fmt.Fprintf(m.Stdout, "%s: logs indexed (done in %s)\n", chain, time.Since(start).Round(time.Millisecond))
 			return nil
 		}
-		left := time.Duration(float64(time.Since(start)) * float64(from) / float64(max(top-from, 1)))
-		fmt.Fprintf(m.Stdout, "%s: logs indexed from block %d (%d%%), about %s left\n", chain, from, 100*(top-from)/top, left.Round(time.Second))
+		done := todo - min(left, todo)
+		eta := time.Duration(float64(time.Since(start)) * float64(left) / float64(max(done, 1)))
+		fmt.Fprintf(m.Stdout, "%s: logs of %d blocks left to index (%d%%), about %s left\n", chain, left, 100*done/todo, eta.Round(time.Second))
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

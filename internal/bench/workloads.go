@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -64,6 +65,19 @@ type filterBody struct {
 func (f filterBody) target(limit, offset int64) vegeta.Target {
 	body, _ := json.Marshal(f)
 	return vegeta.Target{Method: http.MethodPost, URL: fmt.Sprintf("%s/traces/filter?limit=%d&offset=%d", api, limit, offset), Body: body}
+}
+
+// logBody is a Filter Logs request body.
+type logBody struct {
+	FromDatetime string `json:"from_datetime,omitempty"`
+	ToDatetime   string `json:"to_datetime,omitempty"`
+	Address      any    `json:"address,omitempty"`
+	Topic0       any    `json:"topic0,omitempty"`
+}
+
+func (f logBody) target(limit, offset int64) vegeta.Target {
+	body, _ := json.Marshal(f)
+	return vegeta.Target{Method: http.MethodPost, URL: fmt.Sprintf("%s/logs/filter?limit=%d&offset=%d", api, limit, offset), Body: body}
 }
 
 // allBlocks is the datetime range of every block of c.
@@ -194,7 +208,7 @@ func Workloads(ctx context.Context, s *Server, c *polychain.Chain, tokens Tokens
 	// Queries over every block, at offsets up to half of their count.
 	type deep struct {
 		name    string
-		body    filterBody
+		body    interface{ target(limit, offset int64) vegeta.Target }
 		offsets []string // "0", "1000", "half"
 	}
 	hot := all
@@ -209,6 +223,21 @@ func Workloads(ctx context.Context, s *Server, c *polychain.Chain, tokens Tokens
 		g := all
 		g.ToAddress = a.Growth[i]
 		deeps = append(deeps, deep{fmt.Sprintf("Filter Traces, datetime range over all blocks, to_address of rank %d (growth %dx)", a.GrowthRanks[i], k), g, []string{"0"}})
+	}
+	// Filter Logs over every block: the hot contract's events (about 40 a
+	// Polygon-shaped block, a busy token's Transfers), one event of it,
+	// every emitter's commonest event, and emitters of 1x, 4x and 16x the
+	// logs.
+	logsOf := func(address, topic0 any) logBody {
+		return logBody{FromDatetime: all.FromDatetime, ToDatetime: all.ToDatetime, Address: address, Topic0: topic0}
+	}
+	event := "0x" + hex.EncodeToString(func() []byte { h := c.EventTopic(0); return h[:] }())
+	deeps = append(deeps,
+		deep{"Filter Logs, datetime range over all blocks, hot address", logsOf(a.Hot, nil), []string{"0", "half"}},
+		deep{"Filter Logs, datetime range over all blocks, hot address and one topic0", logsOf(a.Hot, event), []string{"0", "half"}},
+		deep{"Filter Logs, datetime range over all blocks, one topic0", logsOf(nil, event), []string{"0", "half"}})
+	for i, k := range []int{1, 4, 16} {
+		deeps = append(deeps, deep{fmt.Sprintf("Filter Logs, datetime range over all blocks, address of rank %d (growth %dx)", a.GrowthRanks[i], k), logsOf(a.Growth[i], nil), []string{"0"}})
 	}
 	for _, d := range deeps {
 		var count int64 = -1

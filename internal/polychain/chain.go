@@ -182,6 +182,10 @@ func (c *Chain) Sender(r int) string { return c.hexAddr[c.senders[r-1]] }
 // that the parent hash of any block is known without making its parent.
 func (c *Chain) BlockHash(n uint64) [32]byte { return c.hash("block", n) }
 
+// EventTopic is the topic0 of the chain's event k (0 to 47): contracts
+// emit each alike.
+func (c *Chain) EventTopic(k uint64) [32]byte { return c.hash("event", k) }
+
 // hash is the chain's deterministic 32-byte value for (kind, numbers...).
 func (c *Chain) hash(kind string, nums ...uint64) [32]byte {
 	buf := make([]byte, 0, 8+len(kind)+8*len(nums))

@@ -351,67 +351,108 @@ type LogIndexer interface {
 	IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (uint64, error)
 }
 
-// CheckLogIndexBackfill writes the blocks of CheckHistory into want, as
-// rows, and into got, turned into history whose logs conn then takes out
-// of log_postings, as migration 0012 finds history an earlier release
-// wrote. Filter Logs must then answer ranges of at most 100 blocks from
-// the segments, refuse longer ones (EUNAVAILABLE), and, once
+// CheckLogIndexBackfill checks the indexing of logs in history that an
+// earlier release wrote, which migration 0012 finds without posting lists:
+// stores of open (each with a connection to its database) lose their
+// log_postings rows, and logs_from goes to the boundary, as the migration
+// leaves them. One store holds CheckHistory's blocks frozen below
+// HistoryBoundary: Filter Logs must answer ranges of at most 100 blocks
+// from the segments, refuse longer ones (EUNAVAILABLE), and, once
 // IndexLogHistory has gone down to 0 a bucket at a time, answer every
-// range as want does.
-func CheckLogIndexBackfill(t *testing.T, want, got chainquery.Store, conn sqlstore.StoreConn) {
+// range as a store of rows does. The other is written straight into
+// history in batches of 20 and loses its lists with the boundary inside a
+// bucket; the writes after that, which add to that bucket's lists, index
+// the rest themselves.
+func CheckLogIndexBackfill(t *testing.T, open func(testing.TB) (chainquery.Store, sqlstore.StoreConn)) {
 	ctx := context.Background()
-	for _, s := range []chainquery.Store{want, got} {
-		must(t, s.WriteBlocks(ctx, chainquery.Polygon, polygonHistoryBlocks(t)))
-	}
-	f, ok := got.(HistoryFreezer)
-	ix, ok2 := got.(LogIndexer)
-	if !ok || !ok2 {
-		t.Fatalf("%T keeps no history, or does not index its logs", got)
-	}
-	must(t, f.FreezeHistory(ctx, chainquery.Polygon, HistoryBoundary))
-	for _, q := range []string{`DELETE FROM log_postings`, `UPDATE history SET logs_from = below`} {
-		_, err := conn.Exec(ctx, q)
-		must(t, err)
-	}
-	same := func(what string, read func(s chainquery.Store) (any, error)) {
-		t.Helper()
-		w, werr := read(want)
-		g, gerr := read(got)
-		if werr != nil || gerr != nil {
-			t.Fatalf("%s: error %v from history, %v from rows", what, gerr, werr)
+	forget := func(conn sqlstore.StoreConn) {
+		for _, q := range []string{`DELETE FROM log_postings`, `UPDATE history SET logs_from = below`} {
+			_, err := conn.Exec(ctx, q)
+			must(t, err)
 		}
-		if !reflect.DeepEqual(g, w) {
-			t.Fatalf("%s: history answers\n%s\nrows answer\n%s", what, brief(g), brief(w))
+	}
+	want, _ := open(t)
+	must(t, want.WriteBlocks(ctx, chainquery.Polygon, polygonHistoryBlocks(t)))
+	same := func(got chainquery.Store) func(string, func(chainquery.Store) (any, error)) {
+		return func(what string, read func(s chainquery.Store) (any, error)) {
+			t.Helper()
+			w, werr := read(want)
+			g, gerr := read(got)
+			if werr != nil || gerr != nil {
+				t.Fatalf("%s: error %v from history, %v from rows", what, gerr, werr)
+			}
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("%s: history answers\n%s\nrows answer\n%s", what, brief(g), brief(w))
+			}
 		}
 	}
 	blocks := polygonHistoryBlocks(t)
 	addr := blocks[0].Logs[0].Address
-	for _, r := range [][2]uint64{{HistoryBoundary - 100, HistoryBoundary - 1}, {HistoryBoundary - 30, HistoryBoundary + 20}} {
-		lf := chainquery.LogRangeFilter{Chain: chainquery.Polygon, FromBlock: &r[0], ToBlock: &r[1], Addresses: []chainquery.Address{addr}, Page: chainquery.Page{Limit: 20}}
-		same(fmt.Sprintf("logs of blocks %d to %d, not indexed", r[0], r[1]), func(s chainquery.Store) (any, error) {
-			l, c, err := s.FindLogs(ctx, lf)
-			return []any{l, c}, err
-		})
-	}
-	lo, hi := blocks[0].Block.Number, HistoryBoundary+20
-	_, _, err := got.FindLogs(ctx, chainquery.LogRangeFilter{Chain: chainquery.Polygon, FromBlock: &lo, ToBlock: &hi, Addresses: []chainquery.Address{addr}, Page: chainquery.Page{Limit: 20}})
-	wantCode(t, err, chainquery.EUNAVAILABLE)
+	lo := blocks[0].Block.Number
 
-	from, err := ix.IndexLogHistory(ctx, chainquery.Polygon, 0)
-	must(t, err)
-	if from != HistoryBoundary {
-		t.Fatalf("logs indexed from %d before the backfill, want %d", from, HistoryBoundary)
-	}
-	for steps := 0; from > 0; steps++ {
-		if steps > 3 {
-			t.Fatalf("logs still indexed from %d only after %d steps", from, steps)
+	t.Run("Migrate", func(t *testing.T) {
+		got, conn := open(t)
+		must(t, got.WriteBlocks(ctx, chainquery.Polygon, polygonHistoryBlocks(t)))
+		f, ok := got.(HistoryFreezer)
+		ix, ok2 := got.(LogIndexer)
+		if !ok || !ok2 {
+			t.Fatalf("%T keeps no history, or does not index its logs", got)
 		}
-		next, err := ix.IndexLogHistory(ctx, chainquery.Polygon, 1)
+		must(t, f.FreezeHistory(ctx, chainquery.Polygon, HistoryBoundary))
+		forget(conn)
+		for _, r := range [][2]uint64{{HistoryBoundary - 100, HistoryBoundary - 1}, {HistoryBoundary - 30, HistoryBoundary + 20}} {
+			lf := chainquery.LogRangeFilter{Chain: chainquery.Polygon, FromBlock: &r[0], ToBlock: &r[1], Addresses: []chainquery.Address{addr}, Page: chainquery.Page{Limit: 20}}
+			same(got)(fmt.Sprintf("logs of blocks %d to %d, not indexed", r[0], r[1]), func(s chainquery.Store) (any, error) {
+				l, c, err := s.FindLogs(ctx, lf)
+				return []any{l, c}, err
+			})
+		}
+		hi := HistoryBoundary + 20
+		_, _, err := got.FindLogs(ctx, chainquery.LogRangeFilter{Chain: chainquery.Polygon, FromBlock: &lo, ToBlock: &hi, Addresses: []chainquery.Address{addr}, Page: chainquery.Page{Limit: 20}})
+		wantCode(t, err, chainquery.EUNAVAILABLE)
+
+		left, err := ix.IndexLogHistory(ctx, chainquery.Polygon, 0)
 		must(t, err)
-		if next >= from || next%sqlstore.TraceCountBlocks != 0 {
-			t.Fatalf("a step of the backfill moved logs_from from %d to %d", from, next)
+		if want := HistoryBoundary - lo; left != want {
+			t.Fatalf("%d blocks of history left to index before the backfill, want %d", left, want)
 		}
-		from = next
-	}
-	checkSameLogs(t, same, blocks)
+		for steps := 0; left > 0; steps++ {
+			if steps > 3 {
+				t.Fatalf("%d blocks still left to index after %d steps", left, steps)
+			}
+			next, err := ix.IndexLogHistory(ctx, chainquery.Polygon, 1)
+			must(t, err)
+			if next >= left {
+				t.Fatalf("a step of the backfill went from %d blocks left to %d", left, next)
+			}
+			left = next
+		}
+		checkSameLogs(t, same(got), blocks)
+	})
+	t.Run("Writes", func(t *testing.T) {
+		got, conn := open(t)
+		nh, ok := got.(chainquery.NodeHeadWriter)
+		ix, ok2 := got.(LogIndexer)
+		if !ok || !ok2 {
+			t.Fatalf("%T takes no node head, or does not index its logs", got)
+		}
+		nh.SetNodeHead(chainquery.Polygon, DirectBoundary-1+sqlstore.DefaultTipBlocks)
+		for i := 0; i < len(blocks); i += 20 {
+			if i == 100 { // the boundary is at lo + 100, inside a bucket
+				forget(conn)
+				left, err := ix.IndexLogHistory(ctx, chainquery.Polygon, 0)
+				must(t, err)
+				if left != 100 {
+					t.Fatalf("%d blocks of history left to index, want 100", left)
+				}
+			}
+			must(t, got.WriteBlocks(ctx, chainquery.Polygon, polygonHistoryBlocks(t)[i:min(i+20, len(blocks))]))
+		}
+		left, err := ix.IndexLogHistory(ctx, chainquery.Polygon, 0)
+		must(t, err)
+		if left != 0 {
+			t.Fatalf("%d blocks of history left to index after the writes, want 0", left)
+		}
+		checkSameLogs(t, same(got), blocks)
+	})
 }
