@@ -207,8 +207,10 @@ func Workloads(ctx context.Context, s *Server, c *polychain.Chain, tokens Tokens
 
 	// Queries over every block, at offsets up to half of their count.
 	type deep struct {
-		name    string
-		body    interface{ target(limit, offset int64) vegeta.Target }
+		name string
+		body interface {
+			target(limit, offset int64) vegeta.Target
+		}
 		offsets []string // "0", "1000", "half"
 	}
 	hot := all
