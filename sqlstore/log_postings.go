@@ -373,7 +373,7 @@ func (s *SQLStore) IndexLogHistory(ctx context.Context, chain chainquery.Chain, 
 	}
 	defer b.Rollback()
 	from, err := s.indexLogs(ctx, b, id, buckets)
-	if err != nil || from == 0 {
+	if err != nil {
 		return 0, err
 	}
 	var first *int64

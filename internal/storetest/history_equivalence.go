@@ -420,12 +420,18 @@ func CheckLogIndexBackfill(t *testing.T, open func(testing.TB) (chainquery.Store
 			if steps > 3 {
 				t.Fatalf("%d blocks still left to index after %d steps", left, steps)
 			}
-			next, err := ix.IndexLogHistory(ctx, chainquery.Polygon, 1)
+			// A bucket, then more than are left.
+			next, err := ix.IndexLogHistory(ctx, chainquery.Polygon, 1+3*min(steps, 1))
 			must(t, err)
 			if next >= left {
 				t.Fatalf("a step of the backfill went from %d blocks left to %d", left, next)
 			}
 			left = next
+		}
+		// Every step committed, the last one's too.
+		var from int64
+		if _, err := queryOne(ctx, conn, `SELECT logs_from FROM history`, &from); err != nil || from > int64(lo) {
+			t.Fatalf("logs_from after the backfill: %d, %v; want at most %d", from, err, lo)
 		}
 		checkSameLogs(t, same(got), blocks)
 	})
