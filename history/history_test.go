@@ -254,6 +254,24 @@ func TestPostingRanges(t *testing.T) {
 				t.Errorf("%s: page of %d to %d: %d entries, %v; want %d", name, lo, hi, len(got), err, len(want))
 			}
 		}
+		// Skip passes whole runs and single entries alike.
+		for _, k := range []int{0, 1, 5, 63, 64, 65, 100, 128, 200, len(c.ps) - 1, len(c.ps), len(c.ps) + 5} {
+			pr := history.NewPostingReader(c.list)
+			for i := 0; i < 3 && i < k; i++ { // inside the first run, then Skip
+				pr.Next()
+			}
+			passed := min(3, k) + pr.Skip(k-min(3, k))
+			if want := min(k, len(c.ps)); passed != want {
+				t.Errorf("%s: skip %d passed %d, want %d", name, k, passed, want)
+			}
+			p, ok := pr.Next()
+			if k < len(c.ps) && (!ok || p != c.ps[k]) || k >= len(c.ps) && ok {
+				t.Errorf("%s: after skipping %d: %+v, %v; want %+v", name, k, p, ok, c.ps[min(k, len(c.ps)-1)])
+			}
+			if err := pr.Err(); err != nil {
+				t.Errorf("%s: skip %d: %v", name, k, err)
+			}
+		}
 	}
 	if per := float64(len(whole)) / float64(len(hot)); per > 3.1 {
 		t.Errorf("%.2f bytes an entry of a hot list in runs, want at most 3.1", per)

@@ -257,6 +257,34 @@ func (pr *PostingReader) Next() (Posting, bool) {
 	return p, true
 }
 
+// Skip passes k entries, or as many as are left, and returns how many it
+// passed: a run that it passes whole by its header, undecoded (as
+// SkipBefore, what it passes is not checked), the others' entries one by
+// one. A page at a deep offset into a busy key's list decodes at most a
+// run before it.
+func (pr *PostingReader) Skip(k int) int {
+	passed := 0
+	for passed < k {
+		if !pr.have || pr.inRun == pr.cur.n {
+			if pr.have && len(pr.body.b) != 0 || pr.body.err != nil || !pr.advance() {
+				break // the end, or an error that Next reports
+			}
+		}
+		if pr.inRun == 0 && pr.cur.n <= k-passed {
+			passed += pr.cur.n
+			pr.done += pr.cur.n
+			pr.inRun, pr.body = pr.cur.n, reader{}
+			pr.strict, pr.floor = false, pr.cur.first
+			continue
+		}
+		if _, ok := pr.Next(); !ok {
+			break
+		}
+		passed++
+	}
+	return passed
+}
+
 // Err returns the error that ended the reading, nil at the list's end.
 func (pr *PostingReader) Err() error {
 	if pr.body.err != nil {

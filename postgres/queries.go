@@ -117,7 +117,7 @@ var queries = sqlstore.StoreSQL{
 		DeleteHistory: []string{
 			`DELETE FROM history_segments WHERE chain = $1 AND number >= $2`,
 			`DELETE FROM history_tx_hashes WHERE chain = $1 AND block_number >= $2`,
-			`DELETE FROM log_postings WHERE chain = $1 AND bucket >= $2 / 100`,
+			`DELETE FROM log_postings WHERE chain = $1 AND bucket >= $2 / 1000`,
 		},
 		HistorySegments: `SELECT number, kind, data FROM history_segments WHERE chain = $1 AND number BETWEEN $2 AND $3
 			ORDER BY number, kind`,
@@ -127,7 +127,6 @@ var queries = sqlstore.StoreSQL{
 		HistoryPostings:   historyPostingsSQL,
 		LogsFrom:          `SELECT logs_from FROM history WHERE chain = $1`,
 		SetLogsFrom:       `UPDATE history SET logs_from = $2 WHERE chain = $1`,
-		LowerLogsFrom:     `UPDATE history SET logs_from = least(logs_from, $2) WHERE chain = $1`,
 		LastBlockBelow:    `SELECT max(number) FROM blocks WHERE chain = $1 AND number < $2`,
 		LogPostingCounts:  logPostingCountsSQL,
 		LogPostings:       logPostingsSQL,

@@ -110,7 +110,7 @@ var queries = sqlstore.StoreSQL{
 		DeleteHistory: []string{
 			`DELETE FROM history_segments WHERE chain = ? AND number >= ?`,
 			`DELETE FROM history_tx_hashes WHERE chain = ? AND block_number >= ?`,
-			`DELETE FROM log_postings WHERE chain = ?1 AND bucket >= ?2 / 100`,
+			`DELETE FROM log_postings WHERE chain = ?1 AND bucket >= ?2 / 1000`,
 		},
 		HistorySegments: `SELECT number, kind, data FROM history_segments WHERE chain = ? AND number BETWEEN ? AND ?
 			ORDER BY number, kind`,
@@ -120,7 +120,6 @@ var queries = sqlstore.StoreSQL{
 		HistoryPostings:   historyPostingsSQL,
 		LogsFrom:          `SELECT logs_from FROM history WHERE chain = ?`,
 		SetLogsFrom:       `UPDATE history SET logs_from = ?2 WHERE chain = ?1`,
-		LowerLogsFrom:     `UPDATE history SET logs_from = min(logs_from, ?2) WHERE chain = ?1`,
 		LastBlockBelow:    `SELECT max(number) FROM blocks WHERE chain = ? AND number < ?`,
 		LogPostingCounts:  logPostingCountsSQL,
 		LogPostings:       logPostingsSQL,

@@ -201,10 +201,7 @@ func (s *SQLStore) thaw(ctx context.Context, b BlockBatch, chain int64, from uin
 	if _, err := b.Exec(ctx, s.SQL.SetHistoryBelow, chain, lo); err != nil {
 		return err
 	}
-	// History below lo whose logs are not listed stays so; what is frozen
-	// from lo up again is listed.
-	_, err = b.Exec(ctx, s.SQL.LowerLogsFrom, chain, lo)
-	return err
+	return s.thawLogs(ctx, b, chain, lo)
 }
 
 // FreezeHistory turns every block of chain below below, rounded up to a

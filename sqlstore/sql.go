@@ -306,10 +306,10 @@ type HistorySQL struct {
 	HistoryPostings func(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any)
 
 	// LogsFrom: chain → logs_from, the lowest history block whose logs
-	// are in log_postings. SetLogsFrom: chain, logs_from. LowerLogsFrom:
-	// chain, from → lowers it to from. LastBlockBelow: chain, number → the
-	// highest stored block below number, NULL when there is none.
-	LogsFrom, SetLogsFrom, LowerLogsFrom, LastBlockBelow string
+	// are in log_postings. SetLogsFrom: chain, logs_from. LastBlockBelow:
+	// chain, number → the highest stored block below number, NULL when
+	// there is none.
+	LogsFrom, SetLogsFrom, LastBlockBelow string
 
 	// LogPostingCounts returns the statement of the number of logs of keys
 	// of kind in each of the buckets first to last that has some, and its

@@ -150,9 +150,9 @@ func (s *SQLStore) writeBlocks(ctx context.Context, chain chainquery.Chain, rewi
 			return err
 		}
 	}
-	// History an earlier release wrote gets its log postings a few
-	// buckets a write, as rows become history.
-	if _, err := s.indexLogs(ctx, b, id, maxFreezeBuckets); err != nil {
+	// History an earlier release wrote gets its log postings a bucket of
+	// LogBucketBlocks a write (a few seconds at Polygon's shape).
+	if _, err := s.indexLogs(ctx, b, id, 1); err != nil {
 		return err
 	}
 	return b.Commit(ctx)

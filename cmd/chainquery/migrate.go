@@ -110,7 +110,7 @@ func indexLogHistory(ctx context.Context, m *Main, conv historyConverter, chain 
 	fmt.Fprintf(m.Stdout, "%s: indexing the logs of %d blocks of history by address and topic\n", chain, todo)
 	start := time.Now()
 	for {
-		left, err := conv.IndexLogHistory(ctx, chain, migrateBuckets)
+		left, err := conv.IndexLogHistory(ctx, chain, 1) // 1,000 blocks, a few seconds
 		if err != nil {
 			return fmt.Errorf("%s: index logs: %w", chain, err)
 		}

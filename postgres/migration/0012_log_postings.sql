@@ -1,6 +1,6 @@
 -- Filter Logs over any range that names an address or a topic0.
 --
--- History: the logs of a bucket of 100 heights, per key, as a posting list
+-- History: the logs of a bucket of 1,000 heights, per key, as a posting list
 -- of (block, 0, position of the log in its block's log segment), with
 -- their number. A key is of one kind: 0 an address (20 bytes), 1 a topic0
 -- (32 bytes), 2 an address and the topic0 of its log (52 bytes: "this
@@ -12,7 +12,7 @@
 -- to a bucket appends its list to the row's.
 CREATE TABLE log_postings (
 	chain  integer  NOT NULL,
-	bucket bigint   NOT NULL, -- block_number / 100
+	bucket bigint   NOT NULL, -- block_number / 1000 (sqlstore.LogBucketBlocks)
 	kind   smallint NOT NULL,
 	key    bytea    NOT NULL,
 	n      bigint   NOT NULL,

@@ -1,6 +1,6 @@
 -- Filter Logs over any range that names an address or a topic0.
 --
--- History: the logs of a bucket of 100 heights, per key, as a posting list
+-- History: the logs of a bucket of 1,000 heights, per key, as a posting list
 -- of (block, 0, position of the log in its block's log segment), with
 -- their number. A key is of one kind: 0 an address (20 bytes), 1 a topic0
 -- (32 bytes), 2 an address and the topic0 of its log (52 bytes: "this
@@ -17,7 +17,7 @@
 -- on 50,000 blocks that was a third of serve's CPU over a long range.
 CREATE TABLE log_postings (
 	chain  INTEGER NOT NULL,
-	bucket INTEGER NOT NULL, -- block_number / 100
+	bucket INTEGER NOT NULL, -- block_number / 1000 (sqlstore.LogBucketBlocks)
 	kind   INTEGER NOT NULL,
 	key    BLOB    NOT NULL,
 	n      INTEGER NOT NULL,
