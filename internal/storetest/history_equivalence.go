@@ -388,7 +388,9 @@ func CheckLogIndexBackfill(t *testing.T, open func(testing.TB) (chainquery.Store
 	}
 	want, _ := open(t)
 	must(t, want.WriteBlocks(ctx, chainquery.Polygon, polygonHistoryBlocks(t)))
-	same := func(got chainquery.Store) func(string, func(chainquery.Store) (any, error)) { return sameAs(t, want, got) }
+	same := func(got chainquery.Store) func(string, func(chainquery.Store) (any, error)) {
+		return sameAs(t, want, got)
+	}
 	blocks := polygonHistoryBlocks(t)
 	addr := blocks[0].Logs[0].Address
 	lo := blocks[0].Block.Number
