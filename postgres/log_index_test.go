@@ -18,3 +18,11 @@ func TestLogIndexBackfill(t *testing.T) {
 		return db, db.Write
 	})
 }
+
+// TestLogBuckets: Filter Logs over buckets of log_postings written in
+// parts, joined, and thawed answers as rows do.
+func TestLogBuckets(t *testing.T) {
+	want := postgres.MustOpenDB(t)
+	want.TipBlocks = -1 // rows only
+	storetest.CheckLogBuckets(t, want, postgres.MustOpenDB(t))
+}

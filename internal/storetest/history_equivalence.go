@@ -21,11 +21,13 @@ import (
 // height of a bucket, so that history (below HistoryBoundary) holds a
 // partial bucket and a whole one, and rows the 30 blocks above; or, when
 // written straight into history, a whole bucket and the pieces of another
-// below DirectBoundary, and rows above.
+// below DirectBoundary, and rows above. They cross a bucket of log_postings
+// (sqlstore.LogBucketBlocks), whose parts the write of its last block
+// joins.
 var (
-	historyConfig   = polychain.Config{Seed: 7, Start: 65_000_030, Blocks: 200, TxPerBlock: 40, Accounts: 3000, HotShare: 0.1}
-	HistoryBoundary = uint64(65_000_200)
-	DirectBoundary  = uint64(65_000_170)
+	historyConfig   = polychain.Config{Seed: 7, Start: 65_000_930, Blocks: 200, TxPerBlock: 40, Accounts: 3000, HotShare: 0.1}
+	HistoryBoundary = uint64(65_001_100)
+	DirectBoundary  = uint64(65_001_070)
 
 	historyBlocksOnce sync.Once
 	historyBlocks     []*chainquery.BlockData
