@@ -19,8 +19,8 @@ func TestLogIndexBackfill(t *testing.T) {
 	})
 }
 
-// TestLogBuckets: Filter Logs over buckets of log_postings written in
-// parts, joined, and thawed answers as rows do.
+// TestLogBuckets: Filter Logs over buckets of log_postings written piece
+// by piece, and thawed, answers as rows do.
 func TestLogBuckets(t *testing.T) {
 	want := postgres.MustOpenDB(t)
 	want.TipBlocks = -1 // rows only

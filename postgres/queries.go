@@ -131,7 +131,6 @@ var queries = sqlstore.StoreSQL{
 		LogPostingCounts:  logPostingCountsSQL,
 		LogPostings:       logPostingsSQL,
 		DeleteLogPostings: `DELETE FROM log_postings WHERE chain = $1 AND bucket = $2`,
-		LogBucketRows:     `SELECT kind, key, n, list FROM log_postings WHERE chain = $1 AND bucket = $2 ORDER BY kind, key, part`,
 		ClearLists:        `UPDATE trace_counts SET list = NULL WHERE chain = $1 AND bucket >= $2 AND list IS NOT NULL`,
 		HistoryTxBlocks:   `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2 ORDER BY block_number DESC`,
 		HistoryStamps:     historyStampsSQL,

@@ -218,12 +218,10 @@ func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64)
 
 // logPostingsFrom is the FROM of a search of log_postings for the rows of
 // keys ($3) of kind ($2), one bucket at a time from $4 to $5, as c, in
-// bucket order (bucketRow says why a search per bucket). A key has at most
-// a part per block of its bucket; the LIMIT keeps the search a nested
-// loop without statistics.
+// bucket order (bucketRow says why a search per bucket).
 const logPostingsFrom = `generate_series($4::bigint, $5::bigint) k (b) CROSS JOIN unnest($3::bytea[]) a (key)
 		CROSS JOIN LATERAL (SELECT n, list FROM log_postings
-			WHERE chain = $1 AND bucket = k.b AND kind = $2 AND key = a.key LIMIT 1000) c`
+			WHERE chain = $1 AND bucket = k.b AND kind = $2 AND key = a.key LIMIT 1) c`
 
 // logPostingCountsSQL counts the logs of keys of kind in each bucket from
 // first to last.

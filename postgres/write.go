@@ -101,14 +101,19 @@ func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCo
 	return err
 }
 
-// AddLogPostings sends the rows with COPY.
-func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.LogPostingRow) error {
-	src := make([][]any, len(rows))
+// AddLogPostings upserts the rows in one statement over arrays.
+func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.TraceCountRow) error {
+	kinds, keys, buckets, ns := make([]int16, len(rows)), make([][]byte, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
+	lists := make([][]byte, len(rows))
 	for i, r := range rows {
-		src[i] = []any{b.chain, r.Bucket, int16(r.Kind), r.Key, r.Part, r.N, r.List}
+		kinds[i], keys[i], buckets[i], ns[i], lists[i] = int16(r.Dir), r.Address, r.Bucket, r.N, r.List
 	}
-	_, err := b.pgxTx.CopyFrom(ctx, pgx.Identifier{"log_postings"}, []string{"chain", "bucket", "kind", "key", "part", "n", "list"}, pgx.CopyFromRows(src))
-	return wrap(err)
+	_, err := b.Exec(ctx, `INSERT INTO log_postings (chain, kind, key, bucket, n, list)
+		SELECT $1, d, a, k, n, l FROM unnest($2::smallint[], $3::bytea[], $4::bigint[], $5::bigint[], $6::bytea[]) AS u (d, a, k, n, l)
+		ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = log_postings.n + excluded.n,
+			list = log_postings.list || excluded.list`,
+		b.chain, kinds, keys, buckets, ns, lists)
+	return err
 }
 
 // uncountTracesSQL takes the traces of the blocks whose number matches cond

@@ -27,8 +27,9 @@ type bulkTable struct {
 // INSERTs add to the rows that exist.
 var traceCounts = sqlstore.StoreTable{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n", "list"}}
 
-// logPostings is the table of sqlstore.BlockBatch.AddLogPostings.
-var logPostings = sqlstore.StoreTable{Name: "log_postings", Columns: []string{"chain", "bucket", "kind", "key", "part", "n", "list"}}
+// logPostings is the table of sqlstore.BlockBatch.AddLogPostings: its
+// INSERTs add to the rows that exist.
+var logPostings = sqlstore.StoreTable{Name: "log_postings", Columns: []string{"chain", "kind", "key", "bucket", "n", "list"}}
 
 // bulkTables are the tables of a block batch (sqlstore.BlockTables,
 // sqlstore.HistoryTables, and traceCounts), by name.
@@ -54,6 +55,10 @@ var bulkTables = func() map[string]bulkTable {
 			// || makes text of blobs, byte for byte; CAST keeps a blob.
 			tail = ` ON CONFLICT (chain, bucket, dir, address) DO UPDATE SET n = n + excluded.n,
 				list = CASE WHEN excluded.list IS NULL THEN list ELSE CAST(coalesce(list, x'') || excluded.list AS BLOB) END`
+		}
+		if t.Name == logPostings.Name {
+			tail = ` ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = n + excluded.n,
+				list = CAST(list || excluded.list AS BLOB)`
 		}
 		var b bulkTable
 		for n := bulkRows; n >= 1; n /= 2 {

@@ -124,11 +124,9 @@ var queries = sqlstore.StoreSQL{
 		LogPostingCounts:  logPostingCountsSQL,
 		LogPostings:       logPostingsSQL,
 		DeleteLogPostings: `DELETE FROM log_postings WHERE chain = ? AND bucket = ?`,
-		LogBucketRows: `SELECT kind, key, n, list FROM log_postings INDEXED BY log_postings_key
-			WHERE chain = ? AND bucket = ? ORDER BY kind, key, part`,
-		ClearLists:      `UPDATE trace_counts SET list = NULL WHERE chain = ? AND bucket >= ? AND list IS NOT NULL`,
-		HistoryTxBlocks: `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
-		HistoryStamps:   historyStampsSQL,
+		ClearLists:        `UPDATE trace_counts SET list = NULL WHERE chain = ? AND bucket >= ? AND list IS NOT NULL`,
+		HistoryTxBlocks:   `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
+		HistoryStamps:     historyStampsSQL,
 	},
 
 	RecordRewrite: `INSERT INTO rewrites (chain, seq, from_height)

@@ -95,10 +95,10 @@ func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCo
 }
 
 // AddLogPostings upserts the rows in bulk (bulk.go).
-func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.LogPostingRow) error {
-	t := sqlstore.StoreTable{Name: logPostings.Name, Columns: logPostings.Columns, Values: make([]any, 0, 7*len(rows))}
+func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.TraceCountRow) error {
+	t := sqlstore.StoreTable{Name: logPostings.Name, Columns: logPostings.Columns, Values: make([]any, 0, 6*len(rows))}
 	for _, r := range rows {
-		t.Values = append(t.Values, b.chain, r.Bucket, r.Kind, r.Key, r.Part, r.N, r.List)
+		t.Values = append(t.Values, b.chain, r.Dir, r.Address, r.Bucket, r.N, r.List)
 	}
 	return wrap(b.db.insert(ctx, b.sqlTx, &t))
 }

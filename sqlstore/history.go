@@ -154,7 +154,7 @@ func (s *SQLStore) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi 
 			return err
 		}
 	}
-	return h.flush(ctx, s, b)
+	return h.flush(ctx, b)
 }
 
 // insertHistory inserts the segments and hash prefixes of blocks, given in
@@ -298,7 +298,7 @@ func (s *SQLStore) writeHistory(ctx context.Context, b BlockBatch, chain int64, 
 			return err
 		}
 	}
-	if err := h.flush(ctx, s, b); err != nil {
+	if err := h.flush(ctx, b); err != nil {
 		return err
 	}
 	_, err := b.Exec(ctx, s.SQL.SetHistoryBelow, chain, int64(blocks[len(blocks)-1].Block.Number)+1)

@@ -35,7 +35,7 @@ type historyBuilder struct {
 }
 
 func newHistoryBuilder(chain int64, counted bool) *historyBuilder {
-	return &historyBuilder{chain: chain, counted: counted, lists: map[bucketKey][]history.Posting{}, all: map[int64]int64{}}
+	return &historyBuilder{chain: chain, counted: counted, lists: map[bucketKey][]history.Posting{}, all: map[int64]int64{}, logs: logLists{}}
 }
 
 // segments is a block's three history segments, encoded.
@@ -142,7 +142,7 @@ func (h *historyBuilder) rows() []TraceCountRow {
 
 // flush adds the lists (and counts) of the traces added to trace_counts,
 // appending each list to the row's, and empties the builder.
-func (h *historyBuilder) flush(ctx context.Context, s *SQLStore, b BlockBatch) error {
+func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
 	rows := h.rows()
 	for i := range rows {
 		r := &rows[i]
@@ -159,7 +159,7 @@ func (h *historyBuilder) flush(ctx context.Context, s *SQLStore, b BlockBatch) e
 	}
 	clear(h.lists)
 	clear(h.all)
-	if err := h.logs.flush(ctx, s, b, h.chain); err != nil {
+	if err := h.logs.flush(ctx, b); err != nil {
 		return err
 	}
 	if len(rows) == 0 {

@@ -33,125 +33,54 @@ const (
 	logKeyAddressTopic0 = 2 // both, the address first
 )
 
-// logKey names a list a write builds: key[:size] is the key.
+// logKey names a list a write builds.
 type logKey struct {
 	kind   int
-	size   int
-	key    [52]byte
+	key    string
 	bucket int64
 }
 
-// LogPostingRow is a row of log_postings that a write adds.
-type LogPostingRow struct {
-	Kind   int
-	Key    []byte
-	Bucket int64
-	Part   int64 // the first block of the write that made it
-	N      int64
-	List   []byte
-}
-
 // logLists gathers the posting lists of the logs of the history blocks a
-// write adds. Each write's lists are rows of their own, a part of their
-// bucket's list (the part is the write's first block): appending them to
-// one row per key rewrote a busy key's whole list with every write, tens
-// of KB for ten blocks. The write that completes a bucket joins its parts
-// (compact).
-type logLists struct {
-	lists       map[logKey][]history.Posting
-	first, last uint64 // the blocks added, when lists is not empty
-}
+// write adds.
+type logLists map[logKey][]history.Posting
 
 // add adds the logs of block d, in log index order (canonical), to the
 // lists.
-func (ls *logLists) add(d *chainquery.BlockData) {
+func (ls logLists) add(d *chainquery.BlockData) {
 	n := d.Block.Number
-	if ls.lists == nil {
-		ls.lists = map[logKey][]history.Posting{}
-	}
-	if len(ls.lists) == 0 || n < ls.first {
-		ls.first = n
-	}
-	if len(ls.lists) == 0 || n > ls.last {
-		ls.last = n
-	}
 	bucket := int64(n / LogBucketBlocks)
 	for i, l := range d.Logs {
 		p := history.Posting{Block: n, Pos: uint32(i)}
-		k := logKey{kind: logKeyAddress, size: 20, bucket: bucket}
-		copy(k.key[:], l.Address[:])
-		ls.lists[k] = append(ls.lists[k], p)
+		ls.put(logKey{logKeyAddress, string(l.Address[:]), bucket}, p)
 		if len(l.Topics) > 0 {
-			k.kind, k.size = logKeyAddressTopic0, 52
-			copy(k.key[20:], l.Topics[0][:])
-			ls.lists[k] = append(ls.lists[k], p)
-			k = logKey{kind: logKeyTopic0, size: 32, bucket: bucket}
-			copy(k.key[:], l.Topics[0][:])
-			ls.lists[k] = append(ls.lists[k], p)
+			ls.put(logKey{logKeyTopic0, string(l.Topics[0][:]), bucket}, p)
+			ls.put(logKey{logKeyAddressTopic0, string(l.Address[:]) + string(l.Topics[0][:]), bucket}, p)
 		}
 	}
 }
 
-// flush adds the lists to log_postings, in its key's order, joins the
-// parts of the buckets whose last block it adds, and empties the lists.
-func (ls *logLists) flush(ctx context.Context, s *SQLStore, b BlockBatch, chain int64) error {
-	if len(ls.lists) == 0 {
+func (ls logLists) put(k logKey, p history.Posting) { ls[k] = append(ls[k], p) }
+
+// flush adds the lists to log_postings, in its key's order, and empties
+// them.
+func (ls logLists) flush(ctx context.Context, b BlockBatch) error {
+	if len(ls) == 0 {
 		return nil
 	}
-	rows := make([]LogPostingRow, 0, len(ls.lists))
-	for k, ps := range ls.lists {
+	rows := make([]TraceCountRow, 0, len(ls))
+	for k, ps := range ls {
 		// A backfill reads its blocks in the database's order.
 		slices.SortFunc(ps, func(x, y history.Posting) int { return cmp.Compare(x.Block, y.Block)*2 + cmp.Compare(x.Pos, y.Pos) })
 		list, err := history.AppendPostings(nil, ps)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, LogPostingRow{Kind: k.kind, Key: bytes.Clone(k.key[:k.size]), Bucket: k.bucket, Part: int64(ls.first), N: int64(len(ps)), List: list})
+		rows = append(rows, TraceCountRow{Dir: k.kind, Address: []byte(k.key), Bucket: k.bucket, N: int64(len(ps)), List: list})
 	}
-	clear(ls.lists)
-	sortLogRows(rows)
-	if err := b.AddLogPostings(ctx, rows); err != nil {
-		return err
-	}
-	for bucket := ls.first / LogBucketBlocks; bucket <= ls.last/LogBucketBlocks; bucket++ {
-		if ls.last >= bucket*LogBucketBlocks+LogBucketBlocks-1 {
-			if err := s.compactLogBucket(ctx, b, chain, int64(bucket)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func sortLogRows(rows []LogPostingRow) {
-	slices.SortFunc(rows, func(x, y LogPostingRow) int {
-		return cmp.Or(cmp.Compare(x.Bucket, y.Bucket), cmp.Compare(x.Kind, y.Kind), bytes.Compare(x.Key, y.Key), cmp.Compare(x.Part, y.Part))
+	clear(ls)
+	slices.SortFunc(rows, func(x, y TraceCountRow) int {
+		return cmp.Or(cmp.Compare(x.Bucket, y.Bucket), cmp.Compare(x.Dir, y.Dir), bytes.Compare(x.Address, y.Address))
 	})
-}
-
-// compactLogBucket joins the parts of each key's list in bucket into one
-// row, when some key has several: the bucket's rows are read in key and
-// part order, deleted, and written again.
-func (s *SQLStore) compactLogBucket(ctx context.Context, b BlockBatch, chain, bucket int64) error {
-	var rows []LogPostingRow
-	var r LogPostingRow
-	joined := false
-	err := b.Query(ctx, s.SQL.LogBucketRows, []any{chain, bucket}, []any{&r.Kind, &r.Key, &r.N, &r.List}, func() error {
-		if k := len(rows) - 1; k >= 0 && rows[k].Kind == r.Kind && bytes.Equal(rows[k].Key, r.Key) {
-			rows[k].N += r.N
-			rows[k].List = append(rows[k].List, r.List...)
-			joined = true
-			return nil
-		}
-		rows = append(rows, LogPostingRow{Kind: r.Kind, Key: bytes.Clone(r.Key), Bucket: bucket, Part: bucket * LogBucketBlocks, N: r.N, List: bytes.Clone(r.List)})
-		return nil
-	})
-	if err != nil || !joined {
-		return err
-	}
-	if _, err := b.Exec(ctx, s.SQL.DeleteLogPostings, chain, bucket); err != nil {
-		return err
-	}
 	return b.AddLogPostings(ctx, rows)
 }
 
@@ -467,7 +396,7 @@ func (s *SQLStore) listLogBucket(ctx context.Context, b BlockBatch, chain, lo, h
 	for n := lo; n <= hi; n++ {
 		numbers = append(numbers, uint64(n))
 	}
-	var ls logLists
+	ls := logLists{}
 	var n int64
 	var kind int
 	var data []byte
@@ -486,8 +415,7 @@ func (s *SQLStore) listLogBucket(ctx context.Context, b BlockBatch, chain, lo, h
 	if _, err := b.Exec(ctx, s.SQL.DeleteLogPostings, chain, lo/LogBucketBlocks); err != nil {
 		return err
 	}
-	ls.first = uint64(lo) // one part, whatever blocks hold logs
-	return ls.flush(ctx, s, b, chain)
+	return ls.flush(ctx, b)
 }
 
 // thawLogs keeps the log postings right when a thaw turns chain's history

@@ -322,10 +322,8 @@ type HistorySQL struct {
 	LogPostings func(chain int64, kind int, keys [][]byte, first, last int64) (string, []any)
 
 	// DeleteLogPostings: chain, bucket → deletes the bucket's rows of
-	// log_postings (a backfill or a compaction writes them anew).
-	// LogBucketRows: chain, bucket → kind, key, n, list of each of the
-	// bucket's rows, in key and part order.
-	DeleteLogPostings, LogBucketRows string
+	// log_postings (a backfill writes them anew).
+	DeleteLogPostings string
 
 	// ClearLists: chain, bucket → sets the lists of the rows of
 	// trace_counts in that bucket and above to NULL.

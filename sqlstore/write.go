@@ -37,8 +37,10 @@ type BlockBatch interface {
 	// themselves.
 	AddTraceCounts(ctx context.Context, rows []TraceCountRow) error
 
-	// AddLogPostings inserts rows into log_postings (log_postings.go).
-	AddLogPostings(ctx context.Context, rows []LogPostingRow) error
+	// AddLogPostings adds each row's N to its row of log_postings and
+	// appends its list to the row's, making the rows missing
+	// (log_postings.go): Dir is the kind, Address the key.
+	AddLogPostings(ctx context.Context, rows []TraceCountRow) error
 }
 
 // StoreTable is a table that a block batch fills, with its rows. Values

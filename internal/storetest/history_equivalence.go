@@ -22,8 +22,7 @@ import (
 // partial bucket and a whole one, and rows the 30 blocks above; or, when
 // written straight into history, a whole bucket and the pieces of another
 // below DirectBoundary, and rows above. They cross a bucket of log_postings
-// (sqlstore.LogBucketBlocks), whose parts the write of its last block
-// joins.
+// (sqlstore.LogBucketBlocks).
 var (
 	historyConfig   = polychain.Config{Seed: 7, Start: 65_000_930, Blocks: 200, TxPerBlock: 40, Accounts: 3000, HotShare: 0.1}
 	HistoryBoundary = uint64(65_001_100)

@@ -34,9 +34,9 @@ var logEvents = []chainquery.Hash{H(TagTopic, 0x70), H(TagTopic, 0x71), H(TagTop
 
 // CheckLogBuckets writes logBlock's blocks 2,950 to 5,100, across buckets
 // of log_postings (sqlstore.LogBucketBlocks), into want, a store of rows,
-// and straight into history in got, 20 at a time (a bucket's lists in
-// parts, joined by the write of its last block); rewrites blocks 4,350 up
-// in both (a thaw inside a bucket); and requires Filter Logs to answer
+// and straight into history in got, 20 at a time (a bucket's lists
+// appended to, piece by piece); rewrites blocks 4,350 up in both (a thaw
+// inside a bucket); and requires Filter Logs to answer
 // alike over ranges that hold whole buckets and parts of others, for
 // addresses, topic0s, both, and a topic1, at offsets to the end: the
 // counts of whole buckets come from their rows' n, those of the edges from

@@ -8,18 +8,16 @@
 -- other events the token emits). A log without topics is under its
 -- address alone. Keyed by bucket first, as trace_counts: a write's rows are
 -- those of the buckets at the table's end. Written with the segments, for
--- history blocks only (sqlstore/log_postings.go): each write's lists are a
--- part of their own, which the write that completes the bucket joins into
--- one row per key.
+-- history blocks only (sqlstore/log_postings.go); a write that adds blocks
+-- to a bucket appends its list to the row's.
 CREATE TABLE log_postings (
 	chain  integer  NOT NULL,
 	bucket bigint   NOT NULL, -- block_number / 1000 (sqlstore.LogBucketBlocks)
 	kind   smallint NOT NULL,
 	key    bytea    NOT NULL,
-	part   bigint   NOT NULL, -- the first block of the write that made it
 	n      bigint   NOT NULL,
 	list   bytea    NOT NULL,
-	PRIMARY KEY (chain, bucket, kind, key, part)
+	PRIMARY KEY (chain, bucket, kind, key)
 );
 -- Varints that pglz would spend time on and not shrink.
 ALTER TABLE log_postings ALTER COLUMN list SET STORAGE EXTERNAL;

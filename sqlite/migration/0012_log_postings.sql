@@ -8,9 +8,8 @@
 -- other events the token emits). A log without topics is under its
 -- address alone. Keyed by bucket first, as trace_counts: a write's rows are
 -- those of the buckets at the table's end. Written with the segments, for
--- history blocks only (sqlstore/log_postings.go): each write's lists are a
--- part of their own, which the write that completes the bucket joins into
--- one row per key.
+-- history blocks only (sqlstore/log_postings.go); a write that adds blocks
+-- to a bucket appends its list to the row's.
 --
 -- A rowid table with its key in an index, not WITHOUT ROWID: a bucket's
 -- busy keys have lists of KBs, and a seek in a WITHOUT ROWID b-tree reads
@@ -21,11 +20,10 @@ CREATE TABLE log_postings (
 	bucket INTEGER NOT NULL, -- block_number / 1000 (sqlstore.LogBucketBlocks)
 	kind   INTEGER NOT NULL,
 	key    BLOB    NOT NULL,
-	part   INTEGER NOT NULL, -- the first block of the write that made it
 	n      INTEGER NOT NULL,
 	list   BLOB    NOT NULL
 );
-CREATE UNIQUE INDEX log_postings_key ON log_postings (chain, bucket, kind, key, part);
+CREATE UNIQUE INDEX log_postings_key ON log_postings (chain, bucket, kind, key);
 
 -- The history blocks at or above logs_from have their logs in
 -- log_postings; those below it (written before this migration) get them
