@@ -35,6 +35,10 @@ func TestFilterLogs(t *testing.T) {
 		{"positions ANDed", `{` + rng + `, "topic0": "` + topic(3, 0) + `", "topic1": "` + topic(4, 1) + `"}`, nil},
 		{"null members", `{` + rng + `, "address": null, "topic0": null}`, []int{0, 1, 2, 3, 4}},
 		{"datetime range", `{"from_datetime": "2025-03-01T00:00:00Z", "to_datetime": "2025-03-01T00:00:04Z", "topic3": "` + topic(4, 3) + `"}`, []int{4}},
+		// With an address or a topic0, any range: here from block 1 to
+		// past the fixture, and a datetime range of years.
+		{"address over a million blocks", `{"from_block": 1, "to_block": 99000000, "address": "` + storetest.Token.Hex() + `"}`, []int{0, 1, 2, 3, 4}},
+		{"topic0 over years", `{"from_datetime": "2020-01-01T00:00:00Z", "to_datetime": "2026-01-01T00:00:00Z", "topic0": "` + topic(2, 0) + `"}`, []int{2}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			body := MustOK(t, s.Post(t, logsFilterPath+"?limit=50", c.body))
@@ -54,7 +58,9 @@ func TestFilterLogs(t *testing.T) {
 	}
 
 	RunErrorCases(t, s, []ErrorCase{
-		{Name: "101 blocks", Method: http.MethodPost, Path: logsFilterPath, Body: `{"from_block": 1, "to_block": 101}`, Status: http.StatusBadRequest, Detail: "block range must not exceed 100 blocks"},
+		{Name: "101 blocks", Method: http.MethodPost, Path: logsFilterPath, Body: `{"from_block": 1, "to_block": 101}`, Status: http.StatusBadRequest, Detail: "without an address or a topic0, a block range must not exceed 100 blocks"},
+		{Name: "101 blocks, only a topic1", Method: http.MethodPost, Path: logsFilterPath, Body: `{"from_block": 1, "to_block": 101, "topic1": "` + topic(4, 1) + `"}`, Status: http.StatusBadRequest, Detail: "without an address or a topic0"},
+		{Name: "an address, backwards", Method: http.MethodPost, Path: logsFilterPath, Body: `{"from_block": 101, "to_block": 1, "address": "` + storetest.Token.Hex() + `"}`, Status: http.StatusBadRequest, Detail: "to_block must be at least from_block"},
 		{Name: "no range", Method: http.MethodPost, Path: logsFilterPath, Body: `{"address": "` + storetest.Token.Hex() + `"}`, Status: http.StatusBadRequest, Detail: "give exactly one range"},
 		{Name: "a trace field", Method: http.MethodPost, Path: logsFilterPath, Body: `{` + rng + `, "to_address": null}`, Status: http.StatusBadRequest, Detail: `unknown field "to_address"`},
 		{Name: "bad topic", Method: http.MethodPost, Path: logsFilterPath, Body: `{` + rng + `, "topic1": ["0x12"]}`, Status: http.StatusBadRequest, Detail: "topic1[0] must be a 0x-prefixed 32-byte hex hash"},

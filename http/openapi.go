@@ -122,11 +122,13 @@ var (
 	filterLogsDoc = operation{
 		id:      "filterLogs",
 		summary: "Filter Logs",
-		description: "Event logs of a block range or of a datetime range (at most 100 blocks either way, both ends inclusive), " +
+		description: "Event logs of a block range or of a datetime range (both ends inclusive; of any length with an address or a topic0, " +
+			"else at most 100 blocks either way), " +
 			"optionally by the contract that emitted them (address) and by topic (topic0 to topic3), as eth_getLogs matches them: " +
 			"the values of one field are alternatives, and every field given must match; a log without a topic at a " +
 			"position never matches a filter on it. Results are ordered by block_number and log_index. count is the " +
-			"number of matching logs over all pages.",
+			"number of matching logs over all pages; with an address or a topic0 it costs the same whatever the matches. " +
+			"503 names the blocks of a store written by an earlier release whose logs are not indexed yet (chainquery migrate).",
 		params:    []obj{limitParam, offsetParam},
 		body:      ref("LogFilter"),
 		response:  "LogPage",

@@ -138,9 +138,9 @@ func schemas() obj {
 			kv{"to_address", addressFilter("Recipient of the trace call; any of the addresses matches.")},
 		)},
 		{"LogFilter", rangeBody("Exactly one range, as in TraceFilter: from_block with to_block, or from_datetime with to_datetime; a "+
-			"member whose value is null counts as absent. Rules the schema cannot state: to_block is at least from_block and "+
-			"to_block - from_block is at most 99; to_datetime is not before from_datetime, and the blocks it spans are at most "+
-			"100. Unknown fields are rejected.",
+			"member whose value is null counts as absent. Rules the schema cannot state: to_block is at least from_block, "+
+			"to_datetime is not before from_datetime, and without an address or a topic0, to_block - from_block is at most 99 "+
+			"and a datetime range spans at most 100 blocks. Unknown fields are rejected.",
 			kv{"address", addressFilter("Contract that emitted the log; any of the addresses matches.")},
 			kv{"topic0", topicFilter("First topic (the event's signature hash); any of the values matches.")},
 			kv{"topic1", topicFilter("Second topic; any of the values matches.")},
