@@ -63,8 +63,13 @@ type filterBody struct {
 }
 
 func (f filterBody) target(limit, offset int64) vegeta.Target {
-	body, _ := json.Marshal(f)
-	return vegeta.Target{Method: http.MethodPost, URL: fmt.Sprintf("%s/traces/filter?limit=%d&offset=%d", api, limit, offset), Body: body}
+	return postTarget("/traces/filter", f, limit, offset)
+}
+
+// postTarget is a POST of body as JSON to the chain's path, paged.
+func postTarget(path string, body any, limit, offset int64) vegeta.Target {
+	b, _ := json.Marshal(body)
+	return vegeta.Target{Method: http.MethodPost, URL: fmt.Sprintf("%s%s?limit=%d&offset=%d", api, path, limit, offset), Body: b}
 }
 
 // logBody is a Filter Logs request body.
@@ -76,8 +81,7 @@ type logBody struct {
 }
 
 func (f logBody) target(limit, offset int64) vegeta.Target {
-	body, _ := json.Marshal(f)
-	return vegeta.Target{Method: http.MethodPost, URL: fmt.Sprintf("%s/logs/filter?limit=%d&offset=%d", api, limit, offset), Body: body}
+	return postTarget("/logs/filter", f, limit, offset)
 }
 
 // allBlocks is the datetime range of every block of c.

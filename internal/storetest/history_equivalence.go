@@ -184,14 +184,6 @@ func checkSameAnswers(t *testing.T, want, got chainquery.Store) {
 			}
 		}
 	}
-	byCount := func(m map[chainquery.Address]int) []chainquery.Address {
-		out := make([]chainquery.Address, 0, len(m))
-		for a := range m {
-			out = append(out, a)
-		}
-		slices.SortFunc(out, func(a, b chainquery.Address) int { return cmp.Or(m[b]-m[a], slices.Compare(a[:], b[:])) })
-		return out
-	}
 	toRank, fromRank := byCount(to), byCount(from)
 	hot, cold := toRank[0], toRank[len(toRank)/2]
 	sender := fromRank[1]
@@ -285,14 +277,6 @@ func checkSameLogs(t *testing.T, same func(string, func(chainquery.Store) (any, 
 				pairs[[2]any{l.Address, l.Topics[0]}]++
 			}
 		}
-	}
-	byCount := func(m map[chainquery.Address]int) []chainquery.Address {
-		out := make([]chainquery.Address, 0, len(m))
-		for a := range m {
-			out = append(out, a)
-		}
-		slices.SortFunc(out, func(a, b chainquery.Address) int { return cmp.Or(m[b]-m[a], slices.Compare(a[:], b[:])) })
-		return out
 	}
 	emitters := byCount(emitted)
 	busiest, cold := emitters[0], emitters[len(emitters)/2]
@@ -467,4 +451,15 @@ func CheckLogIndexBackfill(t *testing.T, open func(testing.TB) (chainquery.Store
 		}
 		checkSameLogs(t, same(got), blocks)
 	})
+}
+
+// byCount returns the addresses of m, the most counted first (ties in
+// byte order).
+func byCount(m map[chainquery.Address]int) []chainquery.Address {
+	out := make([]chainquery.Address, 0, len(m))
+	for a := range m {
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b chainquery.Address) int { return cmp.Or(m[b]-m[a], slices.Compare(a[:], b[:])) })
+	return out
 }
