@@ -31,6 +31,8 @@ CREATE UNIQUE INDEX log_postings_key ON log_postings (chain, bucket, kind, key);
 ALTER TABLE history ADD COLUMN logs_from INTEGER NOT NULL DEFAULT 0;
 UPDATE history SET logs_from = below;
 
--- Rows: the tip's logs by address and by topic0, in API order within each.
-CREATE INDEX logs_address ON logs (chain, address, block_number, log_index);
+-- Rows: the tip's logs by address and by topic0, in API order within each;
+-- an address's entries carry the topic0, so that address AND topic0 is
+-- counted in the index.
+CREATE INDEX logs_address ON logs (chain, address, block_number, log_index, topic0);
 CREATE INDEX logs_topic0 ON logs (chain, topic0, block_number, log_index) WHERE topic0 IS NOT NULL;
