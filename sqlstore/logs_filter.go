@@ -11,10 +11,11 @@ import (
 )
 
 // FindLogs returns one page of the logs matching f and their number
-// (LogRangeService). A range holds at most chainquery.MaxLogRangeBlocks
-// blocks. In history every log of the range is matched
-// (historyRangeLogs); in rows the database counts the matches and reads
-// the page's, the conditions in the statements.
+// (LogRangeService). In history, a filter naming an address or a topic0
+// is answered by the posting lists (postingRangeLogs), any other by
+// matching every log of its range, at most chainquery.MaxLogRangeBlocks
+// blocks (historyRangeLogs); in rows the database counts the matches and
+// reads the page's, the conditions in the statements.
 func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*chainquery.Log, int, error) {
 	tx, id, err := s.chainTx(ctx, f.Chain)
 	if err != nil {
@@ -69,15 +70,13 @@ func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([
 // lists yet, by matching every log of the range, which then must not hold
 // more than chainquery.MaxLogRangeBlocks blocks.
 func (s *SQLStore) historyRangeMatches(ctx context.Context, c StoreConn, chain int64, lo, hi uint64, m *logMatcher) error {
-	listed := uint64(0)
-	if _, _, keyed := logPostingKeys(m.f); keyed {
+	listed := hi + 1 // the first block read by the lists: none without a key
+	if m.f.Keyed() {
 		from, err := s.logsFrom(ctx, c, chain)
 		if err != nil {
 			return err
 		}
 		listed = max(lo, uint64(from))
-	} else {
-		listed = hi + 1
 	}
 	if lo < listed {
 		end := min(hi, listed-1)
