@@ -18,6 +18,10 @@ type SolanaBlock struct {
 	// it sees the blocks in slot order.
 	Changes []*TokenBalanceChange
 
+	// SOL are the block's SOL balance changes, when the source was asked
+	// for them (nil otherwise; empty when none changed).
+	SOL []*SOLBalanceChange
+
 	// Owners maps each token account whose entries in the block name an
 	// owner to the last owner named: what the ingester carries to the
 	// changes of later blocks that name none.

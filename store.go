@@ -15,6 +15,7 @@ type Store interface {
 	TransactionService
 	BlockService
 	TokenBalanceService
+	SOLBalanceService
 	StatusService
 	APIKeyService
 	BlockWriter

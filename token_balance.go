@@ -107,10 +107,14 @@ type SolanaCursor struct {
 
 // TokenBalanceWriter is what the Solana ingester writes.
 type TokenBalanceWriter interface {
-	// WriteTokenBalances stores changes and moves the Solana cursor to
-	// cursor in one transaction. Writing a change that is already stored
-	// (same account, slot and TxIndex) replaces it.
-	WriteTokenBalances(ctx context.Context, changes []*TokenBalanceChange, cursor SolanaCursor) error
+	// WriteSolana stores a batch's token balance changes and SOL balance
+	// changes and moves the Solana cursor to w.Cursor, in one transaction.
+	// Writing a change that is already stored (same account, slot and, for
+	// tokens, TxIndex) replaces it. A batch with SOL changes extends the
+	// stored SOL range when the range ended at the stored cursor, and starts
+	// a new one at w.SOL.First otherwise (a first batch, or one after
+	// batches written without SOL changes: the gap is never answered).
+	WriteSolana(ctx context.Context, w *SolanaWrite) error
 
 	// WriteTokens inserts or replaces token registry entries (an imported
 	// token list: the operator's word wins).
@@ -121,7 +125,7 @@ type TokenBalanceWriter interface {
 	// overrides an imported token list).
 	AddTokens(ctx context.Context, tokens []*Token) error
 
-	// SolanaCursor returns the cursor WriteTokenBalances last recorded, ok
+	// SolanaCursor returns the cursor WriteSolana last recorded, ok
 	// false when none: where a restarted ingester resumes, after checking
 	// its blockhash against the node.
 	SolanaCursor(ctx context.Context) (cursor SolanaCursor, ok bool, err error)

@@ -64,7 +64,7 @@ func MustOpenDB(tb testing.TB) *sqlite.DB {
 			tb.Fatalf("write %s blocks: %v", chain, err)
 		}
 	}
-	if err := db.WriteTokenBalances(ctx, storetest.TokenBalanceChanges(), storetest.SolanaCursor); err != nil {
+	if err := db.WriteSolana(ctx, &chainquery.SolanaWrite{Tokens: storetest.TokenBalanceChanges(), Cursor: storetest.SolanaCursor}); err != nil {
 		tb.Fatal(err)
 	}
 	if err := db.WriteTokens(ctx, storetest.Tokens()); err != nil {

@@ -58,6 +58,7 @@ type SolanaLoop struct {
 	Window       uint64        // slots listed per getBlocks call
 	PollInterval time.Duration // wait between head checks when caught up
 	Metadata     bool          // fill the registry from Metaplex metadata (or the Token-2022 extension) of new mints
+	SOL          bool          // write the blocks' SOL balance changes too (the source must be reading them)
 	StoreRetry   time.Duration // first wait when the store is unavailable
 
 	Progress *Progress // optional
@@ -283,18 +284,27 @@ func (e *SolanaLoop) fetch(ctx context.Context, slots []uint64) ([]*chainquery.S
 // cursor always names a block and its blockhash, whatever skipped slots
 // follow it.
 func (e *SolanaLoop) write(ctx context.Context, blocks []*chainquery.SolanaBlock) error {
-	var changes []*chainquery.TokenBalanceChange
+	first, last := blocks[0], blocks[len(blocks)-1]
+	w := &chainquery.SolanaWrite{Cursor: chainquery.SolanaCursor{Slot: last.Slot, Blockhash: last.Blockhash, BlockTime: last.Time}}
+	if e.SOL {
+		w.SOL = &chainquery.SOLChanges{First: chainquery.SolanaCursor{Slot: first.Slot, BlockTime: first.Time}}
+	}
 	for _, b := range blocks {
 		if err := e.carryOwners(ctx, b); err != nil {
 			return err
 		}
-		changes = append(changes, b.Changes...)
+		w.Tokens = append(w.Tokens, b.Changes...)
+		if w.SOL != nil {
+			if b.SOL == nil {
+				return fmt.Errorf("slot %d: the source did not read SOL balances", b.Slot)
+			}
+			w.SOL.Changes = append(w.SOL.Changes, b.SOL...)
+		}
 	}
-	first, last := blocks[0], blocks[len(blocks)-1]
-	cursor := chainquery.SolanaCursor{Slot: last.Slot, Blockhash: last.Blockhash, BlockTime: last.Time}
+	changes := w.Tokens
 	began := time.Now()
-	err := e.patience.retry(ctx, "WriteTokenBalances", func() error {
-		return e.Store.WriteTokenBalances(ctx, changes, cursor)
+	err := e.patience.retry(ctx, "WriteSolana", func() error {
+		return e.Store.WriteSolana(ctx, w)
 	})
 	if err != nil {
 		return fmt.Errorf("write slots %d-%d: %w", first.Slot, last.Slot, err)

@@ -128,7 +128,7 @@ func TestSolanaCursorCheck(t *testing.T) {
 				// be checked: the run says so and resumes, and records one.
 				db := st.open(t)
 				ctx := context.Background()
-				if err := db.WriteTokenBalances(ctx, nil, chainquery.SolanaCursor{Slot: 100, BlockTime: time.Unix(t0, 0)}); err != nil {
+				if err := db.WriteSolana(ctx, &chainquery.SolanaWrite{Cursor: chainquery.SolanaCursor{Slot: 100, BlockTime: time.Unix(t0, 0)}}); err != nil {
 					t.Fatal(err)
 				}
 				fork := chain(t, 100, 105)

@@ -79,7 +79,7 @@ func TestReadsWithoutStatistics(t *testing.T) {
 			BlockTime: at.Add(time.Duration(i) * time.Second)})
 	}
 	cursor := chainquery.SolanaCursor{Slot: 350_002_000, BlockTime: at.Add(2 * time.Hour)}
-	if err := db.WriteTokenBalances(ctx, changes, cursor); err != nil {
+	if err := db.WriteSolana(ctx, &chainquery.SolanaWrite{Tokens: changes, Cursor: cursor}); err != nil {
 		t.Fatal(err)
 	}
 	var tokens []*chainquery.Token

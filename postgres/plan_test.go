@@ -230,7 +230,7 @@ func plansData(t *testing.T, db *DB) {
 		changes = append(changes, &chainquery.TokenBalanceChange{Account: acct, Owner: &owner, Mint: mint, Amount: uint64(i),
 			Slot: uint64(250_000_000 + i), TxIndex: i % 7, BlockTime: time.UnixMilli(planTime*1000 + int64(i)*400)})
 	}
-	if err := db.WriteTokenBalances(ctx, changes, chainquery.SolanaCursor{Slot: 250_020_000, BlockTime: time.UnixMilli(planTime*1000 + 8_000_000)}); err != nil {
+	if err := db.WriteSolana(ctx, &chainquery.SolanaWrite{Tokens: changes, Cursor: chainquery.SolanaCursor{Slot: 250_020_000, BlockTime: time.UnixMilli(planTime*1000 + 8_000_000)}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{

@@ -148,6 +148,12 @@ var queries = sqlstore.StoreSQL{
 			WHERE account = $1 AND block_time <= $2 ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1) b ON true
 		LEFT JOIN LATERAL (SELECT name, symbol FROM tokens WHERE $3::boolean AND mint = b.mint) k ON true
 		WHERE c.id = 1`,
+	SOLBalance: `SELECT c.sol_from, c.sol_from_time, c.sol_through, c.sol_through_time, b.slot IS NOT NULL,
+			coalesce(b.block_time, 0), coalesce(b.slot, 0), coalesce(b.lamports, 0)
+		FROM solana_cursor c
+		LEFT JOIN LATERAL (SELECT block_time, slot, lamports FROM sol_balances
+			WHERE account = $1 AND block_time <= $2 AND slot >= c.sol_from ORDER BY block_time DESC, slot DESC LIMIT 1) b ON true
+		WHERE c.id = 1`,
 	// As in SQLite's: one range of token_balances_owner, then each
 	// account's latest change naming an owner, and the page's balances.
 	OwnerBalanceCount: `SELECT count(*) FROM (` + qOwnerAccounts + `) o`,

@@ -20,6 +20,16 @@ type Block struct {
 	Blockhash    string        `json:"blockhash"`
 	BlockTime    *int64        `json:"blockTime"`
 	Transactions []Transaction `json:"transactions"`
+	Rewards      []Reward      `json:"rewards"` // asked for only when SOL balances are read
+}
+
+// Reward is one entry of a block's rewards: a balance change of the block
+// that no transaction made (fees to the leader, epoch rewards, rent).
+type Reward struct {
+	Pubkey      string  `json:"pubkey"`
+	Lamports    int64   `json:"lamports"`
+	PostBalance uint64  `json:"postBalance"`
+	RewardType  *string `json:"rewardType"`
 }
 
 // Transaction is one entry of a block's transactions.
@@ -42,6 +52,8 @@ type Meta struct {
 		Writable []string `json:"writable"`
 		Readonly []string `json:"readonly"`
 	} `json:"loadedAddresses"`
+	PreBalances       []uint64       `json:"preBalances"` // lamports, by account index
+	PostBalances      []uint64       `json:"postBalances"`
 	PreTokenBalances  []TokenBalance `json:"preTokenBalances"`
 	PostTokenBalances []TokenBalance `json:"postTokenBalances"`
 }

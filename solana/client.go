@@ -59,22 +59,36 @@ func (c *Client) Blocks(ctx context.Context, from, to uint64) ([]uint64, error) 
 
 // blockConfig asks for what token balances need: full transactions, version
 // 0 included (a node refuses a block holding one otherwise), no rewards.
-var blockConfig = map[string]any{
-	"encoding":                       "json",
-	"maxSupportedTransactionVersion": 0,
-	"transactionDetails":             "full",
-	"rewards":                        false,
-	"commitment":                     "confirmed",
-}
+// rewardsConfig adds the rewards, which SOL balances need too.
+var (
+	blockConfig = map[string]any{
+		"encoding":                       "json",
+		"maxSupportedTransactionVersion": 0,
+		"transactionDetails":             "full",
+		"rewards":                        false,
+		"commitment":                     "confirmed",
+	}
+	rewardsConfig = map[string]any{
+		"encoding":                       "json",
+		"maxSupportedTransactionVersion": 0,
+		"transactionDetails":             "full",
+		"rewards":                        true,
+		"commitment":                     "confirmed",
+	}
+)
 
 // RawBlocks fetches the blocks of slots in one batch and returns each raw
 // result in the same order; a result is JSON null where the node has no
-// block (yet). A call that still fails after the client's retries is an
-// error.
-func (c *Client) RawBlocks(ctx context.Context, slots []uint64) ([]json.RawMessage, error) {
+// block (yet). With rewards, the blocks hold their rewards. A call that
+// still fails after the client's retries is an error.
+func (c *Client) RawBlocks(ctx context.Context, slots []uint64, rewards bool) ([]json.RawMessage, error) {
+	config := blockConfig
+	if rewards {
+		config = rewardsConfig
+	}
 	reqs := make([]*jsonrpc.Request, len(slots))
 	for i, s := range slots {
-		reqs[i] = &jsonrpc.Request{Method: "getBlock", Params: []any{s, blockConfig}}
+		reqs[i] = &jsonrpc.Request{Method: "getBlock", Params: []any{s, config}}
 	}
 	if err := c.RPC.BatchCall(ctx, reqs); err != nil {
 		return nil, err

@@ -23,6 +23,10 @@ type Source struct {
 	// doubling up to 30 s. It is never taken for an empty block.
 	NullRetries int
 	NullWait    time.Duration
+
+	// SOL makes Blocks read each block's rewards and return its SOL
+	// balance changes (SolanaBlock.SOL) besides its token balance changes.
+	SOL bool
 }
 
 // NewSource returns a source reading from c with default patience for null
@@ -57,7 +61,7 @@ func (s *Source) BlockHash(ctx context.Context, slot uint64) (string, bool, erro
 // chainquery.SolanaBlock): blocks are decoded concurrently, so carrying
 // owners across blocks is left to the caller, who sees them in slot order.
 func (s *Source) Blocks(ctx context.Context, slots []uint64) ([]*chainquery.SolanaBlock, error) {
-	raws, err := s.Client.RawBlocks(ctx, slots)
+	raws, err := s.Client.RawBlocks(ctx, slots, s.SOL)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +93,7 @@ func (s *Source) Blocks(ctx context.Context, slots []uint64) ([]*chainquery.Sola
 		for j, i := range missing {
 			again[j] = slots[i]
 		}
-		res, err := s.Client.RawBlocks(ctx, again)
+		res, err := s.Client.RawBlocks(ctx, again, s.SOL)
 		if err != nil {
 			return nil, err
 		}
@@ -109,6 +113,11 @@ func (s *Source) Blocks(ctx context.Context, slots []uint64) ([]*chainquery.Sola
 			return nil, err
 		}
 		out[i] = &chainquery.SolanaBlock{Slot: slots[i], Blockhash: b.Blockhash, Time: b.Time(), Changes: changes, Owners: x.owners}
+		if s.SOL {
+			if out[i].SOL, err = SOLChanges(b, slots[i]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return out, nil
 }

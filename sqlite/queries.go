@@ -146,6 +146,14 @@ var queries = sqlstore.StoreSQL{
 			ORDER BY b.block_time DESC, b.slot DESC, b.tx_index DESC LIMIT 1)
 		UNION ALL SELECT block_time, 0, NULL, x'', 0, 0, 0, 0, NULL, NULL FROM solana_cursor WHERE id = 1
 		LIMIT 1`,
+	// As TokenBalance: the change joined to the cursor, or the cursor alone.
+	SOLBalance: `SELECT * FROM (
+			SELECT c.sol_from, c.sol_from_time, c.sol_through, c.sol_through_time, 1, b.block_time, b.slot, b.lamports
+			FROM solana_cursor c JOIN sol_balances b
+			WHERE c.id = 1 AND b.account = ?1 AND b.block_time <= ?2 AND b.slot >= c.sol_from
+			ORDER BY b.block_time DESC, b.slot DESC LIMIT 1)
+		UNION ALL SELECT sol_from, sol_from_time, sol_through, sol_through_time, 0, 0, 0, 0 FROM solana_cursor WHERE id = 1
+		LIMIT 1`,
 	// The owner's accounts are one range of token_balances_owner (each
 	// account once, in account order); each is the owner's when its
 	// latest change naming an owner, at or before then, names this one.

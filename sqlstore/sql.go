@@ -232,6 +232,13 @@ type StoreSQL struct {
 	// LatestOwner: account → the owner of its latest change that names one.
 	TokenBalance, LatestOwner string
 
+	// SOLBalance: account, unix milliseconds → the stored SOL range
+	// (sol_from, its block_time, sol_through, its block_time: NULL when
+	// none); whether the account has a change at or before then within the
+	// range; that change's block_time, slot and lamports (zeros when none).
+	// No row without a cursor.
+	SOLBalance string
+
 	// OwnerBalanceCount: owner, unix milliseconds → the number of token
 	// accounts the owner owns then (chainquery.TokenBalanceService).
 	// OwnerBalancePage: owner, unix milliseconds, include metadata (bool),

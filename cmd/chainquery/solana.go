@@ -57,6 +57,7 @@ type ingestSolanaCmd struct {
 	from, to    *uint64
 	follow      bool
 	metadata    bool
+	sol         bool
 	concurrency int
 	batch       int
 	rpcTimeout  time.Duration
@@ -75,6 +76,7 @@ func (m *Main) parseIngestSolana(args []string) (*ingestSolanaCmd, error) {
 	fs.Var(optUint64{&c.to}, "to-slot", "last slot `N`; stop there")
 	fs.BoolVar(&c.follow, "follow", false, "keep following the confirmed slot until stopped (excludes --to-slot)")
 	fs.BoolVar(&c.metadata, "metadata", true, "fill the token registry from Metaplex metadata of new mints")
+	fs.BoolVar(&c.sol, "sol-balances", true, "store SOL balance changes too, for SOL Balance by Account (about 3x the rows of token balances)")
 	fs.IntVar(&c.concurrency, "concurrency", 2, "batches fetched at once (`N`)")
 	fs.IntVar(&c.batch, "batch", 4, "blocks per getBlock batch and per database transaction (`N`)")
 	rpcTimeout := fs.String("rpc-timeout", "60s", "time allowed for one node request, its answer included (`DURATION`)")
@@ -134,8 +136,10 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 	client := solana.NewClient(c.rpc)
 	client.RPC.Logger = logger
 	client.RPC.Timeout, client.RPC.MaxResponse = c.rpcTimeout, int64(c.maxRespMB)<<20
-	e := &ingest.SolanaLoop{Source: solana.NewSource(client, logger), Logger: logger, From: c.from, To: c.to, Follow: c.follow,
-		Concurrency: c.concurrency, BatchSlots: c.batch, Metadata: c.metadata,
+	source := solana.NewSource(client, logger)
+	source.SOL = c.sol
+	e := &ingest.SolanaLoop{Source: source, Logger: logger, From: c.from, To: c.to, Follow: c.follow,
+		Concurrency: c.concurrency, BatchSlots: c.batch, Metadata: c.metadata, SOL: c.sol,
 		Progress: &ingest.Progress{Chain: "solana"}}
 	storeUp := func(chainquery.Store) error { return nil }
 	if c.metrics != "" {

@@ -75,7 +75,7 @@ func (t Tokens) Write(ctx context.Context, dsn string) (int, error) {
 		batch = append(batch, c)
 		if len(batch) == tokenBatch || i == t.Changes-1 {
 			cursor := chainquery.SolanaCursor{Slot: c.Slot, BlockTime: c.BlockTime}
-			if err := s.WriteTokenBalances(ctx, batch, cursor); err != nil {
+			if err := s.WriteSolana(ctx, &chainquery.SolanaWrite{Tokens: batch, Cursor: cursor}); err != nil {
 				return err
 			}
 			batch = batch[:0]

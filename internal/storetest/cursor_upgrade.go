@@ -25,7 +25,7 @@ func CheckCursorUpgrade(t *testing.T, s chainquery.TokenBalanceWriter) {
 		t.Fatalf("upgraded cursor %+v, %v, %v; want %+v", c, ok, err, OldCursor)
 	}
 	next := chainquery.SolanaCursor{Slot: OldCursor.Slot + 1, Blockhash: "7FRPQq2kvN5NWudpiHstcpQnxEDFeDBJN54sU1TeTF9t", BlockTime: OldCursor.BlockTime.Add(time.Second)}
-	if err := s.WriteTokenBalances(ctx, nil, next); err != nil {
+	if err := s.WriteSolana(ctx, &chainquery.SolanaWrite{Cursor: next}); err != nil {
 		t.Fatal(err)
 	}
 	if c, ok, err = s.SolanaCursor(ctx); err != nil || !ok || !sameCursor(c, next) {

@@ -120,7 +120,7 @@ func testTokenBalances(t *testing.T, s chainquery.Store) {
 	t.Run("CursorMoves", func(t *testing.T) {
 		later := SolanaCursorTime.Add(time.Hour)
 		next := chainquery.SolanaCursor{Slot: SolanaCursor.Slot + 9000, Blockhash: "2jTnThYqe92Sg83jeQMYfGdiWdePfzVeFSFJ6pmxpVZy", BlockTime: later}
-		must(t, s.WriteTokenBalances(ctx, nil, next))
+		must(t, s.WriteSolana(ctx, &chainquery.SolanaWrite{Cursor: next}))
 		b, err := at(WalletAcct, later, false)
 		must(t, err)
 		if b.Slot != 250_000_300 {
@@ -134,7 +134,7 @@ func testTokenBalances(t *testing.T, s chainquery.Store) {
 		// A cursor whose hash is unknown reads back with an empty hash:
 		// the blockhash is the new block's, never the old one's.
 		unknown := chainquery.SolanaCursor{Slot: next.Slot + 1, BlockTime: later.Add(time.Second)}
-		must(t, s.WriteTokenBalances(ctx, nil, unknown))
+		must(t, s.WriteSolana(ctx, &chainquery.SolanaWrite{Cursor: unknown}))
 		if c, ok, err = s.SolanaCursor(ctx); err != nil || !ok || !sameCursor(c, unknown) {
 			t.Fatalf("cursor %+v, %v, %v; want %+v", c, ok, err, unknown)
 		}

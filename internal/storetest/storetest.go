@@ -16,7 +16,7 @@ func Load(tb testing.TB, s chainquery.Store) {
 			tb.Fatalf("write %s fixture: %v", chain, err)
 		}
 	}
-	if err := s.WriteTokenBalances(ctx, TokenBalanceChanges(), SolanaCursor); err != nil {
+	if err := s.WriteSolana(ctx, &chainquery.SolanaWrite{Tokens: TokenBalanceChanges(), Cursor: SolanaCursor}); err != nil {
 		tb.Fatalf("write token balances: %v", err)
 	}
 	if err := s.WriteTokens(ctx, Tokens()); err != nil {
