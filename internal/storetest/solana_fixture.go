@@ -70,6 +70,20 @@ func TokenBalanceChanges() []*chainquery.TokenBalanceChange {
 	}
 }
 
+// SOLFirst is the first block of the fixture's SOL range, which runs to
+// SolanaCursor: the block of the first token balance change.
+var SOLFirst = chainquery.SolanaCursor{Slot: 250_000_000, BlockTime: SolanaT0}
+
+// SOLChanges returns the fixture's SOL balance changes: the wallet's, in
+// the blocks of its token account's changes.
+func SOLChanges() []*chainquery.SOLBalanceChange {
+	return []*chainquery.SOLBalanceChange{
+		{Account: Wallet, Slot: 250_000_000, BlockTime: SolanaT0, Lamports: 2_500_000_000},
+		{Account: Wallet, Slot: 250_000_100, BlockTime: SolanaT1, Lamports: 1_234_567_890},
+		{Account: WalletAcct, Slot: 250_000_100, BlockTime: SolanaT1, Lamports: 2_039_280}, // the token account's rent deposit
+	}
+}
+
 // Tokens returns the token registry fixture.
 func Tokens() []*chainquery.Token {
 	return []*chainquery.Token{{Mint: USDCMint, Name: "USD Coin", Symbol: "USDC", Decimals: 6}}

@@ -16,7 +16,8 @@ func Load(tb testing.TB, s chainquery.Store) {
 			tb.Fatalf("write %s fixture: %v", chain, err)
 		}
 	}
-	if err := s.WriteSolana(ctx, &chainquery.SolanaWrite{Tokens: TokenBalanceChanges(), Cursor: SolanaCursor}); err != nil {
+	sol := &chainquery.SOLChanges{First: SOLFirst, Changes: SOLChanges()}
+	if err := s.WriteSolana(ctx, &chainquery.SolanaWrite{Tokens: TokenBalanceChanges(), SOL: sol, Cursor: SolanaCursor}); err != nil {
 		tb.Fatalf("write token balances: %v", err)
 	}
 	if err := s.WriteTokens(ctx, Tokens()); err != nil {
@@ -44,6 +45,7 @@ func Run(t *testing.T, open func(testing.TB) chainquery.Store) {
 	t.Run("TokenBalances", func(t *testing.T) { testTokenBalances(t, loaded(t)) })
 	t.Run("OwnerBalances", func(t *testing.T) { testOwnerBalances(t, loaded(t)) })
 	t.Run("TokenBalancesEmpty", func(t *testing.T) { testTokenBalancesEmpty(t, open(t)) })
+	t.Run("SOLBalances", func(t *testing.T) { testSOLBalances(t, open(t)) })
 	t.Run("APIKeys", func(t *testing.T) { testAPIKeys(t, open(t)) })
 	t.Run("APIKeyLimits", func(t *testing.T) { testAPIKeyLimits(t, open(t)) })
 	t.Run("IndexStatus", func(t *testing.T) { testIndexStatus(t, open) })
