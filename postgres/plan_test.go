@@ -222,6 +222,7 @@ func plansData(t *testing.T, db *DB) {
 		}
 	}
 	var changes []*chainquery.TokenBalanceChange
+	sol := &chainquery.SOLChanges{First: chainquery.SolanaCursor{Slot: 250_000_000, BlockTime: time.UnixMilli(planTime * 1000)}}
 	for i := 0; i < 20_000; i++ {
 		var acct, mint chainquery.PublicKey
 		copy(acct[:], planKey(i%2000))
@@ -229,8 +230,10 @@ func plansData(t *testing.T, db *DB) {
 		owner := planOwner(i % 2000 / 10) // 200 owners of 10 accounts each
 		changes = append(changes, &chainquery.TokenBalanceChange{Account: acct, Owner: &owner, Mint: mint, Amount: uint64(i),
 			Slot: uint64(250_000_000 + i), TxIndex: i % 7, BlockTime: time.UnixMilli(planTime*1000 + int64(i)*400)})
+		sol.Changes = append(sol.Changes, &chainquery.SOLBalanceChange{Account: acct, Slot: uint64(250_000_000 + i),
+			BlockTime: time.UnixMilli(planTime*1000 + int64(i)*400), Lamports: uint64(i)})
 	}
-	if err := db.WriteSolana(ctx, &chainquery.SolanaWrite{Tokens: changes, Cursor: chainquery.SolanaCursor{Slot: 250_020_000, BlockTime: time.UnixMilli(planTime*1000 + 8_000_000)}}); err != nil {
+	if err := db.WriteSolana(ctx, &chainquery.SolanaWrite{Tokens: changes, SOL: sol, Cursor: chainquery.SolanaCursor{Slot: 250_020_000, BlockTime: time.UnixMilli(planTime*1000 + 8_000_000)}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{

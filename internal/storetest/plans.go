@@ -135,6 +135,7 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 		PlanQuery{Name: "Get Block: transactions", SQL: sql.BlockTransactions, Args: []any{a.Chain, a.Block}},
 		PlanQuery{Name: "Get Latest Block", SQL: sql.LatestBlock, Args: []any{a.Chain}},
 		PlanQuery{Name: "Token Balance by Account, with its token", SQL: sql.TokenBalance, Args: []any{a.Account, a.At, true}},
+		PlanQuery{Name: "SOL Balance by Account", SQL: sql.SOLBalance, Args: []any{a.Account, a.At}},
 		// The owner's accounts, found in account order by a skip scan, are
 		// sorted for the page's LIMIT (neither planner knows the recursion
 		// keeps that order): one walk, bounded by the owner's accounts.
