@@ -17,7 +17,9 @@ func testSOLBalances(t *testing.T, s chainquery.Store) {
 	ctx := context.Background()
 	t0 := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	tm := func(slot uint64) time.Time { return t0.Add(time.Duration(slot-100) * 400 * time.Millisecond) }
-	cur := func(slot uint64) chainquery.SolanaCursor { return chainquery.SolanaCursor{Slot: slot, BlockTime: tm(slot)} }
+	cur := func(slot uint64) chainquery.SolanaCursor {
+		return chainquery.SolanaCursor{Slot: slot, BlockTime: tm(slot)}
+	}
 	a, b, c := Key(9, 1), Key(9, 2), Key(9, 3)
 	ch := func(k chainquery.PublicKey, slot, lamports uint64) *chainquery.SOLBalanceChange {
 		return &chainquery.SOLBalanceChange{Account: k, Slot: slot, BlockTime: tm(slot), Lamports: lamports}
@@ -87,7 +89,7 @@ func testSOLBalances(t *testing.T, s chainquery.Store) {
 		want(t, b, tm(127), 126, 11)
 	})
 	t.Run("ErrTooLarge", func(t *testing.T) {
-		err := s.WriteSolana(ctx, &chainquery.SolanaWrite{SOL: &chainquery.SOLChanges{First: cur(128), Changes: []*chainquery.SOLBalanceChange{ch(c, 128, math.MaxInt64 + 1)}}, Cursor: cur(128)})
+		err := s.WriteSolana(ctx, &chainquery.SolanaWrite{SOL: &chainquery.SOLChanges{First: cur(128), Changes: []*chainquery.SOLBalanceChange{ch(c, 128, math.MaxInt64+1)}}, Cursor: cur(128)})
 		if err == nil {
 			t.Fatal("a balance above 2^63-1 lamports was stored")
 		}
