@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -18,7 +19,7 @@ import (
 
 // The Solana token balances of the Token Balance by Account workloads. The
 // Polygon-shaped chain has none, and no Solana node runs here: they are
-// written through the store's own write side (WriteTokenBalances, as the
+// written through the store's own write side (WriteSolana, as the
 // Solana ingester writes them) before the server starts, once per dataset.
 const (
 	TokenChanges = 1_000_000 // balance changes of a load run's dataset, over TokenDays
@@ -49,40 +50,82 @@ func tokenKey(kind string, i int) chainquery.PublicKey {
 	return chainquery.PublicKey(sha256.Sum256(fmt.Appendf(nil, "cqbench %s %d", kind, i)))
 }
 
-// Write writes the seeded token balances and registry into the
-// store of dsn, unless it holds a Solana cursor already, and returns the
-// number of changes written. Accounts are drawn from a Zipf distribution, so
-// a few change thousands of times and most a few times.
+// Write writes the seeded token balances, SOL balances and registry into
+// the store of dsn, unless it holds them already, and returns the number of
+// token balance changes written. Accounts are drawn from a Zipf
+// distribution, so a few change thousands of times and most a few times.
+// Each change also changes its owner's SOL balance (the owner paid the
+// fee), as SOL Balance by Account reads it. A store seeded before SOL
+// balances were gets its SOL balances alone.
 func (t Tokens) Write(ctx context.Context, dsn string) (int, error) {
 	s, err := openStore(ctx, dsn)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	if _, ok, err := s.SolanaCursor(ctx); err != nil || ok {
+	withTokens := true
+	if _, ok, err := s.SolanaCursor(ctx); err != nil {
 		return 0, err
+	} else if ok {
+		if t.hasSOL(ctx, s) {
+			return 0, nil
+		}
+		withTokens = false
 	}
-	var tokens []*chainquery.Token
-	for m := range TokenMints {
-		tokens = append(tokens, &chainquery.Token{Mint: tokenKey("mint", m), Name: fmt.Sprintf("Bench Token %d", m),
-			Symbol: fmt.Sprintf("BT%d", m), Decimals: m % 10})
+	if withTokens {
+		var tokens []*chainquery.Token
+		for m := range TokenMints {
+			tokens = append(tokens, &chainquery.Token{Mint: tokenKey("mint", m), Name: fmt.Sprintf("Bench Token %d", m),
+				Symbol: fmt.Sprintf("BT%d", m), Decimals: m % 10})
+		}
+		if err := s.WriteTokens(ctx, tokens); err != nil {
+			return 0, err
+		}
 	}
-	if err := s.WriteTokens(ctx, tokens); err != nil {
-		return 0, err
-	}
-	batch := make([]*chainquery.TokenBalanceChange, 0, tokenBatch)
+	w := &chainquery.SolanaWrite{}
 	err = t.each(func(i int, c *chainquery.TokenBalanceChange) error {
-		batch = append(batch, c)
-		if len(batch) == tokenBatch || i == t.Changes-1 {
-			cursor := chainquery.SolanaCursor{Slot: c.Slot, BlockTime: c.BlockTime}
-			if err := s.WriteSolana(ctx, &chainquery.SolanaWrite{Tokens: batch, Cursor: cursor}); err != nil {
+		if w.SOL == nil {
+			w.SOL = &chainquery.SOLChanges{First: chainquery.SolanaCursor{Slot: c.Slot, BlockTime: c.BlockTime}}
+		}
+		if withTokens {
+			w.Tokens = append(w.Tokens, c)
+		}
+		w.SOL.Changes = append(w.SOL.Changes, solChange(c))
+		if len(w.SOL.Changes) == tokenBatch || i == t.Changes-1 {
+			w.Cursor = chainquery.SolanaCursor{Slot: c.Slot, BlockTime: c.BlockTime}
+			if err := s.WriteSolana(ctx, w); err != nil {
 				return err
 			}
-			batch = batch[:0]
+			w = &chainquery.SolanaWrite{}
 		}
 		return nil
 	})
+	if !withTokens {
+		return 0, err
+	}
 	return t.Changes, err
+}
+
+// errStop ends a walk of the seeded changes early.
+var errStop = errors.New("stop")
+
+// solChange is the change of c's owner's SOL balance that c goes with.
+func solChange(c *chainquery.TokenBalanceChange) *chainquery.SOLBalanceChange {
+	return &chainquery.SOLBalanceChange{Account: *c.Owner, Slot: c.Slot, BlockTime: c.BlockTime,
+		Lamports: 1_000_000_000 + c.Amount%(1<<30)}
+}
+
+// hasSOL says whether s holds the seeded SOL balances: the first change's.
+func (t Tokens) hasSOL(ctx context.Context, s chainquery.Store) bool {
+	var first *chainquery.TokenBalanceChange
+	t.each(func(i int, c *chainquery.TokenBalanceChange) error {
+		if i == 0 {
+			first = c
+		}
+		return errStop
+	})
+	_, err := s.FindSOLBalance(ctx, chainquery.SOLBalanceFilter{Account: *first.Owner, At: first.BlockTime})
+	return err == nil
 }
 
 // each calls f with each seeded change in slot order.
@@ -137,6 +180,14 @@ func (t Tokens) targets(n int, metadata bool) []vegeta.Target {
 			url += "&include_metadata=true"
 		}
 		return url
+	})
+}
+
+// solTargets returns n SOL Balance by Account requests: each the owner of a
+// seeded change, at the first time of the 10-minute grid at or after it.
+func (t Tokens) solTargets(n int) []vegeta.Target {
+	return t.pick(n, 10, func(c *chainquery.TokenBalanceChange, at string) string {
+		return fmt.Sprintf("/api/v1/customer/solana/sol-balances/account/%s?datetime_filter=%s", c.Owner, at)
 	})
 }
 

@@ -183,6 +183,7 @@ func Workloads(ctx context.Context, s *Server, c *polychain.Chain, tokens Tokens
 		add("Token Balance by Account", tokens.targets(targets, false))
 		add("Token Balance by Account, include_metadata", tokens.targets(targets, true))
 		add("Token Balances by Owner, limit 50", tokens.ownerTargets(targets))
+		add("SOL Balance by Account", tokens.solTargets(targets))
 	}
 	span := func(n uint64, to any) filterBody {
 		last := min(n+99, c.Last())
