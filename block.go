@@ -74,6 +74,13 @@ type BlockService interface {
 	// after since reached, NoRewrite when there were none. The API reads it
 	// to drop the answers it keeps about blocks that changed.
 	Rewrites(ctx context.Context, chain Chain, since uint64) (mark, lowest uint64, err error)
+
+	// BlockAtTime returns the number of chain's first stored block stamped
+	// at or after the unix second ts when after is set, else of its last
+	// stored block stamped at or before ts; ok is false when there is none.
+	// These are the two seeks that turn a datetime range into a block range
+	// (TraceFilter.BlockRange): exports walk such a range by blocks.
+	BlockAtTime(ctx context.Context, chain Chain, ts int64, after bool) (number uint64, ok bool, err error)
 }
 
 // NoRewrite is the lowest height of Rewrites when nothing was rewritten.

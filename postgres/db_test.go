@@ -123,3 +123,9 @@ func TestPartitions(t *testing.T) {
 		t.Fatalf("traces across the boundary: %d of count %d, %v", len(traces), count, err)
 	}
 }
+
+// TestExports holds the exports to the filter endpoints' pages
+// (storetest.CheckExports).
+func TestExports(t *testing.T) {
+	storetest.CheckExports(t, func(tb testing.TB) chainquery.Store { return postgres.MustOpenDB(tb) })
+}

@@ -34,3 +34,9 @@ func mustOpenPath(tb testing.TB, path string) *sqlite.DB {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(tb testing.TB) chainquery.Store { return MustOpenDB(tb) })
 }
+
+// TestExports holds the exports to the filter endpoints' pages
+// (storetest.CheckExports).
+func TestExports(t *testing.T) {
+	storetest.CheckExports(t, func(tb testing.TB) chainquery.Store { return MustOpenDB(tb) })
+}

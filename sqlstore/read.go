@@ -470,3 +470,19 @@ func nullable[T any](p *T) any {
 	}
 	return *p
 }
+
+// BlockAtTime returns the first stored block of chain stamped at or after
+// ts, or the last at or before it (BlockService): the seeks of a datetime
+// range (blockSeeks).
+func (s *SQLStore) BlockAtTime(ctx context.Context, chain chainquery.Chain, ts int64, after bool) (uint64, bool, error) {
+	tx, id, err := s.chainTx(ctx, chain)
+	if err != nil {
+		return 0, false, err
+	}
+	defer tx.Rollback()
+	firstAtOrAfter, lastAtOrBefore := s.blockSeeks(ctx, tx, id)
+	if after {
+		return firstAtOrAfter(ts)
+	}
+	return lastAtOrBefore(ts)
+}
