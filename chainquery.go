@@ -79,6 +79,7 @@ const (
 	EndpointGetTransactionTraces  Endpoint = "get_transaction_traces"
 	EndpointGetBlockLogs          Endpoint = "get_block_logs"
 	EndpointTokenBalancesByOwner  Endpoint = "token_balances_by_owner"
+	EndpointSOLBalanceByAccount   Endpoint = "sol_balance_by_account"
 	EndpointFilterLogs            Endpoint = "filter_logs"
 )
 
@@ -97,6 +98,7 @@ var Endpoints = []Endpoint{
 	EndpointGetTransactionTraces,
 	EndpointGetBlockLogs,
 	EndpointTokenBalancesByOwner,
+	EndpointSOLBalanceByAccount,
 	EndpointFilterLogs,
 }
 
@@ -110,7 +112,7 @@ func (e Endpoint) Chains() []Chain {
 		EndpointGetTransaction, EndpointGetTransactionReceipt, EndpointGetTransactionTraces, EndpointGetBlockLogs,
 		EndpointFilterLogs:
 		return EVMChains
-	case EndpointTokenBalanceByAccount, EndpointTokenBalancesByOwner:
+	case EndpointTokenBalanceByAccount, EndpointTokenBalancesByOwner, EndpointSOLBalanceByAccount:
 		return []Chain{Solana}
 	}
 	return nil

@@ -82,6 +82,17 @@ func TestAppendersMatchMarshal(t *testing.T) {
 		}
 	})
 
+	t.Run("OK/SOLBalance", func(t *testing.T) {
+		for i, s := range edgeStrings {
+			b := &cqhttp.SOLBalanceJSON{
+				AsOfDatetime: "2025-06-01T12:00:00Z", Account: s,
+				Balance:       json.RawMessage([]string{"0", "1.23456789", "9223372036.854775807", "0.000000001"}[i%4]),
+				BalanceSource: uint64(i) << 59, DatetimeLastUpdated: s, BlockSlotLastUpdated: math.MaxUint64 - uint64(i),
+			}
+			sameAsMarshal(t, b, func(dst []byte) []byte { return cqhttp.AppendSOLBalanceJSON(dst, b) })
+		}
+	})
+
 	t.Run("OK/Block", func(t *testing.T) {
 		var txs []*chainquery.Transaction
 		for i, v := range edgeBigs {

@@ -44,6 +44,11 @@ type TokenBalanceJSON = tokenBalanceJSON
 
 func AppendTokenBalanceJSON(dst []byte, b *TokenBalanceJSON) []byte { return b.appendJSON(dst) }
 
+// SOLBalanceJSON is the SOL Balance by Account answer, for the same test.
+type SOLBalanceJSON = solBalanceJSON
+
+func AppendSOLBalanceJSON(dst []byte, b *SOLBalanceJSON) []byte { return b.appendJSON(dst) }
+
 // DocsPage returns the /docs page with spec as its OpenAPI document.
 func DocsPage(spec []byte) []byte { return docsPageFor(loadDocs(), spec) }
 

@@ -255,6 +255,9 @@ func pathParam(rt route, name string) obj {
 	case "token_account":
 		return param(name, "path", true, "Base58-encoded token account address; it must decode to 32 bytes.",
 			obj{{"type", "string"}, {"minLength", 32}, {"maxLength", 44}, {"pattern", "^[1-9A-HJ-NP-Za-km-z]{32,44}$"}})
+	case "account":
+		return param(name, "path", true, "Base58-encoded account address (a wallet or any account); it must decode to 32 bytes.",
+			obj{{"type", "string"}, {"minLength", 32}, {"maxLength", 44}, {"pattern", "^[1-9A-HJ-NP-Za-km-z]{32,44}$"}})
 	}
 	panic("openapi: undocumented path parameter " + name) // caught by the tests at once
 }

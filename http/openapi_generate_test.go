@@ -60,6 +60,8 @@ var (
 		// decode to 32 bytes, a rule the document gives in words.
 		"token_account": {storetest.WalletAcct.String(), storetest.OrphanAcct.String(), storetest.UnknownAcct.String(),
 			chainquery.PublicKey{}.String(), chainquery.PublicKey(bytes.Repeat([]byte{0xff}, 32)).String()},
+		// Wallet's SOL balance changed at 11:55Z and 12:05:30Z; the zero key's never.
+		"account": {storetest.Wallet.String(), storetest.WalletAcct.String(), chainquery.PublicKey{}.String()},
 		// Wallet has accounts; NewOwner one, from 12:05:30Z; the zero key none.
 		"owner": {storetest.Wallet.String(), storetest.NewOwner.String(), chainquery.PublicKey{}.String()},
 		// Now is 15:00Z; the fixture's balances are indexed up to 13:00Z.

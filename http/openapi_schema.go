@@ -252,6 +252,7 @@ func schemas() obj {
 		{"BlockLogList", list("A page of a block's logs.", "Log", kv{"block_number", nonNegInt})},
 		{"TokenBalanceList", list("A page of an owner's token balances.", "TokenBalance", kv{"owner", obj{{"type", "string"}, {"description", "The owner asked for (base58)."}}})},
 		{"LatestBlock", object("The latest indexed block.", obj{{"block_number", nonNegInt}})},
+		solBalanceSchema(),
 		{"Status", statusSchema()},
 		{"TokenBalance", object("Balance of a Solana token account at a snapshot time.", obj{
 			{"as_of_datetime", balanceDatetime},

@@ -60,6 +60,7 @@ func TestOpenAPI_MatchesRoutes(t *testing.T) {
 		"transaction_hash": storetest.TxNested.Hex(),
 		"token_account":    storetest.WalletAcct.String(),
 		"owner":            storetest.Wallet.String(),
+		"account":          storetest.Wallet.String(),
 	}
 	allowed := map[string][]string{}
 	for k := range ops {

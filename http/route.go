@@ -56,6 +56,7 @@ func (s *Server) routeTable() []route {
 		{http.MethodGet, pathTransactionTraces, chainquery.EndpointGetTransactionTraces, s.handleTransactionTraces, transactionTracesDoc, true},
 		{http.MethodGet, pathBlockLogs, chainquery.EndpointGetBlockLogs, s.handleBlockLogs, blockLogsDoc, true},
 		{http.MethodGet, pathOwnerBalances, chainquery.EndpointTokenBalancesByOwner, s.handleOwnerBalances, ownerBalancesDoc, false},
+		{http.MethodGet, pathSOLBalance, chainquery.EndpointSOLBalanceByAccount, s.handleSOLBalance, solBalanceDoc, false},
 		{http.MethodGet, pathStatus, chainquery.EndpointAny, s.handleStatus, statusDoc, false},
 		{http.MethodGet, pathOpenAPI, "", s.handleOpenAPI, openAPIDoc, false},
 		{http.MethodGet, pathHealth, "", s.handleHealth, healthDoc, false},

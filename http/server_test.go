@@ -64,7 +64,8 @@ func MustOpenDB(tb testing.TB) *sqlite.DB {
 			tb.Fatalf("write %s blocks: %v", chain, err)
 		}
 	}
-	if err := db.WriteSolana(ctx, &chainquery.SolanaWrite{Tokens: storetest.TokenBalanceChanges(), Cursor: storetest.SolanaCursor}); err != nil {
+	if err := db.WriteSolana(ctx, &chainquery.SolanaWrite{Tokens: storetest.TokenBalanceChanges(),
+		SOL: &chainquery.SOLChanges{First: storetest.SOLFirst, Changes: storetest.SOLChanges()}, Cursor: storetest.SolanaCursor}); err != nil {
 		tb.Fatal(err)
 	}
 	if err := db.WriteTokens(ctx, storetest.Tokens()); err != nil {

@@ -146,6 +146,9 @@ curl -s -X POST '{{.Base}}/api/v1/customer/polygon/logs/filter?limit=10' -H 'api
 # Filter Traces from an hour ago to an hour ahead (a datetime range needs a zone)
 curl -s -X POST '{{.Base}}/api/v1/customer/polygon/traces/filter?limit=10&offset=0' -H 'apikey: {{.Key}}' -H 'Content-Type: application/json' -d '{"from_datetime": "{{.From}}", "to_datetime": "{{.To}}"}'
 
+# SOL Balance by Account (solana): a wallet's SOL; 404 here too
+curl -s '{{.Base}}/api/v1/customer/solana/sol-balances/account/{{.Owner}}?datetime_filter={{.At}}' -H 'apikey: {{.Key}}'
+
 # Token Balances by Owner (solana): every token account of a wallet; 404 here too
 curl -s '{{.Base}}/api/v1/customer/solana/token-balances/owner/{{.Owner}}?datetime_filter={{.At}}&include_metadata=true' -H 'apikey: {{.Key}}'
 
