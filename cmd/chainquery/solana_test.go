@@ -93,6 +93,16 @@ func TestIngestSolana(t *testing.T) {
 	if fmt.Sprint(body["block_slot_last_updated"]) != fmt.Sprint(lastSlot) {
 		t.Errorf("block_slot_last_updated %v", body["block_slot_last_updated"])
 	}
+
+	// SOL balances are ingested by default: the last full block's leader
+	// ends it with its transactions' balance plus its fees and then its
+	// share of the rent, 1,521,283,485,447 lamports (summed by hand from
+	// the file: the last vote left 1,521,272,355,396).
+	status, body = call(t, "GET", api.base()+"/api/v1/customer/solana/sol-balances/account/74theNPM1xGD5Pk54vV8hyBKF8Fqs1BgzTceGmcYVxiW"+
+		"?datetime_filter="+at, key, nil)
+	if status != 200 || fmt.Sprint(body["balance"]) != "1521.283485447" || fmt.Sprint(body["block_slot_last_updated"]) != fmt.Sprint(lastSlot) {
+		t.Errorf("SOL balance of the leader: status %d: %v", status, body)
+	}
 }
 
 func TestIngestSolanaUsage(t *testing.T) {
