@@ -81,6 +81,8 @@ const (
 	EndpointTokenBalancesByOwner  Endpoint = "token_balances_by_owner"
 	EndpointSOLBalanceByAccount   Endpoint = "sol_balance_by_account"
 	EndpointFilterLogs            Endpoint = "filter_logs"
+	EndpointExportTraces          Endpoint = "export_traces"
+	EndpointExportLogs            Endpoint = "export_logs"
 )
 
 // Endpoints lists every endpoint in a stable order. A key made with "all"
@@ -100,17 +102,19 @@ var Endpoints = []Endpoint{
 	EndpointTokenBalancesByOwner,
 	EndpointSOLBalanceByAccount,
 	EndpointFilterLogs,
+	EndpointExportTraces,
+	EndpointExportLogs,
 }
 
 // Chains returns the values of the path parameter chain that the endpoint
-// accepts (docs/api.md, "Endpoints at a glance"). Of these, Filter Traces
-// and Get Block serve the chains whose traces are indexed (package http,
-// traced.go).
+// accepts (docs/api.md, "Endpoints at a glance"). Of these, Filter Traces,
+// Export Traces and Get Block serve the chains whose traces are indexed
+// (package http, traced.go).
 func (e Endpoint) Chains() []Chain {
 	switch e {
 	case EndpointGetTransactionLogs, EndpointGetBlockReceipts, EndpointGetLatestBlock, EndpointFilterTraces, EndpointGetBlock,
 		EndpointGetTransaction, EndpointGetTransactionReceipt, EndpointGetTransactionTraces, EndpointGetBlockLogs,
-		EndpointFilterLogs:
+		EndpointFilterLogs, EndpointExportTraces, EndpointExportLogs:
 		return EVMChains
 	case EndpointTokenBalanceByAccount, EndpointTokenBalancesByOwner, EndpointSOLBalanceByAccount:
 		return []Chain{Solana}

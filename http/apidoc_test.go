@@ -105,6 +105,9 @@ func jsonSchemaOf(doc map[string]any, v any) any {
 	}
 	content, _ := m["content"].(map[string]any)
 	media, _ := content["application/json"].(map[string]any)
+	if media == nil { // an export's lines
+		media, _ = content["application/x-ndjson"].(map[string]any)
+	}
 	return media["schema"]
 }
 

@@ -120,6 +120,24 @@ func (w *gzipWriter) Write(b []byte) (int, error) {
 	return w.gz.Write(b)
 }
 
+// FlushError sends what the handler wrote so far to the client, through
+// the compressor when the answer is compressed: the exports stream their
+// chunks (http.ResponseController calls it).
+func (w *gzipWriter) FlushError() error {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.gz != nil {
+		if err := w.gz.Flush(); err != nil {
+			return err
+		}
+	}
+	return http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *gzipWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // close writes the end of the compressed stream, if the answer was
 // compressed, and gives the compressor back.
 func (w *gzipWriter) close() {

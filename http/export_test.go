@@ -58,3 +58,11 @@ var NarrowHint = narrowHint
 // ActiveWindow is how recently a key must have been admitted to count as
 // using the store.
 const ActiveWindow = activeWindow
+
+// SetExportLimits makes the server's exports read chunks of chunkRows and
+// end a response after responseRows (0: the defaults), and run afterFirst,
+// when not nil, once the first chunk of a response is sent. Call it before
+// the server serves.
+func (s *Server) SetExportLimits(chunkRows, responseRows int, afterFirst func()) {
+	s.export = exportLimits{chunkRows: chunkRows, responseRows: responseRows, afterFirstRow: afterFirst}
+}

@@ -72,11 +72,15 @@ func (s *Server) rangeDeepness(ctx context.Context, chain chainquery.Chain, boun
 // parseLogFilterBody reads the Filter Logs body, each field on its own from
 // its exact name, as parseTraceFilterBody does.
 func parseLogFilterBody(w http.ResponseWriter, r *http.Request) (chainquery.LogRangeFilter, error) {
-	var f chainquery.LogRangeFilter
 	get, err := readBodyFields(w, r, logFilterFields)
 	if err != nil {
-		return f, err
+		return chainquery.LogRangeFilter{}, err
 	}
+	return logFilterOf(get)
+}
+
+// logFilterOf reads the Filter Logs fields of a body (readBodyFields).
+func logFilterOf(get func(string) (json.RawMessage, bool)) (f chainquery.LogRangeFilter, err error) {
 	if f.FromBlock, f.ToBlock, f.FromTime, f.ToTime, err = bodyRange(get); err != nil {
 		return f, err
 	}

@@ -24,6 +24,7 @@ type operation struct {
 	notFound    string // when 404 answers an existing path; "" if never
 	unavailable bool   // 503 answers without a key too (readiness)
 	cacheable   bool   // deep answers get an ETag and may be cached (cache.go)
+	stream      string // the row schema of an NDJSON answer (exports.go); "" for a JSON answer
 }
 
 // obj is a JSON object that keeps its keys in the order given, so that the
@@ -363,7 +364,11 @@ func buildOperation(rt route) obj {
 		}})
 	}
 	ok := obj{{"description", "OK"}}
-	if d.response != "" {
+	if d.stream != "" {
+		ok = obj{{"description", "OK: NDJSON, each line a " + d.stream + " or an ExportCheckpoint, the last of a complete export {\"cursor\": null}. " +
+			"The cost headers come as trailers, for the whole response; X-Cost-Limit as a header."},
+			{"content", obj{{contentTypeNDJSON, obj{{"schema", obj{{"oneOf", []obj{ref(d.stream), ref("ExportCheckpoint")}}}}}}}}}
+	} else if d.response != "" {
 		ok = append(ok, kv{"content", obj{{"application/json", obj{{"schema", ref(d.response)}}}}})
 	} else {
 		ok = append(ok, kv{"content", obj{{"application/json", obj{{"schema", obj{{"type", "object"}}}}}}})

@@ -35,7 +35,7 @@ var fixtureBody = map[string][]string{
 }
 
 // bodiesBreakingRules are Filter Traces bodies that break a rule the
-// document gives in words.
+// document gives in words; that at rangeOver100 does not break an export's.
 var bodiesBreakingRules = []string{
 	fmt.Sprintf(`{"from_block": %d, "to_block": %d}`, storetest.PolygonBlock, storetest.PolygonBlock-1),
 	fmt.Sprintf(`{"from_block": %d, "to_block": %d}`, storetest.PolygonBlock, storetest.PolygonBlock+100),
@@ -47,6 +47,8 @@ var bodiesBreakingRules = []string{
 	`{"from_block": -0, "to_block": 0}`,
 	`{"from_block": 9223372036854775807, "to_block": 9223372036854775806}`,
 }
+
+const rangeOver100 = 1
 
 // Block numbers at and past the largest the service takes, 2^63-1.
 const (
@@ -212,7 +214,11 @@ func generateBodies(doc, schema map[string]any) []genBody {
 		s := schemaOf(doc, props[n])
 		if !required[n] {
 			for _, v := range validJSON(doc, s, n) {
-				out = append(out, genBody{object(with(base, n, v)), genServed})
+				kind := genServed
+				if n == "cursor" && v != "null" {
+					kind = genRule // an export's cursor belongs to the body it was given for, not to any
+				}
+				out = append(out, genBody{object(with(base, n, v)), kind})
 			}
 		}
 		for _, v := range invalidJSON(doc, s, n) {
@@ -281,8 +287,16 @@ func generateBodies(doc, schema map[string]any) []genBody {
 	for _, b := range []string{`{}`, `[]`, `null`, `"x"`, `5`, ``, object(base)[:len(object(base))-1], object(base) + `{}`} {
 		out = append(out, genBody{b, genSchema})
 	}
-	for _, b := range bodiesBreakingRules {
-		out = append(out, genBody{b, genRule})
+	_, export := props["cursor"] // an export reads a range of any length
+	for i, b := range bodiesBreakingRules {
+		kind := genRule
+		if export && i == rangeOver100 {
+			kind = genServed
+		}
+		out = append(out, genBody{b, kind})
+	}
+	if export {
+		out = append(out, genBody{`{"from_block": 0, "to_block": ` + maxBlock + `}`, genServed})
 	}
 	// Bodies generated twice (a bound that is also the fixture's value...)
 	// go once; the first kind given wins.

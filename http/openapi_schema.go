@@ -125,8 +125,29 @@ func rangeBody(desc string, members ...kv) obj {
 	}
 }
 
+// traceFilterMembers are the members of the Filter Traces body besides its
+// range.
+func traceFilterMembers() []kv {
+	return []kv{
+		{"from_address", addressFilter("Sender of the trace call; any of the addresses matches.")},
+		{"to_address", addressFilter("Recipient of the trace call; any of the addresses matches.")},
+	}
+}
+
+// logFilterMembers are the members of the Filter Logs body besides its
+// range.
+func logFilterMembers() []kv {
+	return []kv{
+		{"address", addressFilter("Contract that emitted the log; any of the addresses matches.")},
+		{"topic0", topicFilter("First topic (the event's signature hash); any of the values matches.")},
+		{"topic1", topicFilter("Second topic; any of the values matches.")},
+		{"topic2", topicFilter("Third topic; any of the values matches.")},
+		{"topic3", topicFilter("Fourth topic; any of the values matches.")},
+	}
+}
+
 func schemas() obj {
-	return obj{
+	return append(obj{
 		{"Error", object("Every error response.", obj{{"detail", obj{{"type", "string"}, {"minLength", 1}}}})},
 		{"Health", object("Liveness.", obj{{"status", obj{{"type", "string"}, {"const", "ok"}}}})},
 		{"Ready", object("Readiness.", obj{{"status", obj{{"type", "string"}, {"const", "ready"}}}})},
@@ -134,18 +155,13 @@ func schemas() obj {
 			"counts as absent, so the members of the other range may be left out or null. Rules the schema cannot state: "+
 			"to_block is at least from_block and to_block - from_block is at most 99 (both ends inclusive, at most 100 blocks); "+
 			"to_datetime is not before from_datetime. Unknown fields are rejected.",
-			kv{"from_address", addressFilter("Sender of the trace call; any of the addresses matches.")},
-			kv{"to_address", addressFilter("Recipient of the trace call; any of the addresses matches.")},
+			traceFilterMembers()...,
 		)},
 		{"LogFilter", rangeBody("Exactly one range, as in TraceFilter: from_block with to_block, or from_datetime with to_datetime; a "+
 			"member whose value is null counts as absent. Rules the schema cannot state: to_block is at least from_block, "+
 			"to_datetime is not before from_datetime, and without an address or a topic0, to_block - from_block is at most 99 "+
 			"and a datetime range spans at most 100 blocks. Unknown fields are rejected.",
-			kv{"address", addressFilter("Contract that emitted the log; any of the addresses matches.")},
-			kv{"topic0", topicFilter("First topic (the event's signature hash); any of the values matches.")},
-			kv{"topic1", topicFilter("Second topic; any of the values matches.")},
-			kv{"topic2", topicFilter("Third topic; any of the values matches.")},
-			kv{"topic3", topicFilter("Fourth topic; any of the values matches.")},
+			logFilterMembers()...,
 		)},
 		{"LogPage", list("A page of logs.", "Log")},
 		{"Trace", object("One call frame of a transaction's execution.", obj{
@@ -270,5 +286,5 @@ func schemas() obj {
 			{"datetime_last_updated", balanceDatetime},
 			{"block_slot_last_updated", nonNegInt},
 		})},
-	}
+	}, exportSchemas()...)
 }

@@ -61,6 +61,9 @@ type apiDoc struct {
 	schemas   schema_validation.SchemaValidator
 	errSchema *base.Schema // the body of every error answer
 	routes    []docRoute
+	// ndjson is, by path, the schema of each line of an NDJSON answer
+	// (the exports): the validators read a body as one document.
+	ndjson map[string]*base.Schema
 }
 
 // docRoute is one path of the document and its methods.
@@ -122,6 +125,16 @@ func loadAPIDoc(tb testing.TB, body []byte) *apiDoc {
 		tb.Fatalf("the document has no components.responses.NotFound with a JSON body")
 	}
 	d.errSchema = notFound.Content.GetOrZero("application/json").Schema.Schema()
+	d.ndjson = map[string]*base.Schema{}
+	for p := model.Model.Paths.PathItems.First(); p != nil; p = p.Next() {
+		if op := p.Value().Post; op != nil && op.Responses != nil {
+			if ok := op.Responses.Codes.GetOrZero("200"); ok != nil {
+				if mt := ok.Content.GetOrZero("application/x-ndjson"); mt != nil {
+					d.ndjson[p.Key()] = mt.Schema.Schema()
+				}
+			}
+		}
+	}
 
 	param := regexp.MustCompile(`\{[^}]+\}`)
 	for p, item := range d.raw["paths"].(map[string]any) {
@@ -181,7 +194,8 @@ func (d *apiDoc) problems(req *http.Request, reqBody []byte, resp Response) []st
 		return nil
 	}
 	var problems []string
-	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+	ndjson := resp.Header.Get("Content-Type") == "application/x-ndjson" && resp.Status == http.StatusOK
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" && !ndjson {
 		problems = append(problems, fmt.Sprintf("Content-Type %q, want application/json", ct))
 	}
 	checkError := func() {
@@ -219,6 +233,21 @@ func (d *apiDoc) problems(req *http.Request, reqBody []byte, resp Response) []st
 			problems = append(problems, fmt.Sprintf("Allow %q, want the documented methods %v", resp.Header.Get("Allow"), rt.methods))
 		}
 		checkError()
+		return problems
+	}
+
+	if ndjson {
+		schema := d.ndjson[rt.pattern]
+		if schema == nil {
+			return append(problems, "an NDJSON answer where the document gives none")
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for i, line := range bytes.Split(bytes.TrimSuffix(resp.Body, []byte("\n")), []byte("\n")) {
+			if ok, errs := d.schemas.ValidateSchemaBytes(schema, line); !ok {
+				problems = append(problems, fmt.Sprintf("line %d: %s", i+1, formatErrors(errs)))
+			}
+		}
 		return problems
 	}
 

@@ -51,6 +51,8 @@ func (s *Server) routeTable() []route {
 		{http.MethodGet, pathLatestBlock, chainquery.EndpointGetLatestBlock, s.handleLatestBlock, latestBlockDoc, false},
 		{http.MethodGet, pathTokenBalance, chainquery.EndpointTokenBalanceByAccount, s.handleTokenBalance, tokenBalanceDoc, false},
 		{http.MethodPost, pathFilterLogs, chainquery.EndpointFilterLogs, s.handleFilterLogs, filterLogsDoc, true},
+		{http.MethodPost, pathExportTraces, chainquery.EndpointExportTraces, s.handleExportTraces, exportTracesDoc, false},
+		{http.MethodPost, pathExportLogs, chainquery.EndpointExportLogs, s.handleExportLogs, exportLogsDoc, false},
 		{http.MethodGet, pathTransaction, chainquery.EndpointGetTransaction, s.handleTransaction, transactionDoc, true},
 		{http.MethodGet, pathTransactionReceipt, chainquery.EndpointGetTransactionReceipt, s.handleTransactionReceipt, transactionReceiptDoc, true},
 		{http.MethodGet, pathTransactionTraces, chainquery.EndpointGetTransactionTraces, s.handleTransactionTraces, transactionTracesDoc, true},

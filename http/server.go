@@ -178,6 +178,7 @@ type Server struct {
 	tips         tips         // per chain with confirmations: its latest block, as last read
 	traced       tracedChains // the chains Filter Traces and Get Block serve
 	answers      *answerCache // nil: no answer cache
+	export       exportLimits // an export's sizes (exports.go); zero: the defaults
 
 	routes  []route
 	handler http.Handler

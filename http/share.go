@@ -24,6 +24,10 @@ const (
 // Retry-After), charged when the handler writes its answer, and, when the
 // deadline passes first, answered 503 with how to narrow the request.
 func (s *Server) serveKeyed(w http.ResponseWriter, r *http.Request, rt route, key *chainquery.APIKey) {
+	if isExport(rt.endpoint) {
+		s.serveExport(w, r, rt, key) // admitted a chunk at a time
+		return
+	}
 	parent := r.Context()
 	ctx := parent
 	if s.timeout > 0 {
@@ -69,6 +73,8 @@ func narrowHint(e chainquery.Endpoint) string {
 	switch e {
 	case chainquery.EndpointFilterTraces:
 		return "narrow it: a shorter block or datetime range, fewer or less busy addresses, or a smaller offset (a deep offset reads every trace before it)"
+	case chainquery.EndpointExportTraces, chainquery.EndpointExportLogs:
+		return "retry it later from the last cursor: a chunk's size is fixed, so a chunk this slow means the server is busy"
 	case chainquery.EndpointGetTransactionLogs:
 		return "give the transaction's block_number, which narrows the lookup to one block, or a smaller offset"
 	default:

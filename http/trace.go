@@ -120,11 +120,15 @@ func (s *Server) handleFilterTraces(w http.ResponseWriter, r *http.Request) erro
 // every error names the field and a misspelled field is an error rather than
 // silently widening the query. The ranges are checked by Validate later.
 func parseTraceFilterBody(w http.ResponseWriter, r *http.Request) (chainquery.TraceFilter, error) {
-	var f chainquery.TraceFilter
 	get, err := readBodyFields(w, r, traceFilterFields)
 	if err != nil {
-		return f, err
+		return chainquery.TraceFilter{}, err
 	}
+	return traceFilterOf(get)
+}
+
+// traceFilterOf reads the Filter Traces fields of a body (readBodyFields).
+func traceFilterOf(get func(string) (json.RawMessage, bool)) (f chainquery.TraceFilter, err error) {
 	if f.FromBlock, f.ToBlock, f.FromTime, f.ToTime, err = bodyRange(get); err != nil {
 		return f, err
 	}

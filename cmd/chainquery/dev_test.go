@@ -44,6 +44,10 @@ func TestDev(t *testing.T) {
 			}
 		case status != http.StatusOK:
 			t.Errorf("%s: status %d: %s", c.url, status, body)
+		case strings.HasSuffix(c.url, "/export"):
+			if !bytes.HasPrefix(body, []byte(`{"block_number":`)) || !bytes.HasSuffix(body, []byte("\n{\"cursor\":null}\n")) {
+				t.Errorf("%s: %.300s; want rows, then {\"cursor\":null} last", c.url, body)
+			}
 		case strings.Contains(c.url, "/traces"), strings.Contains(c.url, "/logs"), strings.Contains(c.url, "/receipts"):
 			var page struct{ Count int }
 			if json.Unmarshal(body, &page) != nil || page.Count == 0 {
@@ -342,7 +346,8 @@ func runREADMEExamples(t *testing.T, base, key, block, tx string) {
 		if strings.Contains(c.url, "/solana/") {
 			want = http.StatusNotFound
 		}
-		if status != want || !strings.HasSuffix(c.url, "/metrics") && !json.Valid(body) {
+		export := strings.HasSuffix(c.url, "/export") && bytes.HasSuffix(body, []byte("{\"cursor\":null}\n")) // NDJSON
+		if status != want || !strings.HasSuffix(c.url, "/metrics") && !export && !json.Valid(body) {
 			t.Errorf("README: %s\n-> %d (want %d): %.300s", line, status, want, body)
 		}
 		n++

@@ -146,6 +146,12 @@ curl -s -X POST '{{.Base}}/api/v1/customer/polygon/logs/filter?limit=10' -H 'api
 # Filter Traces from an hour ago to an hour ahead (a datetime range needs a zone)
 curl -s -X POST '{{.Base}}/api/v1/customer/polygon/traces/filter?limit=10&offset=0' -H 'apikey: {{.Key}}' -H 'Content-Type: application/json' -d '{"from_datetime": "{{.From}}", "to_datetime": "{{.To}}"}'
 
+# Export Logs: every log up to block {{.Block}}, one a line (NDJSON), a {"cursor": ...} line after each chunk, {"cursor": null} last
+curl -s -X POST '{{.Base}}/api/v1/customer/polygon/logs/export' -H 'apikey: {{.Key}}' -H 'Content-Type: application/json' -d '{"from_block": 0, "to_block": {{.Block}}}'
+
+# Export Traces of the same two hours; a cut export resumes with the same body and "cursor": the last cursor received
+curl -s -X POST '{{.Base}}/api/v1/customer/polygon/traces/export' -H 'apikey: {{.Key}}' -H 'Content-Type: application/json' -d '{"from_datetime": "{{.From}}", "to_datetime": "{{.To}}"}'
+
 # SOL Balance by Account (solana): a wallet's SOL; 404 here too
 curl -s '{{.Base}}/api/v1/customer/solana/sol-balances/account/{{.Owner}}?datetime_filter={{.At}}' -H 'apikey: {{.Key}}'
 
