@@ -154,6 +154,18 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 
+	// The exports, over HTTP and in-process: the same rows both ways.
+	exports, err := bench.Exports(ctx, servers[0], "sqlite:"+filepath.Join(dir, evm.TracesParity+".db"), chain, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", bench.ExportTable(exports))
+	for _, r := range exports {
+		if r.Rows == 0 || r.HTTP <= 0 || r.Raw <= 0 || r.Bytes == 0 {
+			t.Errorf("%s: %+v", r.Name, r)
+		}
+	}
+
 	smokeFlood(t, bin, dir, "sqlite:"+filepath.Join(dir, evm.TracesParity+".db"))
 }
 

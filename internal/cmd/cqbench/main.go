@@ -53,6 +53,7 @@ const usage = `Usage:
                  [--step 5000] [--reads-at 5000,50000|none] [--traces trace_block|debug_trace]
                  [--batch N] [--concurrency N] [--node-cpus LIST] [--duration 5s] [--connections 32]
                  [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST]
+  cqbench export [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--rounds 3] [--server-cpus LIST]
 
 node serves the chain over JSON-RPC on 127.0.0.1; shape prints what its blocks
 hold; ingest builds the dataset with the real ingester, measured against the
@@ -67,7 +68,9 @@ next to the raw fetch of its range, and prints per step the rate, its share of
 the raw rate, the store's size on disk per block and the ingester's peak RSS,
 and at --reads-at the uncached reads (answer cache off) against the real
 server next to the ceiling, then the last step's rate and each read's p50
-against the first's. Pin with taskset: run
+against the first's; export reads Export Logs and Export Traces over
+every block to their end over HTTP, next to the raw read of the same rows by
+the same store in-process. Pin with taskset: run
 'taskset -c 1 cqbench ingest --node-cpus 0 ...' to give the node CPU 0 and the
 ingester (and the raw fetch) CPU 1.
 `
@@ -104,6 +107,8 @@ func run(ctx context.Context, args []string) error {
 		return runEncode(args[1:])
 	case "grow":
 		return runGrow(ctx, args[1:])
+	case "export":
+		return runExport(ctx, args[1:])
 	}
 	fmt.Fprint(os.Stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
