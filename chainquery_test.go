@@ -222,7 +222,7 @@ func TestFormatUnits(t *testing.T) {
 
 func TestEndpointsAndChains(t *testing.T) {
 	all, err := chainquery.ParseEndpoints("all")
-	if err != nil || len(all) != len(chainquery.Endpoints) || len(all) != 12 {
+	if err != nil || len(all) != len(chainquery.Endpoints) || len(all) != 15 {
 		t.Fatalf("all = %v, %v", all, err)
 	}
 	got, err := chainquery.ParseEndpoints("get_block, filter_traces,get_block")
