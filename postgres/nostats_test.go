@@ -343,6 +343,12 @@ func sqlLiteral(a any) string {
 			s[i] = sqlLiteral(b)
 		}
 		return "ARRAY[" + strings.Join(s, ", ") + "]"
+	case []int64:
+		s := make([]string, len(v))
+		for i, n := range v {
+			s[i] = fmt.Sprint(n)
+		}
+		return "ARRAY[" + strings.Join(s, ", ") + "]::bigint[]"
 	}
 	return fmt.Sprint(a)
 }

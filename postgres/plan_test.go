@@ -156,6 +156,12 @@ func literal(a any) string {
 			s[i] = literal(b)
 		}
 		return "ARRAY[" + strings.Join(s, ", ") + "]"
+	case []int64:
+		s := make([]string, len(v))
+		for i, n := range v {
+			s[i] = fmt.Sprint(n)
+		}
+		return "ARRAY[" + strings.Join(s, ", ") + "]::bigint[]"
 	}
 	return fmt.Sprint(a)
 }

@@ -37,7 +37,16 @@ var queries = sqlstore.StoreSQL{
 	BlockLogCount: `SELECT timestamp, version, (SELECT count(*) FROM logs WHERE chain = $1 AND block_number = $2)
 		FROM blocks WHERE chain = $1 AND number = $2`,
 	RangeLogCount: rangeLogCountSQL,
-	RangeLogPage:  rangeLogPageSQL,
+	LogRowCount: func(chain int64, buckets []int64, kind int, keys [][]byte) (string, []any) {
+		// A search per bucket and key, each a LATERAL subquery that LIMIT
+		// keeps from being flattened (as logPostingsFrom): without
+		// statistics the planner filtered ANY conditions over the buckets'
+		// every key.
+		return `SELECT coalesce(sum(c.n), 0)::bigint FROM unnest($2::bigint[]) AS b (bucket) CROSS JOIN unnest($4::bytea[]) AS k (key)
+			CROSS JOIN LATERAL (SELECT n FROM log_counts WHERE chain = $1 AND bucket = b.bucket AND kind = $3 AND key = k.key LIMIT 1) c`,
+			[]any{chain, buckets, kind, keys}
+	},
+	RangeLogPage: rangeLogPageSQL,
 	// Each log of the page looks its transaction up by key (LATERAL, LIMIT
 	// 1: not pulled up into a join the planner could make a merge of all
 	// of the block's transactions).
@@ -90,6 +99,8 @@ var queries = sqlstore.StoreSQL{
 			SELECT chain, number, version FROM blocks WHERE chain = $1 AND number >= $2
 			ON CONFLICT (chain, number) DO UPDATE SET version = excluded.version`,
 		uncountTracesSQL(">= $2"),
+		uncountLogsSQL(">= $2"),
+		dropZeroLogCountsSQL(">= $2 / 1000"),
 		`DELETE FROM traces WHERE chain = $1 AND block_number >= $2`,
 		`DELETE FROM logs WHERE chain = $1 AND block_number >= $2`,
 		`DELETE FROM transactions WHERE chain = $1 AND block_number >= $2`,
@@ -110,6 +121,8 @@ var queries = sqlstore.StoreSQL{
 			value, subtraces, input, output, error
 			FROM traces WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, trace_pos`,
 		DeleteTip: []string{
+			uncountLogsSQL("BETWEEN $2 AND $3"),
+			dropZeroLogCountsSQL("BETWEEN $2 / 1000 AND $3 / 1000"),
 			`DELETE FROM traces WHERE chain = $1 AND block_number BETWEEN $2 AND $3`,
 			`DELETE FROM logs WHERE chain = $1 AND block_number BETWEEN $2 AND $3`,
 			`DELETE FROM transactions WHERE chain = $1 AND block_number BETWEEN $2 AND $3`,

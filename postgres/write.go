@@ -59,6 +59,8 @@ func (b *blockBatch) PriorVersions(ctx context.Context, heights []uint64) (map[u
 func (b *blockBatch) DeleteHeights(ctx context.Context, heights []uint64) error {
 	for _, q := range []string{
 		uncountTracesSQL("= ANY($2)"),
+		uncountLogsSQL("= ANY($2)"),
+		`DELETE FROM log_counts WHERE chain = $1 AND bucket IN (SELECT h / 1000 FROM unnest($2::bigint[]) h) AND n = 0`,
 		`DELETE FROM traces WHERE chain = $1 AND block_number = ANY($2)`,
 		`DELETE FROM logs WHERE chain = $1 AND block_number = ANY($2)`,
 		`DELETE FROM transactions WHERE chain = $1 AND block_number = ANY($2)`,
@@ -114,6 +116,40 @@ func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.TraceCo
 			list = log_postings.list || excluded.list`,
 		b.chain, kinds, keys, buckets, ns, lists)
 	return err
+}
+
+// AddLogCounts upserts the rows in one statement over arrays.
+func (b *blockBatch) AddLogCounts(ctx context.Context, rows []sqlstore.TraceCountRow) error {
+	kinds, keys, buckets, ns := make([]int16, len(rows)), make([][]byte, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
+	for i, r := range rows {
+		kinds[i], keys[i], buckets[i], ns[i] = int16(r.Dir), r.Address, r.Bucket, r.N
+	}
+	_, err := b.Exec(ctx, `INSERT INTO log_counts (chain, kind, key, bucket, n)
+		SELECT $1, d, a, k, n FROM unnest($2::smallint[], $3::bytea[], $4::bigint[], $5::bigint[]) AS u (d, a, k, n)
+		ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = log_counts.n + excluded.n`,
+		b.chain, kinds, keys, buckets, ns)
+	return err
+}
+
+// uncountLogsSQL takes the logs of the blocks whose number matches cond (on
+// $2 and on; $1 is the chain) off log_counts, before they are deleted; the
+// rows it leaves at 0 are deleted by dropZeroLogCountsSQL, which is given
+// the buckets that cond's blocks lie in.
+func uncountLogsSQL(cond string) string {
+	return `INSERT INTO log_counts (chain, bucket, kind, key, n)
+		SELECT $1::integer, block_number / 1000, 0, address, -count(*) FROM logs
+			WHERE chain = $1 AND block_number ` + cond + ` GROUP BY block_number / 1000, address
+		UNION ALL SELECT $1::integer, block_number / 1000, 1, topic0, -count(*) FROM logs
+			WHERE chain = $1 AND block_number ` + cond + ` AND topic0 IS NOT NULL GROUP BY block_number / 1000, topic0
+		UNION ALL SELECT $1::integer, block_number / 1000, 2, address || topic0, -count(*) FROM logs
+			WHERE chain = $1 AND block_number ` + cond + ` AND topic0 IS NOT NULL GROUP BY block_number / 1000, address, topic0
+		ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = log_counts.n + excluded.n`
+}
+
+// dropZeroLogCountsSQL deletes the rows of log_counts at 0 in the buckets
+// that match cond (on $2 and on).
+func dropZeroLogCountsSQL(cond string) string {
+	return `DELETE FROM log_counts WHERE chain = $1 AND bucket ` + cond + ` AND n = 0`
 }
 
 // uncountTracesSQL takes the traces of the blocks whose number matches cond

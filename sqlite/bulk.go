@@ -31,6 +31,10 @@ var traceCounts = sqlstore.StoreTable{Name: "trace_counts", Columns: []string{"c
 // INSERTs add to the rows that exist.
 var logPostings = sqlstore.StoreTable{Name: "log_postings", Columns: []string{"chain", "kind", "key", "bucket", "n", "list"}}
 
+// logCounts is the table of sqlstore.BlockBatch.AddLogCounts: its INSERTs
+// add to the rows that exist.
+var logCounts = sqlstore.StoreTable{Name: "log_counts", Columns: []string{"chain", "kind", "key", "bucket", "n"}}
+
 // bulkTables are the tables of a block batch (sqlstore.BlockTables,
 // sqlstore.HistoryTables, and traceCounts), by name.
 //
@@ -45,7 +49,7 @@ var logPostings = sqlstore.StoreTable{Name: "log_postings", Columns: []string{"c
 // 34.2 / 33.0 blocks/s (docs/benchmarks.md).
 var bulkTables = func() map[string]bulkTable {
 	m := map[string]bulkTable{}
-	for _, t := range append(append(sqlstore.BlockTables(), sqlstore.HistoryTables()...), traceCounts, logPostings) {
+	for _, t := range append(append(sqlstore.BlockTables(), sqlstore.HistoryTables()...), traceCounts, logPostings, logCounts) {
 		head := "INSERT OR FAIL INTO " + t.Name + " (" + strings.Join(t.Columns, ", ") + ") VALUES "
 		tuple := "(" + placeholders(len(t.Columns)) + ")"
 		tail := ""
@@ -55,6 +59,9 @@ var bulkTables = func() map[string]bulkTable {
 			// || makes text of blobs, byte for byte; CAST keeps a blob.
 			tail = ` ON CONFLICT (chain, bucket, dir, address) DO UPDATE SET n = n + excluded.n,
 				list = CASE WHEN excluded.list IS NULL THEN list ELSE CAST(coalesce(list, x'') || excluded.list AS BLOB) END`
+		}
+		if t.Name == logCounts.Name {
+			tail = ` ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = n + excluded.n`
 		}
 		if t.Name == logPostings.Name {
 			tail = ` ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = n + excluded.n,

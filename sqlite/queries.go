@@ -34,6 +34,7 @@ var queries = sqlstore.StoreSQL{
 	BlockLogCount: `SELECT timestamp, version, (SELECT count(*) FROM logs WHERE chain = ?1 AND block_number = ?2)
 		FROM blocks WHERE chain = ?1 AND number = ?2`,
 	RangeLogCount: rangeLogCountSQL,
+	LogRowCount:   logRowCountSQL,
 	RangeLogPage:  rangeLogPageSQL,
 	// The logs walk their primary key, whose (tx_index, log_index) order is
 	// log_index order; each joins its transaction by key.
@@ -81,6 +82,8 @@ var queries = sqlstore.StoreSQL{
 		`INSERT OR REPLACE INTO orphaned_blocks (chain, number, version)
 			SELECT chain, number, version FROM blocks WHERE chain = ? AND number >= ?`,
 		uncountTracesSQL(">= ?2"),
+		uncountLogsSQL(">= ?2"),
+		dropZeroLogCountsSQL(">= ?2 / 1000"),
 		`DELETE FROM traces WHERE chain = ? AND block_number >= ?`,
 		`DELETE FROM logs WHERE chain = ? AND block_number >= ?`,
 		`DELETE FROM transactions WHERE chain = ? AND block_number >= ?`,
@@ -103,6 +106,8 @@ var queries = sqlstore.StoreSQL{
 			FROM traces INDEXED BY traces_key WHERE chain = ? AND block_number BETWEEN ? AND ?
 			ORDER BY block_number, tx_index, trace_pos`,
 		DeleteTip: []string{
+			uncountLogsSQL("BETWEEN ?2 AND ?3"),
+			dropZeroLogCountsSQL("BETWEEN ?2 / 1000 AND ?3 / 1000"),
 			`DELETE FROM traces WHERE chain = ? AND block_number BETWEEN ? AND ?`,
 			`DELETE FROM logs WHERE chain = ? AND block_number BETWEEN ? AND ?`,
 			`DELETE FROM transactions WHERE chain = ? AND block_number BETWEEN ? AND ?`,
@@ -235,6 +240,19 @@ func rangeLogWhere(chain, lo, hi int64, f *chainquery.LogRangeFilter) (string, [
 		}
 	}
 	return where, args
+}
+
+func logRowCountSQL(chain int64, buckets []int64, kind int, keys [][]byte) (string, []any) {
+	args := []any{chain}
+	for _, b := range buckets {
+		args = append(args, b)
+	}
+	args = append(args, kind)
+	for _, k := range keys {
+		args = append(args, k)
+	}
+	return `SELECT coalesce(sum(n), 0) FROM log_counts WHERE chain = ? AND bucket IN (` + placeholders(len(buckets)) +
+		`) AND kind = ? AND key IN (` + placeholders(len(keys)) + `)`, args
 }
 
 func rangeLogCountSQL(chain, lo, hi int64, f *chainquery.LogRangeFilter) (string, []any) {

@@ -103,6 +103,38 @@ func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.TraceCo
 	return wrap(b.db.insert(ctx, b.sqlTx, &t))
 }
 
+// AddLogCounts upserts the rows in bulk (bulk.go).
+func (b *blockBatch) AddLogCounts(ctx context.Context, rows []sqlstore.TraceCountRow) error {
+	t := sqlstore.StoreTable{Name: logCounts.Name, Columns: logCounts.Columns, Values: make([]any, 0, 5*len(rows))}
+	for _, r := range rows {
+		t.Values = append(t.Values, b.chain, r.Dir, r.Address, r.Bucket, r.N)
+	}
+	return wrap(b.db.insert(ctx, b.sqlTx, &t))
+}
+
+// uncountLogsSQL takes the logs of the blocks whose number matches cond (on
+// ?2 and on; ?1 is the chain) off log_counts, before they are deleted; the
+// rows it leaves at 0 are deleted by dropZeroLogCountsSQL, which is given
+// the buckets that cond's blocks lie in. CAST keeps a blob of ||'s text.
+func uncountLogsSQL(cond string) string {
+	return `INSERT INTO log_counts (chain, bucket, kind, key, n)
+		SELECT * FROM (
+			SELECT ?1, block_number / 1000, 0, address, -count(*) FROM logs
+				WHERE chain = ?1 AND block_number ` + cond + ` GROUP BY block_number / 1000, address
+			UNION ALL SELECT ?1, block_number / 1000, 1, topic0, -count(*) FROM logs
+				WHERE chain = ?1 AND block_number ` + cond + ` AND topic0 IS NOT NULL GROUP BY block_number / 1000, topic0
+			UNION ALL SELECT ?1, block_number / 1000, 2, CAST(address || topic0 AS BLOB), -count(*) FROM logs
+				WHERE chain = ?1 AND block_number ` + cond + ` AND topic0 IS NOT NULL GROUP BY block_number / 1000, address, topic0)
+		WHERE true
+		ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = n + excluded.n`
+}
+
+// dropZeroLogCountsSQL deletes the rows of log_counts at 0 in the buckets
+// that match cond (on ?2 and on).
+func dropZeroLogCountsSQL(cond string) string {
+	return `DELETE FROM log_counts WHERE chain = ?1 AND bucket ` + cond + ` AND n = 0`
+}
+
 // uncountTracesSQL takes the traces of the blocks whose number matches cond
 // (on ?2; ?1 is the chain) off trace_counts, before they are deleted. The
 // WHERE true keeps SQLite from reading ON CONFLICT as a join's ON.
@@ -132,6 +164,8 @@ const (
 // orphan record.
 var qDeleteHeight = []string{
 	uncountTracesSQL("= ?2"),
+	uncountLogsSQL("= ?2"),
+	dropZeroLogCountsSQL("= ?2 / 1000"),
 	`DELETE FROM traces WHERE chain = ? AND block_number = ?`,
 	`DELETE FROM logs WHERE chain = ? AND block_number = ?`,
 	`DELETE FROM transactions WHERE chain = ? AND block_number = ?`,

@@ -41,10 +41,15 @@ func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([
 		// The rows: their matches counted, and their part of the page
 		// read, by the database.
 		rlo := max(int64(lo), below)
-		var n int
-		q, args := s.SQL.RangeLogCount(id, rlo, int64(hi), &f)
-		if _, err := queryRow(ctx, tx, q, args, &n); err != nil {
+		n, counted, err := s.rowLogCount(ctx, tx, id, rlo, int64(hi), below, &f)
+		if err != nil {
 			return nil, 0, err
+		}
+		if !counted {
+			q, args := s.SQL.RangeLogCount(id, rlo, int64(hi), &f)
+			if _, err := queryRow(ctx, tx, q, args, &n); err != nil {
+				return nil, 0, err
+			}
 		}
 		offset, limit := max(0, f.Offset-m.count), f.Limit-len(m.page)
 		if limit > 0 && offset < n {

@@ -170,6 +170,12 @@ type StoreSQL struct {
 	RangeLogCount func(chain, lo, hi int64, f *chainquery.LogRangeFilter) (string, []any)
 	RangeLogPage  func(chain, lo, hi int64, f *chainquery.LogRangeFilter, limit, offset int) (string, []any)
 
+	// LogRowCount returns the statement adding up log_counts (log_counts.go)
+	// of chain's buckets, of kind and keys: → the sum (0 for none). Each
+	// bucket and key is a seek: a range of buckets would read every key of
+	// them.
+	LogRowCount func(chain int64, buckets []int64, kind int, keys [][]byte) (string, []any)
+
 	// ReceiptBlockPage is ReceiptBlock and ReceiptPage in one statement:
 	// chain, number, limit, offset → ReceiptBlock's columns, then
 	// ReceiptPage's. No row when the block is missing or the page is empty:

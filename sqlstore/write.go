@@ -41,6 +41,13 @@ type BlockBatch interface {
 	// appends its list to the row's, making the rows missing
 	// (log_postings.go): Dir is the kind, Address the key.
 	AddLogPostings(ctx context.Context, rows []TraceCountRow) error
+
+	// AddLogCounts adds each row's N to its row of log_counts (log_counts.go),
+	// making the rows missing: Dir is the kind, Address the key. The
+	// statements that delete rows (DeleteHeights, StoreSQL.Rewind and
+	// DeleteTip) take the counts of the logs they delete off log_counts
+	// themselves.
+	AddLogCounts(ctx context.Context, rows []TraceCountRow) error
 }
 
 // StoreTable is a table that a block batch fills, with its rows. Values
@@ -201,6 +208,12 @@ func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*c
 			counts.add(d.Block.Number, d.Traces)
 		}
 	}
+	logCounts := logCounter{}
+	if rows {
+		for _, d := range blocks {
+			logCounts.add(d)
+		}
+	}
 	for len(blocks) > 0 {
 		n, sizes := 0, [4]int{}
 		for n < len(blocks) && (n == 0 || sizes[0]+sizes[1]+sizes[2]+sizes[3] < chunkRows) {
@@ -228,6 +241,11 @@ func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*c
 			return err
 		}
 		blocks = blocks[n:]
+	}
+	if len(logCounts) > 0 {
+		if err := b.AddLogCounts(ctx, logCounts.rows()); err != nil {
+			return err
+		}
 	}
 	if len(counts) == 0 {
 		return nil

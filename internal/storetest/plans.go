@@ -117,7 +117,9 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 	counts, countsArgs := sql.LogPostingCounts(a.Chain, 2, [][]byte{pair}, 1, 500)
 	lists, listsArgs := sql.LogPostings(a.Chain, 0, [][]byte{x[:], {2}}, 7, 8)
 	longLists, longListsArgs := sql.LogPostings(a.Chain, 1, [][]byte{topic[:]}, 7, 20)
+	rowCount, rowCountArgs := sql.LogRowCount(a.Chain, []int64{0, 1}, 0, [][]byte{x[:], {2}})
 	out = append(out,
+		PlanQuery{Name: "Log counts of the tip's rows: two addresses in two buckets", SQL: rowCount, Args: rowCountArgs},
 		PlanQuery{Name: "History log postings: the matches of each bucket of 500", SQL: counts, Args: countsArgs},
 		PlanQuery{Name: "History log postings: the lists of two addresses in two buckets", SQL: lists, Args: listsArgs},
 		PlanQuery{Name: "History log postings: the lists of a topic0 in 14 buckets", SQL: longLists, Args: longListsArgs})

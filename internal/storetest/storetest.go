@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(testing.TB) chainquery.Store) {
 	t.Run("Reorg", func(t *testing.T) { testReorg(t, loaded(t)) })
 	t.Run("Rewrites", func(t *testing.T) { testRewrites(t, open) })
 	t.Run("TraceCounts", func(t *testing.T) { testTraceCounts(t, open(t)) })
+	t.Run("LogCounts", func(t *testing.T) { testLogCounts(t, open(t)) })
 	t.Run("TokenBalances", func(t *testing.T) { testTokenBalances(t, loaded(t)) })
 	t.Run("OwnerBalances", func(t *testing.T) { testOwnerBalances(t, loaded(t)) })
 	t.Run("TokenBalancesEmpty", func(t *testing.T) { testTokenBalancesEmpty(t, open(t)) })
