@@ -68,6 +68,15 @@ func (s *SQLStore) logsFrom(ctx context.Context, c StoreConn, chain int64) (int6
 	return from, err
 }
 
+// listEnds says which ends of a range of listed history are the lists'
+// own: a range from the lowest listed block (logs_from) holds the whole of
+// its first bucket's lists, however the bucket lies, and one to history's
+// highest block the whole of its last bucket's. Such a bucket is counted
+// by its n, as one inside the range: reading its lists to count them by
+// their headers cost what its matches cost (on PostgreSQL, the range over
+// the whole history was 1.4-1.6x slower at 16x the matches than at 1x).
+type listEnds struct{ fromBottom, toTop bool }
+
 // postingRangeLogs hands m the logs of the history blocks lo to hi (whose
 // logs are in log_postings) that match its filter, which names an address
 // or a topic0. The lists' counts, bucket by bucket, give the range's count
@@ -75,7 +84,7 @@ func (s *SQLStore) logsFrom(ctx context.Context, c StoreConn, chain int64) (int6
 // (and the range's edge buckets', to count their part), and only the
 // page's blocks decoded. A condition on topic1 to topic3 is checked in the
 // log segments of the blocks the lists name: its cost grows with them.
-func (s *SQLStore) postingRangeLogs(ctx context.Context, c StoreConn, chain int64, lo, hi uint64, m *logMatcher) error {
+func (s *SQLStore) postingRangeLogs(ctx context.Context, c StoreConn, chain int64, lo, hi uint64, ends listEnds, m *logMatcher) error {
 	kind, keys, _ := logPostingKeys(m.f)
 	first, last := int64(lo/LogBucketBlocks), int64(hi/LogBucketBlocks)
 	lists := func(first, last int64, each func(bucket int64, lists [][]byte) error) error {
@@ -116,7 +125,8 @@ func (s *SQLStore) postingRangeLogs(ctx context.Context, c StoreConn, chain int6
 	}
 	edges := map[int64][][]byte{}
 	for _, e := range []int64{first, last} {
-		whole := e*LogBucketBlocks >= int64(lo) && e*LogBucketBlocks+LogBucketBlocks-1 <= int64(hi)
+		whole := (e*LogBucketBlocks >= int64(lo) || ends.fromBottom && e == first) &&
+			(e*LogBucketBlocks+LogBucketBlocks-1 <= int64(hi) || ends.toTop && e == last)
 		if _, done := edges[e]; whole || done {
 			continue
 		}

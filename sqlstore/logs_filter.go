@@ -33,7 +33,7 @@ func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([
 	}
 	m := &logMatcher{f: &f, page: []*chainquery.Log{}}
 	if int64(lo) < below {
-		if err := s.historyRangeMatches(ctx, tx, id, lo, min(hi, uint64(below-1)), m); err != nil {
+		if err := s.historyRangeMatches(ctx, tx, id, lo, min(hi, uint64(below-1)), int64(hi) >= below-1, m); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -73,15 +73,17 @@ func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([
 // its filter: by the posting lists when the filter names an address or a
 // topic0 (postingRangeLogs), else, and in blocks whose logs are not in the
 // lists yet, by matching every log of the range, which then must not hold
-// more than chainquery.MaxLogRangeBlocks blocks.
-func (s *SQLStore) historyRangeMatches(ctx context.Context, c StoreConn, chain int64, lo, hi uint64, m *logMatcher) error {
+// more than chainquery.MaxLogRangeBlocks blocks. toTop says that hi is
+// history's highest block.
+func (s *SQLStore) historyRangeMatches(ctx context.Context, c StoreConn, chain int64, lo, hi uint64, toTop bool, m *logMatcher) error {
 	listed := hi + 1 // the first block read by the lists: none without a key
+	fromBottom := false
 	if m.f.Keyed() {
 		from, err := s.logsFrom(ctx, c, chain)
 		if err != nil {
 			return err
 		}
-		listed = max(lo, uint64(from))
+		listed, fromBottom = max(lo, uint64(from)), lo <= uint64(from)
 	}
 	if lo < listed {
 		end := min(hi, listed-1)
@@ -98,7 +100,7 @@ func (s *SQLStore) historyRangeMatches(ctx context.Context, c StoreConn, chain i
 		}
 	}
 	if listed <= hi {
-		return s.postingRangeLogs(ctx, c, chain, listed, hi, m)
+		return s.postingRangeLogs(ctx, c, chain, listed, hi, listEnds{fromBottom, toTop}, m)
 	}
 	return nil
 }
