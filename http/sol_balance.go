@@ -3,7 +3,6 @@ package http
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/chainquery/chainquery"
 )
@@ -28,15 +27,7 @@ func (b *solBalanceJSON) appendJSON(dst []byte) []byte {
 	dst = appendString(dst, b.AsOfDatetime)
 	dst = append(dst, `,"account":`...)
 	dst = appendString(dst, b.Account)
-	dst = append(dst, `,"balance":`...)
-	dst = append(dst, b.Balance...) // decimal text (SOLBalance.Balance): valid JSON as it is
-	dst = append(dst, `,"balance_source":`...)
-	dst = strconv.AppendUint(dst, b.BalanceSource, 10)
-	dst = append(dst, `,"datetime_last_updated":`...)
-	dst = appendString(dst, b.DatetimeLastUpdated)
-	dst = append(dst, `,"block_slot_last_updated":`...)
-	dst = strconv.AppendUint(dst, b.BlockSlotLastUpdated, 10)
-	return append(dst, '}')
+	return appendBalanceEnd(dst, b.Balance, b.BalanceSource, b.DatetimeLastUpdated, b.BlockSlotLastUpdated)
 }
 
 // handleSOLBalance serves GET

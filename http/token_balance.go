@@ -44,18 +44,24 @@ func (b *tokenBalanceJSON) appendJSON(dst []byte) []byte {
 	dst = appendStringOrNull(dst, b.TokenName)
 	dst = append(dst, `,"token_symbol":`...)
 	dst = appendStringOrNull(dst, b.TokenSymbol)
+	return appendBalanceEnd(dst, b.Balance, b.BalanceSource, b.DatetimeLastUpdated, b.BlockSlotLastUpdated)
+}
+
+// appendBalanceEnd writes the fields both balance answers end with, and
+// closes the object.
+func appendBalanceEnd(dst []byte, balance json.RawMessage, source uint64, updated string, slot uint64) []byte {
 	dst = append(dst, `,"balance":`...)
-	if b.Balance == nil {
+	if balance == nil {
 		dst = append(dst, "null"...)
 	} else {
-		dst = append(dst, b.Balance...) // decimal text (TokenBalance.Balance): valid JSON as it is
+		dst = append(dst, balance...) // decimal text (TokenBalance.Balance): valid JSON as it is
 	}
 	dst = append(dst, `,"balance_source":`...)
-	dst = strconv.AppendUint(dst, b.BalanceSource, 10)
+	dst = strconv.AppendUint(dst, source, 10)
 	dst = append(dst, `,"datetime_last_updated":`...)
-	dst = appendString(dst, b.DatetimeLastUpdated)
+	dst = appendString(dst, updated)
 	dst = append(dst, `,"block_slot_last_updated":`...)
-	dst = strconv.AppendUint(dst, b.BlockSlotLastUpdated, 10)
+	dst = strconv.AppendUint(dst, slot, 10)
 	return append(dst, '}')
 }
 
