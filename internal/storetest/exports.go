@@ -207,6 +207,20 @@ func firstDiff[T any](got, want []T) string {
 	return ""
 }
 
+// allPages reads every page of a list, 50 at a time, as a client pages it.
+func allPages[T any](t *testing.T, find func(chainquery.Page) ([]T, int, error)) []T {
+	t.Helper()
+	var out []T
+	for p := (chainquery.Page{Limit: chainquery.MaxLimit}); ; p.Offset += chainquery.MaxLimit {
+		page, count, err := find(p)
+		must(t, err)
+		out = append(out, page...)
+		if p.Offset+p.Limit >= count {
+			return out
+		}
+	}
+}
+
 // traceFilterPages reads f's traces as Filter Traces pages them: 50 at a
 // time, over a datetime range as f gives it, and a block range 100 blocks
 // a request from lo to hi (the stored blocks).
@@ -215,15 +229,10 @@ func traceFilterPages(t *testing.T, s chainquery.TraceService, f chainquery.Trac
 	var out []*chainquery.Trace
 	pages := func(f chainquery.TraceFilter) {
 		must(t, f.Validate())
-		for f.Offset = 0; ; f.Offset += chainquery.MaxLimit {
-			f.Limit = chainquery.MaxLimit
-			page, count, err := s.FindTraces(context.Background(), f)
-			must(t, err)
-			out = append(out, page...)
-			if f.Offset+f.Limit >= count {
-				return
-			}
-		}
+		out = append(out, allPages(t, func(p chainquery.Page) ([]*chainquery.Trace, int, error) {
+			f.Page = p
+			return s.FindTraces(context.Background(), f)
+		})...)
 	}
 	if f.FromTime != nil {
 		pages(f)
@@ -246,15 +255,10 @@ func logFilterPages(t *testing.T, s chainquery.LogRangeService, f chainquery.Log
 	var out []*chainquery.Log
 	pages := func(f chainquery.LogRangeFilter) {
 		must(t, f.Validate())
-		for f.Offset = 0; ; f.Offset += chainquery.MaxLimit {
-			f.Limit = chainquery.MaxLimit
-			page, count, err := s.FindLogs(context.Background(), f)
-			must(t, err)
-			out = append(out, page...)
-			if f.Offset+f.Limit >= count {
-				return
-			}
-		}
+		out = append(out, allPages(t, func(p chainquery.Page) ([]*chainquery.Log, int, error) {
+			f.Page = p
+			return s.FindLogs(context.Background(), f)
+		})...)
 	}
 	if f.Keyed() {
 		pages(f)
