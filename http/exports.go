@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -51,9 +50,8 @@ type exportLimits struct {
 // exportCall is what serveKeyed hands an export's handler: the key whose
 // share each chunk is admitted to, and the route for the metrics.
 type exportCall struct {
-	key      *chainquery.APIKey
-	pattern  string
-	endpoint chainquery.Endpoint
+	key *chainquery.APIKey
+	rt  route
 }
 
 type exportCallKey struct{}
@@ -67,7 +65,7 @@ func isExport(e chainquery.Endpoint) bool {
 // serveExport runs an export route's handler for key without the request's
 // own admission and deadline: the handler takes them a chunk at a time.
 func (s *Server) serveExport(w http.ResponseWriter, r *http.Request, rt route, key *chainquery.APIKey) {
-	r = r.WithContext(context.WithValue(r.Context(), exportCallKey{}, &exportCall{key: key, pattern: rt.pattern, endpoint: rt.endpoint}))
+	r = r.WithContext(context.WithValue(r.Context(), exportCallKey{}, &exportCall{key: key, rt: rt}))
 	if err := rt.handle(w, r); err != nil {
 		s.writeError(w, r, err)
 	}
@@ -189,7 +187,7 @@ func streamExport[T any](s *Server, w http.ResponseWriter, r *http.Request, e *c
 				return err
 			}
 			if code := chainquery.ErrorCode(err); code != chainquery.ERATELIMIT && code != chainquery.ETIMEOUT && r.Context().Err() == nil {
-				s.logger.ErrorContext(r.Context(), "export cut", "route", call.pattern, "error", err)
+				s.logger.ErrorContext(r.Context(), "export cut", "route", call.rt.pattern, "error", err)
 			}
 			return nil // no null line: the client resumes from the last checkpoint
 		}
@@ -246,28 +244,14 @@ func exportChunk[T any](s *Server, ctx context.Context, call *exportCall, e *cha
 		ctx, cancel = context.WithTimeout(parent, s.timeout)
 		defer cancel()
 	}
-	t, rej := s.admission.admit(ctx, call.key)
+	t, rej := s.admit(ctx, call.key, call.rt.pattern)
 	if rej != nil {
-		s.metrics.admissions.WithLabelValues(call.pattern, rej.reason).Inc()
 		return nil, nil, rej.retryAfter, rej.err
 	}
-	if s.admission != nil {
-		result := "admitted"
-		if t.waited {
-			result = "queued"
-		}
-		s.metrics.admissions.WithLabelValues(call.pattern, result).Inc()
-	}
 	rows, err := e.Next(ctx)
-	t.done()
-	if s.admission != nil {
-		s.metrics.cost.WithLabelValues(call.pattern).Observe(t.cost / 1000)
-	}
-	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil {
-		s.metrics.timeouts.WithLabelValues(call.pattern).Inc()
-		return nil, t, 1, chainquery.Errorf(chainquery.ETIMEOUT,
-			"the request was too expensive: one chunk of the export did not finish within the %s this server allows a request; %s",
-			s.timeout, narrowHint(call.endpoint))
+	s.charge(t, call.rt.pattern)
+	if timeout := s.timedOut(ctx, parent, err, call.rt, "one chunk of the export"); timeout != nil {
+		return nil, t, 1, timeout
 	}
 	return rows, t, 0, err
 }

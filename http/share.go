@@ -36,36 +36,62 @@ func (s *Server) serveKeyed(w http.ResponseWriter, r *http.Request, rt route, ke
 		defer cancel()
 		r = r.WithContext(ctx)
 	}
-	t, rej := s.admission.admit(ctx, key)
+	t, rej := s.admit(ctx, key, rt.pattern)
 	if rej != nil {
-		s.metrics.admissions.WithLabelValues(rt.pattern, rej.reason).Inc()
 		w.Header().Set("Retry-After", strconv.Itoa(rej.retryAfter))
 		s.writeError(w, r, rej.err)
 		return
+	}
+	cw := &chargedWriter{ResponseWriter: w, t: t}
+	err := rt.handle(cw, r)
+	if timeout := s.timedOut(ctx, parent, err, rt, "it"); timeout != nil {
+		cw.Header().Set("Retry-After", "1")
+		err = timeout
+	}
+	if err != nil {
+		s.writeError(cw, r, err)
+	}
+	s.charge(t, rt.pattern)
+}
+
+// admit admits a read of key to its share of the store, counting the
+// outcome in the metrics under the route's pattern.
+func (s *Server) admit(ctx context.Context, key *chainquery.APIKey, pattern string) (*ticket, *rejection) {
+	t, rej := s.admission.admit(ctx, key)
+	if rej != nil {
+		s.metrics.admissions.WithLabelValues(pattern, rej.reason).Inc()
+		return nil, rej
 	}
 	if s.admission != nil {
 		result := "admitted"
 		if t.waited {
 			result = "queued"
 		}
-		s.metrics.admissions.WithLabelValues(rt.pattern, result).Inc()
+		s.metrics.admissions.WithLabelValues(pattern, result).Inc()
 	}
-	cw := &chargedWriter{ResponseWriter: w, t: t}
-	err := rt.handle(cw, r)
-	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil {
-		s.metrics.timeouts.WithLabelValues(rt.pattern).Inc()
-		cw.Header().Set("Retry-After", "1")
-		err = chainquery.Errorf(chainquery.ETIMEOUT,
-			"the request was too expensive: it did not finish within the %s this server allows a request; %s",
-			s.timeout, narrowHint(rt.endpoint))
-	}
-	if err != nil {
-		s.writeError(cw, r, err)
-	}
+	return t, nil
+}
+
+// charge ends t's hold on the store and records its cost.
+func (s *Server) charge(t *ticket, pattern string) {
 	t.done()
 	if s.admission != nil {
-		s.metrics.cost.WithLabelValues(rt.pattern).Observe(t.cost / 1000)
+		s.metrics.cost.WithLabelValues(pattern).Observe(t.cost / 1000)
 	}
+}
+
+// timedOut returns the answer to a read (what: "it", or the part of the
+// request it was) whose error err came from ctx's deadline passing while
+// parent, the client's context, was still live, and counts it; nil when
+// err is something else.
+func (s *Server) timedOut(ctx, parent context.Context, err error, rt route, what string) error {
+	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) || parent.Err() != nil {
+		return nil
+	}
+	s.metrics.timeouts.WithLabelValues(rt.pattern).Inc()
+	return chainquery.Errorf(chainquery.ETIMEOUT,
+		"the request was too expensive: %s did not finish within the %s this server allows a request; %s",
+		what, s.timeout, narrowHint(rt.endpoint))
 }
 
 // narrowHint tells how to make a request of endpoint cheaper.
