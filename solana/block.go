@@ -240,31 +240,56 @@ func parseEntry(keys []chainquery.PublicKey, tb TokenBalance) (entry, error) {
 // indexes: the static keys, then for version 0 transactions the addresses
 // loaded from lookup tables, writable first, then read-only.
 func accountKeys(tx *Transaction) ([]chainquery.PublicKey, error) {
-	raw := tx.Transaction.Message.AccountKeys
-	keys := make([]chainquery.PublicKey, 0, len(raw))
-	for _, r := range raw {
-		s, err := keyText(r)
-		if err != nil {
+	keys := make([]chainquery.PublicKey, keyCount(tx))
+	for j := range keys {
+		var err error
+		if keys[j], err = keyAt(tx, j); err != nil {
 			return nil, err
-		}
-		k, err := parseKey(s)
-		if err != nil {
-			return nil, fmt.Errorf("account key: %w", err)
-		}
-		keys = append(keys, k)
-	}
-	if la := tx.Meta.LoadedAddresses; la != nil {
-		for _, list := range [][]string{la.Writable, la.Readonly} {
-			for _, s := range list {
-				k, err := parseKey(s)
-				if err != nil {
-					return nil, fmt.Errorf("loaded address: %w", err)
-				}
-				keys = append(keys, k)
-			}
 		}
 	}
 	return keys, nil
+}
+
+// keyCount returns the length of a transaction's full key list (see
+// accountKeys).
+func keyCount(tx *Transaction) int {
+	n := len(tx.Transaction.Message.AccountKeys)
+	if la := tx.Meta.LoadedAddresses; la != nil {
+		n += len(la.Writable) + len(la.Readonly)
+	}
+	return n
+}
+
+// keyAt returns key j of a transaction's full key list (see accountKeys),
+// decoding that key alone; j must be below keyCount.
+func keyAt(tx *Transaction, j int) (chainquery.PublicKey, error) {
+	raw := tx.Transaction.Message.AccountKeys
+	if j < len(raw) {
+		s, err := keyText(raw[j])
+		if err != nil {
+			return chainquery.PublicKey{}, err
+		}
+		k, err := parseKey(s)
+		if err != nil {
+			return k, fmt.Errorf("account key: %w", err)
+		}
+		return k, nil
+	}
+	j -= len(raw)
+	la := tx.Meta.LoadedAddresses
+	if j >= len(la.Writable) {
+		j -= len(la.Writable)
+		k, err := parseKey(la.Readonly[j])
+		if err != nil {
+			return k, fmt.Errorf("loaded address: %w", err)
+		}
+		return k, nil
+	}
+	k, err := parseKey(la.Writable[j])
+	if err != nil {
+		return k, fmt.Errorf("loaded address: %w", err)
+	}
+	return k, nil
 }
 
 // keyText reads an account key as either encoding writes it: a string

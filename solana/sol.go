@@ -45,18 +45,21 @@ func SOLChanges(b *Block, slot uint64) ([]*chainquery.SOLBalanceChange, error) {
 		if m == nil {
 			return nil, fmt.Errorf("slot %d transaction %d has no status metadata: its SOL balance changes are unknown", slot, i)
 		}
-		keys, err := accountKeys(tx)
-		if err != nil {
-			return nil, fmt.Errorf("slot %d transaction %d: %w", slot, i, err)
-		}
-		if len(m.PreBalances) != len(keys) || len(m.PostBalances) != len(keys) {
+		if n := keyCount(tx); len(m.PreBalances) != n || len(m.PostBalances) != n {
 			return nil, fmt.Errorf("slot %d transaction %d: %d preBalances and %d postBalances for %d account keys",
-				slot, i, len(m.PreBalances), len(m.PostBalances), len(keys))
+				slot, i, len(m.PreBalances), len(m.PostBalances), n)
 		}
-		for j, k := range keys {
-			if m.PreBalances[j] != m.PostBalances[j] {
-				set(k, m.PostBalances[j])
+		// Only the keys whose balance changed are decoded: a vote changes
+		// one of its keys, and decoding them all was half of the time.
+		for j, pre := range m.PreBalances {
+			if pre == m.PostBalances[j] {
+				continue
 			}
+			k, err := keyAt(tx, j)
+			if err != nil {
+				return nil, fmt.Errorf("slot %d transaction %d: %w", slot, i, err)
+			}
+			set(k, m.PostBalances[j])
 		}
 	}
 	byTransactions := len(order)
