@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/history"
 )
 
 // A chain's blocks live in two layouts. The tip, its highest blocks, is
@@ -346,4 +347,100 @@ func (s *SQLStore) ConvertHistory(ctx context.Context, chain chainquery.Chain, b
 		at = min(*first, to)
 	}
 	return uint64(at), uint64(to), b.Commit(ctx)
+}
+
+// readTip returns the blocks stored as rows from lo to hi, in number order,
+// as a freeze reads them (readHistory decodes them from history, as a thaw
+// or a read does): each block's transactions, logs and traces in API
+// order, with the block's number and nothing else of its header, whose row
+// stays where it is.
+func (s *SQLStore) readTip(ctx context.Context, c StoreConn, chain, lo, hi int64) ([]*chainquery.BlockData, error) {
+	blocks, at, err := s.blocksIn(ctx, c, chain, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	args := []any{chain, lo, hi}
+	var t chainquery.Transaction
+	txs := s.txScan(new(scan).counter(&t.BlockNumber), &t)
+	err = c.Query(ctx, s.SQL.TipTransactions, args, txs.dest, txs.each(func() error {
+		d, err := at(t.BlockNumber)
+		row := t
+		d.Transactions = append(d.Transactions, &row)
+		return err
+	}))
+	if err != nil {
+		return nil, err
+	}
+	var l chainquery.Log
+	logs := logScan(new(scan).counter(&l.BlockNumber).to(&l.TransactionIndex), &l)
+	err = c.Query(ctx, s.SQL.TipLogs, args, logs.dest, logs.each(func() error {
+		d, err := at(l.BlockNumber)
+		row := l
+		d.Logs = append(d.Logs, &row)
+		return err
+	}))
+	if err != nil {
+		return nil, err
+	}
+	var tr chainquery.Trace
+	traces := s.traceRowScan(&tr)
+	err = c.Query(ctx, s.SQL.TipTraces, args, traces.dest, traces.each(func() error {
+		d, err := at(tr.BlockNumber)
+		row := tr
+		d.Traces = append(d.Traces, &row)
+		return err
+	}))
+	return blocks, err
+}
+
+// readHistory returns the blocks kept as history from lo to hi, in number
+// order.
+func (s *SQLStore) readHistory(ctx context.Context, c StoreConn, chain, lo, hi int64) ([]*chainquery.BlockData, error) {
+	blocks, at, err := s.blocksIn(ctx, c, chain, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	var n int64
+	var kind int
+	var data []byte
+	err = c.Query(ctx, s.SQL.HistorySegments, []any{chain, lo, hi}, []any{&n, &kind, &data}, func() error {
+		d, err := at(uint64(n))
+		if err != nil {
+			return err
+		}
+		switch kind {
+		case segmentTransactions:
+			d.Transactions, err = history.DecodeTransactions(data, uint64(n))
+		case segmentLogs:
+			d.Logs, err = history.DecodeLogs(data, uint64(n))
+		case segmentTraces:
+			d.Traces, err = history.DecodeTraces(data, uint64(n))
+		default:
+			err = fmt.Errorf("block %d: history segment of unknown kind %d", n, kind)
+		}
+		return err
+	})
+	return blocks, err
+}
+
+// blocksIn returns the blocks stored from lo to hi, each with only its
+// number, and the function that finds one of them by number.
+func (s *SQLStore) blocksIn(ctx context.Context, c StoreConn, chain, lo, hi int64) ([]*chainquery.BlockData, func(uint64) (*chainquery.BlockData, error), error) {
+	var blocks []*chainquery.BlockData
+	index := map[uint64]*chainquery.BlockData{}
+	var n int64
+	var traces int
+	err := c.Query(ctx, s.SQL.BlockTraceCounts, []any{chain, lo, hi}, []any{&n, &traces}, func() error {
+		d := &chainquery.BlockData{Block: &chainquery.Block{Number: uint64(n), TraceCount: traces}}
+		blocks = append(blocks, d)
+		index[uint64(n)] = d
+		return nil
+	})
+	at := func(n uint64) (*chainquery.BlockData, error) {
+		if d := index[n]; d != nil {
+			return d, nil
+		}
+		return nil, fmt.Errorf("a row of block %d, which has no header", n)
+	}
+	return blocks, at, err
 }

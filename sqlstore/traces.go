@@ -157,21 +157,6 @@ func (s *SQLStore) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]
 	return out, count, nil
 }
 
-// blockSeeks returns the two questions a datetime range asks of the
-// chain's block timestamps (chainquery.TraceFilter.BlockRange), asked on c:
-// the first block stamped at or after a unix second, and the last at or
-// before one.
-func (s *SQLStore) blockSeeks(ctx context.Context, c StoreConn, chain int64) (firstAtOrAfter, lastAtOrBefore func(int64) (uint64, bool, error)) {
-	seek := func(q string) func(int64) (uint64, bool, error) {
-		return func(ts int64) (uint64, bool, error) {
-			var n int64
-			found, err := queryRow(ctx, c, q, []any{chain, ts}, &n)
-			return uint64(n), found, err
-		}
-	}
-	return seek(s.SQL.FirstBlockAtOrAfter), seek(s.SQL.LastBlockAtOrBefore)
-}
-
 // tracePage returns the plan's page: from history up to its boundary,
 // then from rows, where the page goes on past it.
 func (s *SQLStore) tracePage(ctx context.Context, tx StoreTx, p *TracePlan) ([]*chainquery.Trace, error) {
@@ -224,19 +209,74 @@ func (s *SQLStore) rangeCount(ctx context.Context, tx StoreTx, p *TracePlan) (in
 	return n + m, err
 }
 
-// traceScan returns the scan of a row of TracePage into t: t.block_number,
-// the block's timestamp and version, the transaction's hash, t.tx_index,
-// t.trace_address, the transaction's from_addr, to_addr and status, t.type,
-// t.call_type, t.from_addr, t.to_addr, t.gas, t.gas_used, t.value,
-// t.subtraces, t.input, t.output, t.error.
-func (s *SQLStore) traceScan(t *chainquery.Trace) *scan {
-	var addr string
-	var typ, callType int
-	var errText *string
-	sc := &scan{}
-	sc.counter(&t.BlockNumber).to(&t.Timestamp, &t.Version).fixed(t.TransactionHash[:]).to(&t.TransactionIndex, &addr).
-		fixed(t.TransactionFrom[:]).address(&t.TransactionTo).to(&t.TransactionStatus, &typ, &callType).
-		fixed(t.From[:]).address(&t.To).counter(&t.Gas).counter(&t.GasUsed).to(s.ScanAmount(&t.Value), &t.Subtraces).
-		bytes(&t.Input).bytes(&t.Output).to(&errText)
-	return sc.then(func() error { return traceCodes(t, addr, typ, callType, errText) })
+// FindTransactionTraces returns one page of the transaction's traces and
+// their count (TransactionService). From rows, the count and the page are
+// two statements on the primary key of traces; from history, the block's
+// traces segment is decoded (or found in the cache) and the transaction's
+// run of it paged.
+func (s *SQLStore) FindTransactionTraces(ctx context.Context, f chainquery.TransactionFilter) ([]*chainquery.Trace, int, error) {
+	tx, id, err := s.chainTx(ctx, f.Chain)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	found, err := s.findTransaction(ctx, tx, id, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	t := found.Transaction
+	if !f.MinTime.IsZero() && t.Timestamp < f.MinTime.Unix() {
+		return []*chainquery.Trace{}, 0, nil // before the chain's trace history
+	}
+	if found.history {
+		return s.historyTransactionTraces(ctx, tx, id, t, f.Page)
+	}
+	args := []any{id, int64(t.BlockNumber), t.Index}
+	var count int
+	if _, err := queryRow(ctx, tx, s.SQL.TransactionTraceCount, args, &count); err != nil {
+		return nil, 0, err
+	}
+	out := []*chainquery.Trace{}
+	if f.Offset >= count { // none past the end, and none for a block stored without traces
+		return out, count, nil
+	}
+	var tr chainquery.Trace
+	sc := s.traceRowScan(&tr)
+	err = tx.Query(ctx, s.SQL.TransactionTraces, append(args, f.Limit, f.Offset), sc.dest, sc.each(func() error {
+		row := tr
+		row.Timestamp, row.Version = t.Timestamp, found.version
+		row.TransactionHash, row.TransactionFrom, row.TransactionTo, row.TransactionStatus = t.Hash, t.From, t.To, t.Status
+		out = append(out, &row)
+		return nil
+	}))
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, count, nil
+}
+
+// historyTransactionTraces returns the page of t's traces and their count
+// from its history block's traces: none when the block was stored without
+// traces.
+func (s *SQLStore) historyTransactionTraces(ctx context.Context, c StoreConn, chain int64, t *chainquery.Transaction, page chainquery.Page) ([]*chainquery.Trace, int, error) {
+	out := []*chainquery.Trace{}
+	blocks, err := s.loadHistoryBlocks(ctx, c, chain, []uint64{t.BlockNumber})
+	if err != nil {
+		return nil, 0, err
+	}
+	hb := blocks[t.BlockNumber]
+	first, ok := hb.first[t.Index]
+	if !ok {
+		return out, 0, nil
+	}
+	end := first
+	for end < len(hb.traces) && hb.traces[end].TransactionIndex == t.Index {
+		end++
+	}
+	run := hb.traces[first:end]
+	for _, tr := range run[min(page.Offset, len(run)):min(page.Offset+page.Limit, len(run))] {
+		row := *tr
+		out = append(out, &row)
+	}
+	return out, len(run), nil
 }

@@ -196,3 +196,170 @@ func canonical(d *chainquery.BlockData) *chainquery.BlockData {
 	}
 	return &out
 }
+
+// historySegment returns the segment of kind of the history block number,
+// or nil when the block has none (it is not history).
+func (s *SQLStore) historySegment(ctx context.Context, c StoreConn, chain int64, number uint64, kind int) ([]byte, error) {
+	var data []byte
+	found, err := queryRow(ctx, c, s.SQL.HistorySegment, []any{chain, int64(number), kind}, &data)
+	if err != nil || !found {
+		return nil, err
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
+}
+
+// historyTransactions returns the transactions of the history block
+// number at version, shared (callers copy what they change); found is
+// false when the block is not history.
+func (s *SQLStore) historyTransactions(ctx context.Context, c StoreConn, chain int64, number uint64, version int) ([]*chainquery.Transaction, bool, error) {
+	return cachedSegment(ctx, s, c, decodedKey{chain, number, version, segmentTransactions}, history.DecodeTransactions, txsSize)
+}
+
+// historyLogs returns the logs of the history block number at version,
+// shared as historyTransactions' are.
+func (s *SQLStore) historyLogs(ctx context.Context, c StoreConn, chain int64, number uint64, version int) ([]*chainquery.Log, bool, error) {
+	return cachedSegment(ctx, s, c, decodedKey{chain, number, version, segmentLogs}, history.DecodeLogs, logsSize)
+}
+
+// cachedSegment returns the decoded segment k names: from the cache, else
+// read, decoded with decode and kept. found is false when the block has no
+// such segment (it is not history).
+func cachedSegment[T any](ctx context.Context, s *SQLStore, c StoreConn, k decodedKey, decode func([]byte, uint64) (T, error), size func(T) int64) (v T, found bool, err error) {
+	if cached, ok := s.decoded.get(k); ok {
+		return cached.(T), true, nil
+	}
+	seg, err := s.historySegment(ctx, c, k.chain, k.number, k.kind)
+	if err != nil || seg == nil {
+		return v, false, err
+	}
+	if v, err = decode(seg, k.number); err != nil {
+		return v, false, err
+	}
+	s.decoded.put(k, v, size(v))
+	return v, true, nil
+}
+
+// stamp is what a read of history takes from a block's header.
+type stamp struct {
+	timestamp int64
+	version   int
+}
+
+// historyStamps returns the timestamp and version of the stored blocks
+// among numbers, by number.
+func (s *SQLStore) historyStamps(ctx context.Context, c StoreConn, chain int64, numbers []uint64) (map[uint64]stamp, error) {
+	out := make(map[uint64]stamp, len(numbers))
+	var n int64
+	var st stamp
+	q, args := s.SQL.HistoryStamps(chain, numbers)
+	err := c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version}, func() error {
+		out[uint64(n)] = st
+		return nil
+	})
+	return out, err
+}
+
+// historyBlock is a history block's traces as a page of Filter Traces
+// needs them: each filled with its block's and transaction's fields.
+type historyBlock struct {
+	traces []*chainquery.Trace
+	first  map[int]int // the index in traces of each transaction's first trace
+}
+
+// loadHistoryBlocks returns the traces of the history blocks numbers,
+// shared (callers copy what they return), each with its block's and
+// transaction's fields: from the cache, else decoded from their segments,
+// read in one statement.
+func (s *SQLStore) loadHistoryBlocks(ctx context.Context, c StoreConn, chain int64, numbers []uint64) (map[uint64]*historyBlock, error) {
+	if len(numbers) == 0 {
+		return nil, nil
+	}
+	stamps, err := s.historyStamps(ctx, c, chain, numbers)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]*historyBlock, len(numbers))
+	var missing []uint64
+	for _, number := range numbers {
+		st, ok := stamps[number]
+		if !ok {
+			return nil, errHistoryMoved
+		}
+		if v, ok := s.decoded.get(decodedKey{chain, number, st.version, segmentTraces}); ok {
+			out[number] = v.(*historyBlock)
+		} else {
+			missing = append(missing, number)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	type parts struct {
+		txs    []*chainquery.Transaction
+		traces []*chainquery.Trace
+	}
+	got := make(map[uint64]*parts, len(missing))
+	var n int64
+	var kind int
+	var data []byte
+	var st stamp
+	q, args := s.SQL.HistoryBlocks(chain, missing)
+	err = c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
+		number := uint64(n)
+		if st != stamps[number] {
+			return errHistoryMoved
+		}
+		p := got[number]
+		if p == nil {
+			p = &parts{}
+			got[number] = p
+		}
+		var err error
+		switch kind {
+		case segmentTransactions:
+			p.txs, err = history.DecodeTransactions(data, number)
+		case segmentTraces:
+			p.traces, err = history.DecodeTraces(data, number)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, number := range missing {
+		p, st := got[number], stamps[number]
+		if p == nil || p.txs == nil && len(p.traces) > 0 {
+			return nil, errHistoryMoved
+		}
+		byIndex := make(map[int]*chainquery.Transaction, len(p.txs))
+		for _, t := range p.txs {
+			byIndex[t.Index] = t
+		}
+		hb := &historyBlock{traces: p.traces, first: map[int]int{}}
+		for i, t := range p.traces {
+			x := byIndex[t.TransactionIndex]
+			if x == nil {
+				return nil, history.ErrCorrupt
+			}
+			if _, ok := hb.first[t.TransactionIndex]; !ok {
+				hb.first[t.TransactionIndex] = i
+			}
+			t.Timestamp, t.Version = st.timestamp, st.version
+			if len(t.TraceAddress) == 0 {
+				t.TraceAddress = nil // as rows give it
+			}
+			t.TransactionHash, t.TransactionFrom, t.TransactionTo, t.TransactionStatus = x.Hash, x.From, x.To, x.Status
+		}
+		s.decoded.put(decodedKey{chain, number, st.version, segmentTraces}, hb, tracesSize(hb.traces))
+		out[number] = hb
+	}
+	return out, nil
+}
+
+// errHistoryMoved is the error of a read that found a block neither in
+// rows nor in history: a thaw or a rewind changed it between two
+// statements that are not in one snapshot.
+var errHistoryMoved = errors.New("a block moved between rows and history during the read; try again")

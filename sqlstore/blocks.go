@@ -1,0 +1,174 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/chainquery/chainquery"
+)
+
+// The reads of the SQL stores: SQLStore's methods of BlockService,
+// ReceiptService, LogService, TokenBalanceService, APIKeyService and the
+// reads of the writers. FindTraces is in trace.go.
+
+// FindBlock returns the block at number, with its transactions when full is
+// set. It returns ENOTFOUND if the block is not indexed.
+func (s *SQLStore) FindBlock(ctx context.Context, chain chainquery.Chain, number uint64, full bool) (*chainquery.Block, error) {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return nil, err
+	}
+	if !full { // one statement: no transaction needed
+		return s.findBlock(ctx, s.Read, chain, id, number)
+	}
+	tx, err := s.ReadTx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	b, err := s.findBlock(ctx, tx, chain, id, number)
+	if err != nil {
+		return nil, err
+	}
+	if b.Transactions, err = s.findTransactions(ctx, tx, id, b); err != nil {
+		return nil, err
+	}
+	if len(b.Transactions) == 0 && b.TransactionCount > 0 { // history
+		txs, found, err := s.historyTransactions(ctx, tx, id, number, b.Version)
+		if err != nil {
+			return nil, err
+		} else if !found {
+			return nil, errHistoryMoved
+		}
+		b.Transactions = make([]*chainquery.Transaction, len(txs))
+		for i, t := range txs {
+			row := *t
+			row.Timestamp = b.Timestamp
+			b.Transactions[i] = &row
+		}
+	}
+	return b, nil
+}
+
+func (s *SQLStore) findBlock(ctx context.Context, c StoreConn, chain chainquery.Chain, id int64, number uint64) (*chainquery.Block, error) {
+	b := &chainquery.Block{Chain: chain, Number: number}
+	var extra []byte
+	var hasExtra bool
+	var sc scan
+	sc.fixed(b.Hash[:]).fixed(b.ParentHash[:]).to(&b.Timestamp, &b.Version, &b.LogsBloom).
+		fixed(b.TransactionsRoot[:]).fixed(b.StateRoot[:]).fixed(b.ReceiptsRoot[:]).fixed(b.Miner[:]).
+		to(&hasExtra, &extra).counter(&b.Size).counter(&b.GasLimit).counter(&b.GasUsed).
+		to(&b.TransactionCount, s.ScanAmount(&b.BaseFeePerGas), &b.TraceCount)
+	if found, err := queryRow(ctx, c, s.SQL.Block, []any{id, int64(number)}, sc.dest...); err != nil {
+		return nil, err
+	} else if !found {
+		return nil, chainquery.Errorf(chainquery.ENOTFOUND, "block %d is not indexed", number)
+	}
+	if err := sc.done(); err != nil {
+		return nil, err
+	}
+	if hasExtra {
+		b.HasExtraData, b.ExtraData = true, append([]byte{}, extra...)
+	}
+	return b, nil
+}
+
+func (s *SQLStore) findTransactions(ctx context.Context, c StoreConn, id int64, b *chainquery.Block) ([]*chainquery.Transaction, error) {
+	t := chainquery.Transaction{BlockNumber: b.Number, Timestamp: b.Timestamp}
+	return queryRows(ctx, c, s.SQL.BlockTransactions, []any{id, int64(b.Number)}, s.txScan(&scan{}, &t), &t)
+}
+
+// LatestBlock returns the highest indexed block number of chain. It returns
+// ENOTFOUND if nothing is indexed. Blocks are written whole in one
+// transaction, so the highest one is always complete.
+func (s *SQLStore) LatestBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
+	return s.latestBlock(ctx, s.Read, chain)
+}
+
+// HeadBlock is LatestBlock read on the primary: what an ingester resumes
+// from must not lag behind what it wrote.
+func (s *SQLStore) HeadBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
+	return s.latestBlock(ctx, s.Primary, chain)
+}
+
+// Rewrites reports the rewrites of chain's stored blocks after the mark
+// since (BlockService).
+func (s *SQLStore) Rewrites(ctx context.Context, chain chainquery.Chain, since uint64) (mark, lowest uint64, err error) {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return 0, 0, err
+	}
+	var last, low *int64
+	if _, err := queryRow(ctx, s.Read, s.SQL.Rewrites, []any{id, int64(since)}, &last, &low); err != nil {
+		return 0, 0, err
+	} else if last == nil {
+		return since, chainquery.NoRewrite, nil
+	}
+	return uint64(*last), uint64(*low), nil
+}
+
+func (s *SQLStore) latestBlock(ctx context.Context, c StoreConn, chain chainquery.Chain) (uint64, error) {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return 0, err
+	}
+	var n *int64
+	if _, err := queryRow(ctx, c, s.SQL.LatestBlock, []any{id}, &n); err != nil {
+		return 0, err
+	} else if n == nil {
+		return 0, chainquery.Errorf(chainquery.ENOTFOUND, "no block of %s is indexed yet", chain)
+	}
+	return uint64(*n), nil
+}
+
+// BlockHash returns the hash of the stored block at number. It returns
+// ENOTFOUND if none is stored there.
+//
+// It reads the primary: the ingester compares it with the node's parent
+// hash right after its own writes, and a lagging replica would make it see
+// a reorg that is not there.
+func (s *SQLStore) BlockHash(ctx context.Context, chain chainquery.Chain, number uint64) (chainquery.Hash, error) {
+	var h chainquery.Hash
+	id, err := storeChainID(chain)
+	if err != nil {
+		return h, err
+	}
+	var sc scan
+	sc.fixed(h[:])
+	if found, err := queryRow(ctx, s.Primary, s.SQL.BlockHash, []any{id, int64(number)}, sc.dest...); err != nil {
+		return h, err
+	} else if !found {
+		return h, chainquery.Errorf(chainquery.ENOTFOUND, "block %d is not indexed", number)
+	}
+	return h, sc.done()
+}
+
+// BlockAtTime returns the first stored block of chain stamped at or after
+// ts, or the last at or before it (BlockService): the seeks of a datetime
+// range (blockSeeks).
+func (s *SQLStore) BlockAtTime(ctx context.Context, chain chainquery.Chain, ts int64, after bool) (uint64, bool, error) {
+	tx, id, err := s.chainTx(ctx, chain)
+	if err != nil {
+		return 0, false, err
+	}
+	defer tx.Rollback()
+	firstAtOrAfter, lastAtOrBefore := s.blockSeeks(ctx, tx, id)
+	if after {
+		return firstAtOrAfter(ts)
+	}
+	return lastAtOrBefore(ts)
+}
+
+// blockSeeks returns the two questions a datetime range asks of the
+// chain's block timestamps (chainquery.TraceFilter.BlockRange), asked on c:
+// the first block stamped at or after a unix second, and the last at or
+// before one.
+func (s *SQLStore) blockSeeks(ctx context.Context, c StoreConn, chain int64) (firstAtOrAfter, lastAtOrBefore func(int64) (uint64, bool, error)) {
+	seek := func(q string) func(int64) (uint64, bool, error) {
+		return func(ts int64) (uint64, bool, error) {
+			var n int64
+			found, err := queryRow(ctx, c, q, []any{chain, ts}, &n)
+			return uint64(n), found, err
+		}
+	}
+	return seek(s.SQL.FirstBlockAtOrAfter), seek(s.SQL.LastBlockAtOrBefore)
+}

@@ -1,0 +1,172 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/chainquery/chainquery"
+)
+
+// FindTransactionLogs returns one page of the transaction's logs in
+// log_index order and its log count. It returns ENOTFOUND if the
+// transaction is not indexed (in f.BlockNumber, when given).
+//
+// Where the dialect has LogTransactionPage, one statement answers unless the
+// page is empty, as in FindBlockReceipts; otherwise, and for an empty page,
+// the transaction and then its page are read in one read transaction.
+func (s *SQLStore) FindTransactionLogs(ctx context.Context, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
+	id, err := storeChainID(f.Chain)
+	if err != nil {
+		return nil, 0, err
+	}
+	l := chainquery.Log{TransactionHash: f.TransactionHash}
+	var count int
+	var head, page scan
+	head.counter(&l.BlockNumber).to(&l.TransactionIndex).fixed(l.TransactionFrom[:]).address(&l.TransactionTo).
+		to(&count, &l.Timestamp)
+	logScan(&page, &l)
+	if s.SQL.LogTransactionPage != nil {
+		both := scan{dest: slices.Concat(head.dest, page.dest), post: slices.Concat(head.post, page.post)}
+		q, args := s.SQL.LogTransactionPage(id, f.TransactionHash, f.BlockNumber, f.Limit, f.Offset)
+		if out, err := queryRows(ctx, s.Read, q, args, &both, &l); err != nil || len(out) > 0 {
+			return out, count, err
+		}
+	}
+
+	tx, err := s.ReadTx(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	q, args := s.SQL.LogTransaction(id, f.TransactionHash, f.BlockNumber)
+	if found, err := queryRow(ctx, tx, q, args, head.dest...); err != nil {
+		return nil, 0, err
+	} else if !found {
+		if out, count, err := s.historyLogPage(ctx, tx, id, f); err != nil || out != nil {
+			return out, count, err
+		}
+		where := ""
+		if f.BlockNumber != nil {
+			where = fmt.Sprintf(" in block %d", *f.BlockNumber)
+		}
+		return nil, 0, chainquery.Errorf(chainquery.ENOTFOUND, "transaction %s is not indexed on %s%s", f.TransactionHash.Hex(), f.Chain, where)
+	}
+	if err := head.done(); err != nil {
+		return nil, 0, err
+	}
+	args = []any{id, int64(l.BlockNumber), l.TransactionIndex, f.Limit, f.Offset}
+	out, err := queryRows(ctx, tx, s.SQL.LogPage, args, &page, &l)
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, count, nil
+}
+
+// historyLogPage returns the page of f's logs when its transaction is in
+// history; nil when it is not there either.
+func (s *SQLStore) historyLogPage(ctx context.Context, c StoreConn, chain int64, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
+	t, logs, err := s.historyTxLogs(ctx, c, chain, f.TransactionHash, f.BlockNumber)
+	if err != nil || t == nil {
+		return nil, 0, err
+	}
+	out := []*chainquery.Log{}
+	for _, l := range logs[min(f.Offset, len(logs)):min(f.Offset+f.Limit, len(logs))] {
+		l.Timestamp, l.TransactionHash, l.TransactionFrom, l.TransactionTo = t.Timestamp, t.Hash, t.From, t.To
+		if len(l.Topics) == 0 {
+			l.Topics = nil // as rows give it
+		}
+		out = append(out, l)
+	}
+	return out, t.LogCount, nil
+}
+
+// FindBlockLogs returns one page of the block's logs and its log count
+// (TransactionService): from rows, a count and a page of logs joined to
+// their transactions; from history, the block's logs and transactions
+// segments (or the cache).
+func (s *SQLStore) FindBlockLogs(ctx context.Context, f chainquery.BlockLogFilter) ([]*chainquery.Log, int, error) {
+	tx, id, err := s.chainTx(ctx, f.Chain)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	var timestamp int64
+	var version, count int
+	args := []any{id, int64(f.BlockNumber)}
+	if found, err := queryRow(ctx, tx, s.SQL.BlockLogCount, args, &timestamp, &version, &count); err != nil {
+		return nil, 0, err
+	} else if !found {
+		return nil, 0, chainquery.Errorf(chainquery.ENOTFOUND, "block %d is not indexed", f.BlockNumber)
+	}
+	out := []*chainquery.Log{}
+	if count == 0 {
+		return s.historyBlockLogs(ctx, tx, id, f, timestamp, version)
+	}
+	if f.Offset >= count {
+		return out, count, nil
+	}
+	l := chainquery.Log{BlockNumber: f.BlockNumber, Timestamp: timestamp}
+	sc := new(scan).to(&l.TransactionIndex).fixed(l.TransactionHash[:]).fixed(l.TransactionFrom[:]).address(&l.TransactionTo)
+	logScan(sc, &l)
+	out, err = queryRows(ctx, tx, s.SQL.BlockLogPage, append(args, f.Limit, f.Offset), sc, &l)
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, count, nil
+}
+
+// historyBlockLogs returns the page of f's block's logs and their count
+// from history: none when the block is not history (its rows hold no
+// log).
+func (s *SQLStore) historyBlockLogs(ctx context.Context, c StoreConn, chain int64, f chainquery.BlockLogFilter, timestamp int64, version int) ([]*chainquery.Log, int, error) {
+	out := []*chainquery.Log{}
+	logs, found, err := s.historyLogs(ctx, c, chain, f.BlockNumber, version)
+	if err != nil || !found || len(logs) == 0 {
+		return out, 0, err
+	}
+	txs, found, err := s.historyTransactions(ctx, c, chain, f.BlockNumber, version)
+	if err != nil {
+		return nil, 0, err
+	} else if !found {
+		return nil, 0, errHistoryMoved
+	}
+	byIndex := make(map[int]*chainquery.Transaction, len(txs))
+	for _, t := range txs {
+		byIndex[t.Index] = t
+	}
+	for _, l := range logs[min(f.Offset, len(logs)):min(f.Offset+f.Limit, len(logs))] {
+		t := byIndex[l.TransactionIndex]
+		if t == nil {
+			return nil, 0, fmt.Errorf("block %d: a log of transaction %d, which history does not hold", f.BlockNumber, l.TransactionIndex)
+		}
+		row := *l
+		row.Timestamp, row.TransactionHash, row.TransactionFrom, row.TransactionTo = timestamp, t.Hash, t.From, t.To
+		if len(row.Topics) == 0 {
+			row.Topics = nil // as rows give it
+		}
+		out = append(out, &row)
+	}
+	return out, len(logs), nil
+}
+
+// historyTxLogs finds the transaction hash in history as historyTx does
+// and returns copies of it and its logs; tx is nil when history has no
+// such transaction.
+func (s *SQLStore) historyTxLogs(ctx context.Context, c StoreConn, chain int64, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, logs []*chainquery.Log, err error) {
+	tx, st, err := s.historyTx(ctx, c, chain, hash, block)
+	if err != nil || tx == nil {
+		return nil, nil, err
+	}
+	all, found, err := s.historyLogs(ctx, c, chain, tx.BlockNumber, st.version)
+	if err != nil || !found {
+		return nil, nil, err
+	}
+	for _, l := range all {
+		if l.TransactionIndex == tx.Index {
+			row := *l
+			logs = append(logs, &row)
+		}
+	}
+	return tx, logs, nil
+}

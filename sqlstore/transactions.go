@@ -1,0 +1,98 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/chainquery/chainquery"
+)
+
+// The reads of one transaction by its hash (Get Transaction, its receipt,
+// its traces) and of one block's logs: SQLStore's TransactionService. Each
+// looks in the rows first and then in history, in one read transaction, as
+// FindTransactionLogs does.
+
+// FindTransaction returns the transaction hash names (TransactionService).
+func (s *SQLStore) FindTransaction(ctx context.Context, f chainquery.TransactionFilter) (*chainquery.Transaction, error) {
+	tx, id, err := s.chainTx(ctx, f.Chain)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	found, err := s.findTransaction(ctx, tx, id, f)
+	return found.Transaction, err
+}
+
+// foundTx is a transaction findTransaction found, with its block's version
+// and whether the block is history (else rows).
+type foundTx struct {
+	*chainquery.Transaction
+	version int
+	history bool
+}
+
+// findTransaction finds f's transaction in the rows, else in history;
+// ENOTFOUND when it is in neither.
+func (s *SQLStore) findTransaction(ctx context.Context, c StoreConn, chain int64, f chainquery.TransactionFilter) (foundTx, error) {
+	var t chainquery.Transaction
+	var version int
+	sc := s.txScan(new(scan).counter(&t.BlockNumber).to(&t.Timestamp, &version), &t)
+	q, args := s.SQL.Transaction(chain, f.TransactionHash, f.BlockNumber)
+	if found, err := queryRow(ctx, c, q, args, sc.dest...); err != nil {
+		return foundTx{}, err
+	} else if found {
+		return foundTx{&t, version, false}, sc.done()
+	}
+	h, st, err := s.historyTx(ctx, c, chain, f.TransactionHash, f.BlockNumber)
+	if err != nil {
+		return foundTx{}, err
+	} else if h == nil {
+		where := ""
+		if f.BlockNumber != nil {
+			where = fmt.Sprintf(" in block %d", *f.BlockNumber)
+		}
+		return foundTx{}, chainquery.Errorf(chainquery.ENOTFOUND, "transaction %s is not indexed on %s%s", f.TransactionHash.Hex(), f.Chain, where)
+	}
+	return foundTx{h, st.version, true}, nil
+}
+
+// historyTx finds the transaction hash in history (in block only, when
+// given; else the highest block holding it) and returns a copy of it, its
+// Timestamp set, with its block's stamp; tx is nil when history has no
+// such transaction.
+func (s *SQLStore) historyTx(ctx context.Context, c StoreConn, chain int64, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, st stamp, err error) {
+	var candidates []uint64
+	var n int64
+	err = c.Query(ctx, s.SQL.HistoryTxBlocks, []any{chain, HashPrefix(hash)}, []any{&n}, func() error {
+		if block == nil || *block == uint64(n) {
+			candidates = append(candidates, uint64(n))
+		}
+		return nil
+	})
+	if err != nil || len(candidates) == 0 {
+		return nil, st, err
+	}
+	stamps, err := s.historyStamps(ctx, c, chain, candidates)
+	if err != nil {
+		return nil, st, err
+	}
+	for _, number := range candidates {
+		st, ok := stamps[number]
+		if !ok {
+			continue
+		}
+		txs, found, err := s.historyTransactions(ctx, c, chain, number, st.version)
+		if err != nil {
+			return nil, st, err
+		}
+		i := slices.IndexFunc(txs, func(t *chainquery.Transaction) bool { return t.Hash == hash })
+		if !found || i < 0 {
+			continue
+		}
+		t := *txs[i]
+		t.Timestamp = st.timestamp
+		return &t, st, nil
+	}
+	return nil, st, nil
+}
