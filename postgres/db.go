@@ -59,7 +59,7 @@ type DB struct {
 }
 
 // shared is embedded under this name so that it stays unexported.
-type shared = sqlstore.SQLStore
+type shared = sqlstore.Store
 
 var _ chainquery.Store = (*DB)(nil)
 
@@ -97,8 +97,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	// connection prepares a statement the first time it runs it. Reads
 	// then always run the statement's generic plan: planning a join over
 	// partitions for each request's values cost more than executing it
-	// (measured: a Filter Traces page 0.54 ms with custom plans, 0.14 ms
-	// generic), and the generic plans are the value-independent index
+	// (docs/benchmarks.md, "Figures that code comments held"), and the
+	// generic plans are the value-independent index
 	// walks that TestQueryPlans checks, like the SQLite store's.
 	rcfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 
@@ -113,8 +113,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		db.write.Close()
 		return nil, wrap(err)
 	}
-	db.shared = &shared{SQL: queries, Read: conn{db.read}, Primary: conn{db.write}, Write: conn{db.write},
-		ReadTx: db.readTx, BeginBlocks: db.beginBlocks, AmountArg: bigArg, ScanAmount: scanAmount}
+	db.shared = &shared{Dialect: dialect, Read: conn{db.read}, Primary: conn{db.write}, Write: conn{db.write},
+		ReadTx: db.readTx, BeginWrite: db.beginWrite, BeginBlocks: db.beginBlocks,
+		AmountArg: bigArg, ScanAmount: scanAmount}
 	return db, nil
 }
 
@@ -143,7 +144,7 @@ const migrationLock int64 = 0x636861696e717565
 // PendingMigrations returns the embedded migrations the database has not
 // applied (chainquery.Store), asked of the primary.
 func (db *DB) PendingMigrations(ctx context.Context) ([]string, error) {
-	return sqlstore.PendingMigrations(ctx, migrationFS, db.Primary, qMigrationApplied)
+	return sqlstore.PendingMigrations(ctx, migrationFS, db.Primary)
 }
 
 // migrate applies the embedded migrations not yet recorded
@@ -166,14 +167,14 @@ func migrate(ctx context.Context, cfg *pgx.ConnConfig) error {
 	if _, err := c.Exec(ctx, qCreateMigrations); err != nil {
 		return fmt.Errorf("postgres: create schema_migrations: %w", wrap(err))
 	}
-	begin := func(ctx context.Context) (sqlstore.StoreTx, error) {
+	begin := func(ctx context.Context) (sqlstore.Tx, error) {
 		tx, err := c.Begin(ctx)
 		if err != nil {
 			return nil, wrap(err)
 		}
 		return txConn{conn{tx}, tx}, nil
 	}
-	if err := sqlstore.Migrate(ctx, migrationFS, begin, qMigrationApplied, qRecordMigration); err != nil {
+	if err := sqlstore.Migrate(ctx, migrationFS, begin, qRecordMigration); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
@@ -182,7 +183,7 @@ func migrate(ctx context.Context, cfg *pgx.ConnConfig) error {
 // readTx begins the read-only REPEATABLE READ transaction of a request that
 // runs several statements, so that they all see one snapshot (a count and
 // its page agree) even while an ingester commits.
-func (db *DB) readTx(ctx context.Context) (sqlstore.StoreTx, error) {
+func (db *DB) readTx(ctx context.Context) (sqlstore.Tx, error) {
 	tx, err := db.read.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, wrap(err)

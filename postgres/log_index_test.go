@@ -13,7 +13,7 @@ import (
 // logs' posting lists from IndexLogHistory and from writes, and answers
 // Filter Logs as rows do.
 func TestLogIndexBackfill(t *testing.T) {
-	storetest.CheckLogIndexBackfill(t, func(tb testing.TB) (chainquery.Store, sqlstore.StoreConn) {
+	storetest.CheckLogIndexBackfill(t, func(tb testing.TB) (chainquery.Store, sqlstore.Conn) {
 		db := postgres.MustOpenDB(tb)
 		return db, db.Write
 	})
@@ -23,6 +23,6 @@ func TestLogIndexBackfill(t *testing.T) {
 // by piece, and thawed, answers as rows do.
 func TestLogBuckets(t *testing.T) {
 	want := postgres.MustOpenDB(t)
-	want.TipBlocks = -1 // rows only
+	want.RowBlocks = -1 // rows only
 	storetest.CheckLogBuckets(t, want, postgres.MustOpenDB(t))
 }

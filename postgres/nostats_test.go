@@ -145,15 +145,15 @@ func TestReadsWithoutStatistics(t *testing.T) {
 		if strings.HasSuffix(tc.name, "walking the recipients") {
 			p.WalkRecipients()
 		}
-		q, args := db.SQL.TraceCount(p)
+		q, args := db.Dialect.CountTraces(p)
 		checks = append(checks, check{"Filter Traces count, " + tc.name, q, args, tc.count})
-		q, args = db.SQL.TracePage(p)
+		q, args = db.Dialect.TracePage(p)
 		checks = append(checks, check{"Filter Traces page, " + tc.name, q, args, tc.pageRead})
 	}
-	planArgs := storetest.PlanArgs{
+	planArgs := sqlstore.PlanArgs{
 		Chain: chainquery.Polygon.ID(), Time: c.Time(lo + 7), TxHash: tx[:], Block: int64(lo + 5), TxIndex: 3,
 		Account: account[:], At: at.Add(time.Hour).UnixMilli(), Mint: mint[:], APIKeyHash: key.Hash[:]}
-	for _, q := range storetest.PlanQueries(db.SQL, lo, hi, chainquery.Page{Limit: 10}, hot, warm, planArgs) {
+	for _, q := range sqlstore.PlanQueries(&db.Dialect, lo, hi, chainquery.Page{Limit: 10}, hot, warm, planArgs) {
 		switch {
 		case strings.HasPrefix(q.Name, "Filter Traces"): // above, with their bounds
 		case strings.HasSuffix(q.Name, "count"):
@@ -189,7 +189,7 @@ func TestReadsWithoutStatistics(t *testing.T) {
 	// The statements on trace_counts and on blocks' trace counts, over a
 	// range holding the data's whole bucket (the range starts one): each
 	// reads a row per address, or per block, that it adds up or returns.
-	for _, q := range storetest.PlanQueries(db.SQL, lo, lo+sqlstore.TraceCountBlocks-1, chainquery.Page{Limit: 10}, hot, warm, planArgs) {
+	for _, q := range sqlstore.PlanQueries(&db.Dialect, lo, lo+sqlstore.TraceCountBlocks-1, chainquery.Page{Limit: 10}, hot, warm, planArgs) {
 		switch {
 		case strings.Contains(q.Name, "count of whole buckets"):
 			checks = append(checks, check{q.Name, q.SQL, q.Args, max(1, len(q.Args)-4)})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/internal/storetest"
+	"github.com/chainquery/chainquery/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -41,8 +42,8 @@ func TestQueryPlans(t *testing.T) {
 	key := chainquery.HashAPIKey("cq_plan")
 	owner := planOwner(0)                                  // of accounts 0 to 9
 	lo, hi := uint64(planFrom+1950), uint64(planFrom+2149) // across the partition boundary at 69,000,000, with a whole bucket of trace_counts
-	plans := storetest.PlanQueries(queries, lo, hi, chainquery.Page{Offset: 20, Limit: 10}, planAddr(1), planAddr(2),
-		storetest.PlanArgs{Chain: 137, Time: planTime + 500, TxHash: planTxHash(7), Block: planFrom + 7, TxIndex: 0,
+	plans := sqlstore.PlanQueries(&dialect, lo, hi, chainquery.Page{Offset: 20, Limit: 10}, planAddr(1), planAddr(2),
+		sqlstore.PlanArgs{Chain: 137, Time: planTime + 500, TxHash: planTxHash(7), Block: planFrom + 7, TxIndex: 0,
 			Account: planKey(7), Owner: owner[:], At: planTime*1000 + 3_600_000, Mint: planKey(7), APIKeyHash: key[:]})
 
 	conn, err := db.write.Acquire(ctx)

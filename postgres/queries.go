@@ -2,40 +2,40 @@ package postgres
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/sqlstore"
 )
 
-// queries are the statements the shared store code runs
-// (sqlstore.StoreSQL says what each takes and returns): the SQLite
-// store's statements in PostgreSQL's dialect. TestQueryPlans checks the
-// plans of the very statements the store runs; pgx prepares each once per
-// connection.
-var queries = sqlstore.StoreSQL{
-	FirstBlockAtOrAfter: `SELECT number FROM blocks WHERE chain = $1 AND timestamp >= $2 ORDER BY timestamp, number LIMIT 1`,
-	LastBlockAtOrBefore: `SELECT number FROM blocks WHERE chain = $1 AND timestamp <= $2 ORDER BY timestamp DESC, number DESC LIMIT 1`,
-	TraceCount:          traceCountSQL,
-	TracePage:           tracePageSQL,
-	TraceBucketSum:      traceBucketSumSQL,
-	TraceBuckets:        traceBucketsSQL,
-	NarrowWalks:         true,
-	BlockTraceCounts: `SELECT number, trace_count FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3
-		ORDER BY number`,
+// dialect is PostgreSQL's part of the statements (sqlstore.Dialect says
+// what each takes and returns): those whose text or plan is its own. The
+// rest are sqlstore's, in PostgreSQL's placeholders already.
+// TestQueryPlans checks the plans of the very statements the store runs;
+// pgx prepares each once per connection.
+var dialect = sqlstore.Dialect{
+	EmptyBytes: `'\x'::bytea`,
+	Bytes:      func(expr string) string { return expr },
+	// A batch's heights in one array, each statement run once.
+	Heights: sqlstore.BlockSet{Number: "= ANY($2)", Bucket: func(size int) string {
+		return "IN (SELECT h / " + strconv.Itoa(size) + " FROM unnest($2::bigint[]) h)"
+	}},
+	HeightArray: true,
+
+	TraceCount:     traceCountSQL,
+	TracePage:      tracePageSQL,
+	TraceBucketSum: traceBucketSumSQL,
+	TraceBuckets:   traceBucketsSQL,
+	NarrowWalks:    true,
 
 	LogTransaction: logTransactionSQL,
-	LogPage: `SELECT log_index, address, topic0, topic1, topic2, topic3, data
-		FROM logs WHERE chain = $1 AND block_number = $2 AND tx_index = $3 ORDER BY log_index LIMIT $4 OFFSET $5`,
-
-	// LogTransactionPage is nil: see sqlstore.StoreSQL.
+	// LogTransactionPage is nil: see sqlstore.Dialect.
 	Transaction:           transactionSQL,
 	TransactionTraceCount: `SELECT count(*) FROM traces WHERE chain = $1 AND block_number = $2 AND tx_index = $3`,
 	TransactionTraces: `SELECT block_number, tx_index, trace_address, type, call_type, from_addr, to_addr, gas, gas_used,
 			value, subtraces, input, output, error
 		FROM traces WHERE chain = $1 AND block_number = $2 AND tx_index = $3
 		ORDER BY trace_pos LIMIT $4 OFFSET $5`,
-	BlockLogCount: `SELECT timestamp, version, (SELECT count(*) FROM logs WHERE chain = $1 AND block_number = $2)
-		FROM blocks WHERE chain = $1 AND number = $2`,
 	RangeLogCount: rangeLogCountSQL,
 	LogRowCount: func(chain int64, buckets []int64, kind int, keys [][]byte) (string, []any) {
 		// A search per bucket and key, each a LATERAL subquery that LIMIT
@@ -55,105 +55,21 @@ var queries = sqlstore.StoreSQL{
 		FROM logs l CROSS JOIN LATERAL (SELECT hash, from_addr, to_addr FROM transactions
 			WHERE chain = $1 AND block_number = $2 AND tx_index = l.tx_index LIMIT 1) x
 		WHERE l.chain = $1 AND l.block_number = $2 ORDER BY l.tx_index, l.log_index LIMIT $3 OFFSET $4`,
-	ReceiptBlockPage: `SELECT b.timestamp, b.transaction_count, x.tx_index, x.hash, x.cumulative_gas_used, x.gas_used,
-			x.contract_address, x.status, x.effective_gas_price
-		FROM blocks b JOIN transactions x ON x.chain = b.chain AND x.block_number = b.number
-		WHERE b.chain = $1 AND b.number = $2 ORDER BY x.tx_index LIMIT $3 OFFSET $4`,
-	ReceiptBlock: `SELECT timestamp, transaction_count, version FROM blocks WHERE chain = $1 AND number = $2`,
-	ReceiptPage: `SELECT tx_index, hash, cumulative_gas_used, gas_used, contract_address, status, effective_gas_price
-		FROM transactions WHERE chain = $1 AND block_number = $2 ORDER BY tx_index LIMIT $3 OFFSET $4`,
 
-	Block: `SELECT hash, parent_hash, timestamp, version, logs_bloom, transactions_root,
-		state_root, receipts_root, miner, extra_data IS NOT NULL, extra_data, size, gas_limit, gas_used,
-		transaction_count, base_fee_per_gas, trace_count
-		FROM blocks WHERE chain = $1 AND number = $2`,
-	BlockTransactions: `SELECT tx_index, hash, from_addr, to_addr, value, gas_limit, gas_price,
+	RowTransactions: `SELECT block_number, tx_index, hash, from_addr, to_addr, value, gas_limit, gas_price,
 		effective_gas_price, max_fee_per_gas, max_priority_fee_per_gas, gas_used, cumulative_gas_used, nonce,
 		input, type, contract_address, status, log_count
-		FROM transactions WHERE chain = $1 AND block_number = $2 ORDER BY tx_index`,
-	// The highest block as a backward walk of the primary key, which gives
-	// number order: max(number) left the planner free to aggregate over
-	// every block of the chain in blocks_timestamp when the table had no
-	// statistics.
-	LatestBlock: `SELECT (SELECT number FROM blocks WHERE chain = $1 ORDER BY number DESC LIMIT 1)`,
-	BlockHash:   `SELECT hash FROM blocks WHERE chain = $1 AND number = $2`,
+		FROM transactions WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index`,
+	RowTraces: `SELECT block_number, tx_index, trace_address, type, call_type, from_addr, to_addr, gas, gas_used,
+		value, subtraces, input, output, error
+		FROM traces WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, trace_pos`,
+	HistoryBlocks:    historyBlocksSQL("0, 2"),
+	HistoryLogBlocks: historyBlocksSQL("1"),
+	HistoryStamps:    historyStampsSQL,
+	TracePostings:    historyPostingsSQL,
+	LogPostingCounts: logPostingCountsSQL,
+	LogPostings:      logPostingsSQL,
 
-	ChainExtent: `SELECT f.number, l.number, l.timestamp
-		FROM (SELECT number FROM blocks WHERE chain = $1 ORDER BY number LIMIT 1) AS f,
-		     (SELECT number, timestamp FROM blocks WHERE chain = $1 ORDER BY number DESC LIMIT 1) AS l`,
-	BlockAtOrBelow: `SELECT number, timestamp FROM blocks WHERE chain = $1 AND number <= $2 ORDER BY number DESC LIMIT 1`,
-	// The first block holding a trace: the first bucket counting any, found
-	// a bucket at a time (trace_counts is keyed by bucket, then direction),
-	// then its first block with a trace. The walk stops at that bucket; the
-	// counts are exact, so no block holds a trace when no bucket counts one.
-	TracesFrom: `WITH RECURSIVE k (b) AS (
-			SELECT min(bucket) FROM trace_counts WHERE chain = $1
-			UNION ALL SELECT (SELECT min(bucket) FROM trace_counts WHERE chain = $1 AND bucket > k.b) FROM k
-			WHERE k.b IS NOT NULL AND NOT EXISTS (SELECT 1 FROM trace_counts
-				WHERE chain = $1 AND bucket = k.b AND dir = 2 AND address = '\x'::bytea AND n > 0))
-		SELECT number, timestamp FROM blocks
-		WHERE chain = $1 AND trace_count > 0 AND number >= (SELECT max(b) FROM k) * 100
-		ORDER BY number LIMIT 1`,
-	Rewind: []string{
-		`INSERT INTO orphaned_blocks (chain, number, version)
-			SELECT chain, number, version FROM blocks WHERE chain = $1 AND number >= $2
-			ON CONFLICT (chain, number) DO UPDATE SET version = excluded.version`,
-		uncountTracesSQL(">= $2"),
-		uncountLogsSQL(">= $2"),
-		dropZeroLogCountsSQL(">= $2 / 1000"),
-		`DELETE FROM traces WHERE chain = $1 AND block_number >= $2`,
-		`DELETE FROM logs WHERE chain = $1 AND block_number >= $2`,
-		`DELETE FROM transactions WHERE chain = $1 AND block_number >= $2`,
-		`DELETE FROM blocks WHERE chain = $1 AND number >= $2`,
-	},
-
-	HistorySQL: sqlstore.HistorySQL{
-		HistoryBelow:    `SELECT below FROM history WHERE chain = $1`,
-		SetHistoryBelow: `INSERT INTO history (chain, below) VALUES ($1, $2) ON CONFLICT (chain) DO UPDATE SET below = excluded.below`,
-		FirstBlockFrom:  `SELECT (SELECT number FROM blocks WHERE chain = $1 AND number >= $2 ORDER BY number LIMIT 1)`,
-		TipTransactions: `SELECT block_number, tx_index, hash, from_addr, to_addr, value, gas_limit, gas_price,
-			effective_gas_price, max_fee_per_gas, max_priority_fee_per_gas, gas_used, cumulative_gas_used, nonce,
-			input, type, contract_address, status, log_count
-			FROM transactions WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index`,
-		TipLogs: `SELECT block_number, tx_index, log_index, address, topic0, topic1, topic2, topic3, data
-			FROM logs WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, log_index`,
-		TipTraces: `SELECT block_number, tx_index, trace_address, type, call_type, from_addr, to_addr, gas, gas_used,
-			value, subtraces, input, output, error
-			FROM traces WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, trace_pos`,
-		DeleteTip: []string{
-			uncountLogsSQL("BETWEEN $2 AND $3"),
-			dropZeroLogCountsSQL("BETWEEN $2 / 1000 AND $3 / 1000"),
-			`DELETE FROM traces WHERE chain = $1 AND block_number BETWEEN $2 AND $3`,
-			`DELETE FROM logs WHERE chain = $1 AND block_number BETWEEN $2 AND $3`,
-			`DELETE FROM transactions WHERE chain = $1 AND block_number BETWEEN $2 AND $3`,
-		},
-		DeleteHistory: []string{
-			`DELETE FROM history_segments WHERE chain = $1 AND number >= $2`,
-			`DELETE FROM history_tx_hashes WHERE chain = $1 AND block_number >= $2`,
-			`DELETE FROM log_postings WHERE chain = $1 AND bucket >= $2 / 1000`,
-		},
-		HistorySegments: `SELECT number, kind, data FROM history_segments WHERE chain = $1 AND number BETWEEN $2 AND $3
-			ORDER BY number, kind`,
-		HistorySegment:    `SELECT data FROM history_segments WHERE chain = $1 AND number = $2 AND kind = $3`,
-		HistoryBlocks:     historyBlocksSQL("0, 2"),
-		HistoryLogBlocks:  historyBlocksSQL("1"),
-		HistoryPostings:   historyPostingsSQL,
-		LogsFrom:          `SELECT logs_from FROM history WHERE chain = $1`,
-		SetLogsFrom:       `UPDATE history SET logs_from = $2 WHERE chain = $1`,
-		LastBlockBelow:    `SELECT max(number) FROM blocks WHERE chain = $1 AND number < $2`,
-		LogPostingCounts:  logPostingCountsSQL,
-		LogPostings:       logPostingsSQL,
-		DeleteLogPostings: `DELETE FROM log_postings WHERE chain = $1 AND bucket = $2`,
-		ClearLists:        `UPDATE trace_counts SET list = NULL WHERE chain = $1 AND bucket >= $2 AND list IS NOT NULL`,
-		HistoryTxBlocks:   `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2 ORDER BY block_number DESC`,
-		HistoryStamps:     historyStampsSQL,
-	},
-
-	RecordRewrite: `INSERT INTO rewrites (chain, seq, from_height)
-		SELECT $1, coalesce(max(seq), 0) + 1, $2 FROM rewrites WHERE chain = $1`,
-	Rewrites: `SELECT max(seq), min(from_height) FROM rewrites WHERE chain = $1 AND seq > $2`,
-
-	SolanaCursor: `SELECT slot, block_time, blockhash FROM solana_cursor WHERE id = 1`,
 	TokenBalance: `SELECT c.block_time, b.mint IS NOT NULL, b.owner, coalesce(b.mint, '\x'::bytea), coalesce(b.amount, 0),
 			coalesce(b.decimals, 0), coalesce(b.block_time, 0), coalesce(b.slot, 0), k.name, k.symbol
 		FROM solana_cursor c
@@ -177,27 +93,10 @@ var queries = sqlstore.StoreSQL{
 			WHERE account = o.account AND block_time <= $2 ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1) b
 		LEFT JOIN LATERAL (SELECT name, symbol FROM tokens WHERE $3::boolean AND mint = b.mint) k ON true
 		ORDER BY o.account`,
-	LatestOwner: `SELECT owner FROM token_balances WHERE account = $1 AND owner IS NOT NULL
-		ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`,
-
-	// ON CONFLICT on the name alone: two commands creating one name at once
-	// get one success and one ECONFLICT, never a constraint error.
-	CreateAPIKey: `INSERT INTO api_keys (name, hash, endpoints, created_at, rate, burst, cost_rate, cost_burst, concurrency)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-		ON CONFLICT (name) DO NOTHING`,
-	APIKeyByHash: `SELECT ` + qAPIKeyColumns + ` FROM api_keys WHERE hash = $1`,
-	// Names sort bytewise, as in SQLite, whatever the database's collation.
-	APIKeys:      `SELECT ` + qAPIKeyColumns + ` FROM api_keys ORDER BY name COLLATE "C"`,
-	RevokeAPIKey: `DELETE FROM api_keys WHERE name = $1`,
-	UpdateAPIKey: `UPDATE api_keys SET endpoints = coalesce($2, endpoints),
-			rate = coalesce($3, rate), burst = coalesce($4, burst),
-			cost_rate = coalesce($5, cost_rate), cost_burst = coalesce($6, cost_burst),
-			concurrency = coalesce($7, concurrency)
-		WHERE name = $1 RETURNING ` + qAPIKeyColumns,
 }
 
 // qOwnerAccounts selects the accounts owner $1 owns at unix milliseconds
-// $2 (sqlstore.StoreSQL.OwnerBalanceCount), in account order: each
+// $2 (sqlstore.Dialect.OwnerBalanceCount), in account order: each
 // account that a change names the owner of is found with one seek of
 // token_balances_owner past the one before (a skip scan; a range scan
 // would read every change of the owner's accounts, 80,000 for a busy
@@ -211,9 +110,6 @@ const qOwnerAccounts = `WITH RECURSIVE a (account) AS (
 		SELECT a.account FROM a WHERE a.account IS NOT NULL
 			AND $1 = (SELECT owner FROM token_balances WHERE account = a.account AND block_time <= $2 AND owner IS NOT NULL
 				ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1)`
-
-// qAPIKeyColumns are the columns of an API key row (sqlstore.StoreSQL.APIKeys).
-const qAPIKeyColumns = `name, hash, endpoints, created_at, rate, burst, cost_rate, cost_burst, concurrency`
 
 // A hash names one transaction; should a chain ever repeat one, the latest
 // block wins unless the caller names the block. The two forms are two
@@ -294,6 +190,5 @@ func logTransactionSQL(chain int64, hash chainquery.Hash, block *uint64) (string
 const (
 	qCreateMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
 		name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`
-	qMigrationApplied = `SELECT count(*) FROM schema_migrations WHERE name = $1`
-	qRecordMigration  = `INSERT INTO schema_migrations (name) VALUES ($1)`
+	qRecordMigration = `INSERT INTO schema_migrations (name) VALUES ($1)`
 )

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/internal/storetest"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
 // TestReadsPreparedOnce runs the same reads 20 times on a read pool of one
@@ -25,7 +26,15 @@ func TestReadsPreparedOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for name, q := range map[string]string{"Block": queries.Block, "BlockTransactions": queries.BlockTransactions, "LatestBlock": queries.LatestBlock} {
+	statements := map[string]string{}
+	for _, q := range sqlstore.PlanQueries(&dialect, 0, 99, chainquery.Page{Limit: 10}, chainquery.Address{}, chainquery.Address{}, sqlstore.PlanArgs{}) {
+		statements[q.Name] = q.SQL
+	}
+	for _, name := range []string{"Get Block", "Get Block: transactions", "Get Latest Block"} {
+		q := statements[name]
+		if q == "" {
+			t.Fatalf("no statement named %q among the plan queries", name)
+		}
 		var prepared, runs int64
 		if err := db.read.QueryRow(ctx, `SELECT count(*), coalesce(sum(generic_plans + custom_plans), 0)
 			FROM pg_prepared_statements WHERE statement = $1`, q).Scan(&prepared, &runs); err != nil {

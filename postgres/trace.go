@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/chainquery/chainquery/sqlstore"
@@ -47,9 +48,6 @@ func alsoSQL(p *sqlstore.TracePlan, a *args) string {
 // trace of the range.
 func traceCountSQL(p *sqlstore.TracePlan) (string, []any) {
 	a := args{p.Chain, p.Lo, p.Hi}
-	if len(p.Walk) == 0 {
-		return `SELECT coalesce(sum(trace_count), 0) FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3`, a
-	}
 	also, dir := alsoSQL(p, &a), a.add(p.Dir())
 	var parts []string
 	for _, addr := range p.Walk {
@@ -78,9 +76,10 @@ func traceCountSQL(p *sqlstore.TracePlan) (string, []any) {
 // direction.
 func walkSQL(p *sqlstore.TracePlan, table string, addr []byte, a *args, dir, also, limit string) string {
 	ph := a.add(addr)
-	return `SELECT t.block_number, t.tx_index, t.trace_pos FROM ` + bucketRow("($2 / 100)", "($3 / 100)", "bucket, n", dir, ph, "n > 0") + `
+	b := strconv.Itoa(sqlstore.TraceCountBlocks)
+	return `SELECT t.block_number, t.tx_index, t.trace_pos FROM ` + bucketRow("($2 / "+b+")", "($3 / "+b+")", "bucket, n", dir, ph, "n > 0") + `
 		CROSS JOIN LATERAL (SELECT block_number, tx_index, trace_pos FROM ` + table + `
-			WHERE chain = $1 AND block_number / 100 = c.bucket AND ` + walkColumn(p) + ` = ` + ph + also + `
+			WHERE chain = $1 AND block_number / ` + b + ` = c.bucket AND ` + walkColumn(p) + ` = ` + ph + also + `
 				AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, trace_pos LIMIT ` + limit + `) t`
 }
 
@@ -164,8 +163,8 @@ func traceKeysSQL(p *sqlstore.TracePlan) (string, []any) {
 // (after NarrowWalks, nearly always), else traces. Searched through the
 // partitioned parent, each bucket's search is an Append over its
 // partitions, and on analyzed tables the generic plan sorted the
-// address's entries of the whole bucket under it (top-N heapsort of 8,046
-// entries of the hot address for a page of 50) rather than read the
+// address's entries of the whole bucket under it (a top-N heapsort of
+// the hot address's thousands of entries for a page of 50) rather than read the
 // index in order up to the LIMIT; a partition alone is one index, whose
 // order the LIMIT stops. The partition exists: a page is read only when
 // the range holds matches.

@@ -16,6 +16,6 @@ func TestTraceCountsBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := postgres.MustOpenDB(t)
-	db.TipBlocks = -1 // the migration computes the counts from rows
+	db.RowBlocks = -1 // the migration computes the counts from rows
 	storetest.CheckTraceCountsBackfill(t, db, db.Write, string(body))
 }

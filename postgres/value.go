@@ -65,9 +65,3 @@ func abs(n int32) int32 {
 	}
 	return n
 }
-
-// u64Arg writes a uint64 amount (Solana token amounts) as numeric: bigint
-// would hold it only bit for bit, and amounts are compared by people.
-func u64Arg(v uint64) pgtype.Numeric {
-	return pgtype.Numeric{Int: new(big.Int).SetUint64(v), Valid: true}
-}

@@ -40,6 +40,15 @@ func (db *DB) beginBlocks(ctx context.Context, chain int64, heights []uint64) (s
 	return b, nil
 }
 
+// beginWrite begins a write transaction on the primary.
+func (db *DB) beginWrite(ctx context.Context) (sqlstore.Tx, error) {
+	tx, err := db.write.Begin(ctx)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return txConn{conn{tx}, tx}, nil
+}
+
 // PriorVersions asks for all heights in one statement.
 func (b *blockBatch) PriorVersions(ctx context.Context, heights []uint64) (map[uint64]int, error) {
 	prior := map[uint64]int{}
@@ -55,27 +64,8 @@ func (b *blockBatch) PriorVersions(ctx context.Context, heights []uint64) (map[u
 	return prior, err
 }
 
-// DeleteHeights runs one statement per table over all heights.
-func (b *blockBatch) DeleteHeights(ctx context.Context, heights []uint64) error {
-	for _, q := range []string{
-		uncountTracesSQL("= ANY($2)"),
-		uncountLogsSQL("= ANY($2)"),
-		`DELETE FROM log_counts WHERE chain = $1 AND bucket IN (SELECT h / 1000 FROM unnest($2::bigint[]) h) AND n = 0`,
-		`DELETE FROM traces WHERE chain = $1 AND block_number = ANY($2)`,
-		`DELETE FROM logs WHERE chain = $1 AND block_number = ANY($2)`,
-		`DELETE FROM transactions WHERE chain = $1 AND block_number = ANY($2)`,
-		`DELETE FROM blocks WHERE chain = $1 AND number = ANY($2)`,
-		`DELETE FROM orphaned_blocks WHERE chain = $1 AND number = ANY($2)`,
-	} {
-		if _, err := b.Exec(ctx, q, b.chain, int64s(heights)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Insert sends each table's rows with one COPY.
-func (b *blockBatch) Insert(ctx context.Context, tables []sqlstore.StoreTable) error {
+func (b *blockBatch) Insert(ctx context.Context, tables []sqlstore.Table) error {
 	for _, t := range tables {
 		cols := len(t.Columns)
 		rows := pgx.CopyFromSlice(t.Rows(), func(i int) ([]any, error) { return t.Values[i*cols : (i+1)*cols], nil })
@@ -87,11 +77,11 @@ func (b *blockBatch) Insert(ctx context.Context, tables []sqlstore.StoreTable) e
 }
 
 // AddTraceCounts upserts the rows in one statement over arrays.
-func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCountRow) error {
+func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.BucketRow) error {
 	dirs, addrs, buckets, ns := make([]int16, len(rows)), make([][]byte, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
 	lists := make([][]byte, len(rows)) // nil elements are NULL: the row's list stays as it is
 	for i, r := range rows {
-		dirs[i], addrs[i], buckets[i], ns[i], lists[i] = int16(r.Dir), r.Address, r.Bucket, r.N, r.List
+		dirs[i], addrs[i], buckets[i], ns[i], lists[i] = int16(r.Kind), r.Key, r.Bucket, r.N, r.List
 	}
 	// A list given is appended to the row's (its bytes after those there:
 	// history.DecodePostings reads them as runs).
@@ -104,11 +94,11 @@ func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCo
 }
 
 // AddLogPostings upserts the rows in one statement over arrays.
-func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.TraceCountRow) error {
+func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.BucketRow) error {
 	kinds, keys, buckets, ns := make([]int16, len(rows)), make([][]byte, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
 	lists := make([][]byte, len(rows))
 	for i, r := range rows {
-		kinds[i], keys[i], buckets[i], ns[i], lists[i] = int16(r.Dir), r.Address, r.Bucket, r.N, r.List
+		kinds[i], keys[i], buckets[i], ns[i], lists[i] = int16(r.Kind), r.Key, r.Bucket, r.N, r.List
 	}
 	_, err := b.Exec(ctx, `INSERT INTO log_postings (chain, kind, key, bucket, n, list)
 		SELECT $1, d, a, k, n, l FROM unnest($2::smallint[], $3::bytea[], $4::bigint[], $5::bigint[], $6::bytea[]) AS u (d, a, k, n, l)
@@ -119,50 +109,16 @@ func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.TraceCo
 }
 
 // AddLogCounts upserts the rows in one statement over arrays.
-func (b *blockBatch) AddLogCounts(ctx context.Context, rows []sqlstore.TraceCountRow) error {
+func (b *blockBatch) AddLogCounts(ctx context.Context, rows []sqlstore.BucketRow) error {
 	kinds, keys, buckets, ns := make([]int16, len(rows)), make([][]byte, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
 	for i, r := range rows {
-		kinds[i], keys[i], buckets[i], ns[i] = int16(r.Dir), r.Address, r.Bucket, r.N
+		kinds[i], keys[i], buckets[i], ns[i] = int16(r.Kind), r.Key, r.Bucket, r.N
 	}
 	_, err := b.Exec(ctx, `INSERT INTO log_counts (chain, kind, key, bucket, n)
 		SELECT $1, d, a, k, n FROM unnest($2::smallint[], $3::bytea[], $4::bigint[], $5::bigint[]) AS u (d, a, k, n)
 		ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = log_counts.n + excluded.n`,
 		b.chain, kinds, keys, buckets, ns)
 	return err
-}
-
-// uncountLogsSQL takes the logs of the blocks whose number matches cond (on
-// $2 and on; $1 is the chain) off log_counts, before they are deleted; the
-// rows it leaves at 0 are deleted by dropZeroLogCountsSQL, which is given
-// the buckets that cond's blocks lie in.
-func uncountLogsSQL(cond string) string {
-	return `INSERT INTO log_counts (chain, bucket, kind, key, n)
-		SELECT $1::integer, block_number / 1000, 0, address, -count(*) FROM logs
-			WHERE chain = $1 AND block_number ` + cond + ` GROUP BY block_number / 1000, address
-		UNION ALL SELECT $1::integer, block_number / 1000, 1, topic0, -count(*) FROM logs
-			WHERE chain = $1 AND block_number ` + cond + ` AND topic0 IS NOT NULL GROUP BY block_number / 1000, topic0
-		UNION ALL SELECT $1::integer, block_number / 1000, 2, address || topic0, -count(*) FROM logs
-			WHERE chain = $1 AND block_number ` + cond + ` AND topic0 IS NOT NULL GROUP BY block_number / 1000, address, topic0
-		ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = log_counts.n + excluded.n`
-}
-
-// dropZeroLogCountsSQL deletes the rows of log_counts at 0 in the buckets
-// that match cond (on $2 and on).
-func dropZeroLogCountsSQL(cond string) string {
-	return `DELETE FROM log_counts WHERE chain = $1 AND bucket ` + cond + ` AND n = 0`
-}
-
-// uncountTracesSQL takes the traces of the blocks whose number matches cond
-// (on $2; $1 is the chain) off trace_counts, before they are deleted.
-func uncountTracesSQL(cond string) string {
-	return `INSERT INTO trace_counts (chain, dir, address, bucket, n)
-		SELECT $1::integer, 0, from_addr, block_number / 100, -count(*) FROM traces
-			WHERE chain = $1 AND block_number ` + cond + ` GROUP BY from_addr, block_number / 100
-		UNION ALL SELECT $1::integer, 1, to_addr, block_number / 100, -count(*) FROM traces
-			WHERE chain = $1 AND block_number ` + cond + ` AND to_addr IS NOT NULL GROUP BY to_addr, block_number / 100
-		UNION ALL SELECT $1::integer, 2, '\x'::bytea, number / 100, -sum(trace_count) FROM blocks
-			WHERE chain = $1 AND number ` + cond + ` AND trace_count > 0 GROUP BY number / 100
-		ON CONFLICT (chain, bucket, dir, address) DO UPDATE SET n = trace_counts.n + excluded.n`
 }
 
 // int64s returns heights as the bigints they are stored as.

@@ -25,28 +25,27 @@ type bulkTable struct {
 
 // traceCounts is the table of sqlstore.BlockBatch.AddTraceCounts: its
 // INSERTs add to the rows that exist.
-var traceCounts = sqlstore.StoreTable{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n", "list"}}
+var traceCounts = sqlstore.Table{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n", "list"}}
 
 // logPostings is the table of sqlstore.BlockBatch.AddLogPostings: its
 // INSERTs add to the rows that exist.
-var logPostings = sqlstore.StoreTable{Name: "log_postings", Columns: []string{"chain", "kind", "key", "bucket", "n", "list"}}
+var logPostings = sqlstore.Table{Name: "log_postings", Columns: []string{"chain", "kind", "key", "bucket", "n", "list"}}
 
 // logCounts is the table of sqlstore.BlockBatch.AddLogCounts: its INSERTs
 // add to the rows that exist.
-var logCounts = sqlstore.StoreTable{Name: "log_counts", Columns: []string{"chain", "kind", "key", "bucket", "n"}}
+var logCounts = sqlstore.Table{Name: "log_counts", Columns: []string{"chain", "kind", "key", "bucket", "n"}}
 
 // bulkTables are the tables of a block batch (sqlstore.BlockTables,
 // sqlstore.HistoryTables, and traceCounts), by name.
 //
 // The INSERTs say OR FAIL. With SQLite's default (ABORT), a statement that
 // writes several rows must be able to undo itself alone, so SQLite copies
-// every page it is about to change into a statement journal first: 7% of
-// the ingester's CPU at Polygon's shape (profile: subjournalPage,
-// memjrnlWrite). FAIL stops at the bad row without undoing the statement,
-// which needs no journal; the error still ends the batch, whose whole
-// transaction is rolled back (conformance: Reorg/FailedWriteLeavesNothing).
-// Measured on 1,000 blocks onto the 5,000-block dataset: 29.5 / 27.7 ->
-// 34.2 / 33.0 blocks/s (docs/benchmarks.md).
+// every page it is about to change into a statement journal first, a
+// visible share of the ingester's CPU (subjournalPage, memjrnlWrite). FAIL
+// stops at the bad row without undoing the statement, which needs no
+// journal; the error still ends the batch, whose whole transaction is
+// rolled back (conformance: Reorg/FailedWriteLeavesNothing). The same-run
+// A/B is in docs/benchmarks.md ("What changed", OR FAIL).
 var bulkTables = func() map[string]bulkTable {
 	m := map[string]bulkTable{}
 	for _, t := range append(append(sqlstore.BlockTables(), sqlstore.HistoryTables()...), traceCounts, logPostings, logCounts) {
@@ -78,7 +77,7 @@ var bulkTables = func() map[string]bulkTable {
 }()
 
 // insert inserts the rows of t in tx, the largest statements first.
-func (db *DB) insert(ctx context.Context, tx *sql.Tx, t *sqlstore.StoreTable) error {
+func (db *DB) insert(ctx context.Context, tx *sql.Tx, t *sqlstore.Table) error {
 	b, cols := bulkTables[t.Name], len(t.Columns)
 	values := t.Values
 	for i, n := range b.sizes {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/chainquery/chainquery/sqlstore"
 )
@@ -24,7 +25,7 @@ func (c conn) Query(ctx context.Context, query string, args, dest []any, row fun
 	var rows *sql.Rows
 	var err error
 	if st := c.stmts.lookup(query); st == nil {
-		rows, err = c.q.QueryContext(ctx, query, args...)
+		rows, err = c.q.QueryContext(ctx, bind(query), args...)
 	} else {
 		if c.tx != nil {
 			// Closed with the transaction.
@@ -46,8 +47,19 @@ func (c conn) Query(ctx context.Context, query string, args, dest []any, row fun
 	return wrap(rows.Err())
 }
 
+// Exec runs the prepared statement of query where there is one (a write
+// statement prepared at Open), else its text.
 func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := c.q.ExecContext(ctx, query, args...)
+	var res sql.Result
+	var err error
+	if st := c.stmts.lookup(query); st == nil {
+		res, err = c.q.ExecContext(ctx, bind(query), args...)
+	} else {
+		if c.tx != nil {
+			st = c.tx.StmtContext(ctx, st)
+		}
+		res, err = st.ExecContext(ctx, args...)
+	}
 	if err != nil {
 		return 0, wrap(err)
 	}
@@ -70,8 +82,8 @@ func beginTx(ctx context.Context, pool *sql.DB) (txConn, error) {
 }
 
 // beginner returns beginTx on pool for the shared store code.
-func beginner(pool *sql.DB) func(context.Context) (sqlstore.StoreTx, error) {
-	return func(ctx context.Context) (sqlstore.StoreTx, error) {
+func beginner(pool *sql.DB) func(context.Context) (sqlstore.Tx, error) {
+	return func(ctx context.Context) (sqlstore.Tx, error) {
 		tx, err := beginTx(ctx, pool)
 		if err != nil {
 			return nil, err
@@ -82,7 +94,7 @@ func beginner(pool *sql.DB) func(context.Context) (sqlstore.StoreTx, error) {
 
 // readTx begins a read transaction whose queries run the read pool's
 // prepared statements (sqlstore.SQLStore.ReadTx).
-func (db *DB) readTx(ctx context.Context) (sqlstore.StoreTx, error) {
+func (db *DB) readTx(ctx context.Context) (sqlstore.Tx, error) {
 	tx, err := beginTx(ctx, db.read)
 	if err != nil {
 		return nil, err
@@ -97,3 +109,15 @@ func (t txConn) Commit(context.Context) error { return wrap(t.sqlTx.Commit()) }
 
 // Rollback rolls back, unless the transaction has ended.
 func (t txConn) Rollback() { t.sqlTx.Rollback() }
+
+// bind rewrites a statement of package sqlstore, whose placeholders are
+// $1, $2, ..., into SQLite's ?1, ?2, ...; SQLite's own statements, written
+// with ?, pass unchanged. sqlstore's statements hold no $ but in their
+// placeholders. Statements are bound once, when prepared (statements); a
+// statement run unprepared is bound on each run.
+func bind(query string) string {
+	if !strings.Contains(query, "$") {
+		return query
+	}
+	return strings.ReplaceAll(query, "$", "?")
+}

@@ -39,11 +39,11 @@ type DB struct {
 	// Statements of the reads, prepared on the read pool on first use.
 	writes, reads *statements
 
-	tip *tipMemo // Get Latest Block between commits (tip.go)
+	head *headMemo // Get Latest Block between commits (head.go)
 }
 
 // shared is embedded under this name so that it stays unexported.
-type shared = sqlstore.SQLStore
+type shared = sqlstore.Store
 
 var _ chainquery.Store = (*DB)(nil)
 
@@ -65,21 +65,19 @@ func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, e
 	//
 	// wal_autocheckpoint is raised from 1000 to 8192 pages (32 MiB of WAL):
 	// each checkpoint copies pages back and syncs, and during ingestion the
-	// same index pages change again and again; measured with
-	// BenchmarkWriteBlocks, 80k rows/s at the default, 107k at 8192.
+	// same index pages change again and again (BenchmarkWriteBlocks, in
+	// docs/benchmarks.md).
 	//
 	// The writer's page cache is 16 MiB (each reader's too, below):
 	// modernc's allocator puts each cached page (4 KiB and SQLite's header)
-	// in an 8 KiB slot, so a cache costs twice its size in RSS. At 64 MiB
-	// the writer's cache was 130 MB of the ingester's 336 MB peak RSS
-	// (Polygon-shaped blocks, cqbench ingest). Since the traces' address
-	// indexes lead with the block's bucket (migration 0007), the pages a
-	// batch writes are its bucket's, a few MB per index: ingesting 1,000
-	// blocks onto the 5,000-block dataset ran at 23.0 / 19.5 blocks/s with
-	// 16 MiB, 21.7 / 20.0 with 24 MiB and 18.4 with 32 MiB (two rounds, same
-	// session), at peak RSS 237-240, 246-250 and 268 MB. A larger page_size
-	// would cost more: 8 and 16 KiB pages fall in 16 KiB slots and in
-	// mappings of their own (506 and 1,101 MB).
+	// in an 8 KiB slot, so a cache costs twice its size in RSS, and a large
+	// writer's cache was much of the ingester's peak RSS. Since the traces'
+	// address indexes lead with the block's bucket (migration 0007), the
+	// pages a batch writes are its bucket's, a few MB per index, and a
+	// larger cache ingested no faster (docs/benchmarks.md, "SQLite's
+	// address indexes by bucket first"). A larger page_size would cost
+	// more: 8 and 16 KiB pages fall in 16 KiB slots and in mappings of
+	// their own (docs/benchmarks.md, "16 KiB SQLite pages").
 	pragmas := []string{"wal_autocheckpoint(8192)", "busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(OFF)", "temp_store(MEMORY)", "cache_size(-65536)"}
 	writePragmas := append(pragmas[:len(pragmas)-1:len(pragmas)-1], "cache_size(-16384)")
 	if db.write, err = sql.Open("sqlite", dsn(path, writePragmas, "immediate")); err != nil {
@@ -91,17 +89,13 @@ func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, e
 		db.write.Close()
 		return nil, err
 	}
-	if err := db.prepareWrites(context.Background()); err != nil {
-		db.Close()
-		return nil, err
-	}
 	// Each reader's page cache is 16 MiB: at 64 MiB, four readers' caches
-	// (twice their size in RSS, see above) took serve to 589 MB of peak RSS
-	// under the Polygon-shaped load runs, against 300 MB allowed; at 16 MiB
-	// the same workloads ran as fast (same-run ratios to the ceiling within
-	// the noise, docs/benchmarks.md) at 209 MB. The pages read most, the
-	// top of each B-tree, fit either way, and the rest of a 2.5 GB dataset
-	// did not fit in 64 MiB either: those pages come from the OS page cache.
+	// (twice their size in RSS, see above) took serve's peak RSS past what
+	// is allowed, and at 16 MiB the same workloads ran as fast (same-run
+	// ratios to the ceiling within the noise, docs/benchmarks.md). The
+	// pages read most, the top of each B-tree, fit either way, and the rest
+	// of a large dataset did not fit in 64 MiB either: those pages come
+	// from the OS page cache.
 	readPragmas := append(pragmas[:len(pragmas)-1:len(pragmas)-1], "cache_size(-16384)", "query_only(1)")
 	connector, err := sqlite3.NewConnector(dsn(path, readPragmas, "deferred"))
 	if err != nil {
@@ -119,10 +113,15 @@ func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, e
 	// Readers and the writer share one file, so reads never lag: the
 	// primary's reads are the API's.
 	read := conn{q: db.read, stmts: db.reads}
-	db.shared = &shared{SQL: queries, Read: read, Primary: read, Write: conn{q: db.write},
-		ReadTx: db.readTx, BeginBlocks: db.beginBlocks, AmountArg: bigArg, ScanAmount: scanAmount}
+	db.shared = &shared{Dialect: dialect, Read: read, Primary: read, Write: conn{q: db.write},
+		ReadTx: db.readTx, BeginWrite: beginner(db.write), BeginBlocks: db.beginBlocks,
+		AmountArg: bigArg, ScanAmount: scanAmount}
+	if err := db.prepareWrites(context.Background()); err != nil {
+		db.Close()
+		return nil, err
+	}
 	// After migrate, the write connection is open in WAL mode: -shm exists.
-	db.tip = newTipMemo(path)
+	db.head = newHeadMemo(path)
 	return db, nil
 }
 
@@ -149,7 +148,7 @@ func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, erro
 // prepareWrites prepares every write statement on the write connection.
 func (db *DB) prepareWrites(ctx context.Context) error {
 	db.writes = newStatements(db.write, 0)
-	if err := db.writes.prepareAll(ctx, writeStatements()); err != nil {
+	if err := db.writes.prepareAll(ctx, db.writeStatements()); err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
 	return nil
@@ -157,7 +156,7 @@ func (db *DB) prepareWrites(ctx context.Context) error {
 
 // Close closes the database.
 func (db *DB) Close() error {
-	errs := []error{db.tip.close()}
+	errs := []error{db.head.close()}
 	for _, s := range []*statements{db.reads, db.writes} {
 		if s != nil {
 			errs = append(errs, s.close())
@@ -184,7 +183,7 @@ func (db *DB) Ping(ctx context.Context) error {
 // PendingMigrations returns the embedded migrations the database has not
 // applied (chainquery.Store), asked of the primary.
 func (db *DB) PendingMigrations(ctx context.Context) ([]string, error) {
-	return sqlstore.PendingMigrations(ctx, migrationFS, db.Primary, qMigrationApplied)
+	return sqlstore.PendingMigrations(ctx, migrationFS, db.Primary)
 }
 
 // migrate applies the embedded migrations not yet recorded
@@ -193,7 +192,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	if _, err := db.write.ExecContext(ctx, qCreateMigrations); err != nil {
 		return fmt.Errorf("sqlite: create schema_migrations: %w", err)
 	}
-	if err := sqlstore.Migrate(ctx, migrationFS, beginner(db.write), qMigrationApplied, qRecordMigration); err != nil {
+	if err := sqlstore.Migrate(ctx, migrationFS, beginner(db.write), qRecordMigration); err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
 	return nil

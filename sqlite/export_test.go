@@ -35,7 +35,7 @@ func ReadConns(db *DB) int { return db.read.Stats().MaxOpenConnections }
 // TipQueries returns how many Get Latest Block reads reached the store, and
 // whether the WAL-index header is being watched at all.
 func TipQueries(db *DB) (int64, bool) {
-	return db.tip.queries.Load(), db.tip.shm != nil && !db.tip.off.Load()
+	return db.head.queries.Load(), db.head.shm != nil && !db.head.off.Load()
 }
 
 // ReadPool returns the read pool as the store configured it.

@@ -12,7 +12,7 @@ import (
 // logs' posting lists from IndexLogHistory and from writes, and answers
 // Filter Logs as rows do.
 func TestLogIndexBackfill(t *testing.T) {
-	storetest.CheckLogIndexBackfill(t, func(tb testing.TB) (chainquery.Store, sqlstore.StoreConn) {
+	storetest.CheckLogIndexBackfill(t, func(tb testing.TB) (chainquery.Store, sqlstore.Conn) {
 		db := MustOpenDB(tb)
 		return db, db.Write
 	})
@@ -22,6 +22,6 @@ func TestLogIndexBackfill(t *testing.T) {
 // by piece, and thawed, answers as rows do.
 func TestLogBuckets(t *testing.T) {
 	want := MustOpenDB(t)
-	want.TipBlocks = -1 // rows only
+	want.RowBlocks = -1 // rows only
 	storetest.CheckLogBuckets(t, want, MustOpenDB(t))
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/chainquery/chainquery"
-	"github.com/chainquery/chainquery/internal/storetest"
+	"github.com/chainquery/chainquery/sqlstore"
 )
 
 // TestQueryPlans checks that every read the API makes is an index search
@@ -30,8 +30,8 @@ func TestQueryPlans(t *testing.T) {
 	// values bound.
 	a1, a2 := make([]byte, 20), make([]byte, 20)
 	a2[0] = 1
-	plans := storetest.PlanQueries(queries, 100, 199, chainquery.Page{Offset: 20, Limit: 10},
-		chainquery.Address{1}, chainquery.Address{2}, storetest.PlanArgs{Chain: 137, TxHash: make([]byte, 32), Block: 5,
+	plans := sqlstore.PlanQueries(&dialect, 100, 199, chainquery.Page{Offset: 20, Limit: 10},
+		chainquery.Address{1}, chainquery.Address{2}, sqlstore.PlanArgs{Chain: 137, TxHash: make([]byte, 32), Block: 5,
 			TxIndex: 1, Account: a2, Owner: a2, At: 1_748_782_800_000, Mint: a2, APIKeyHash: a1})
 
 	var doc strings.Builder
@@ -43,7 +43,8 @@ func TestQueryPlans(t *testing.T) {
 		}
 		// A plan on the chain key alone is a min/max seek only here (the
 		// status's ends of a chain are ORDER BY number LIMIT 1, each way).
-		seek := q.SQL == queries.LatestBlock || q.SQL == queries.ChainExtent || q.SQL == queries.TracesFrom
+		seek := q.Name == "Get Latest Block" || q.Name == "Indexing status: the chain's first and last block" ||
+			q.Name == "Indexing status: the first block holding a trace"
 		if seek {
 			q.Name += " (a min/max seek)"
 		}

@@ -1,28 +1,31 @@
 package sqlite
 
 import (
+	"strconv"
+
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/sqlstore"
 )
 
-// queries are the statements the shared store code runs
-// (sqlstore.StoreSQL says what each takes and returns), in SQLite's
-// dialect. TestQueryPlans checks the plans of the very statements the store
-// runs.
-var queries = sqlstore.StoreSQL{
-	FirstBlockAtOrAfter: `SELECT number FROM blocks WHERE chain = ? AND timestamp >= ? ORDER BY timestamp, number LIMIT 1`,
-	LastBlockAtOrBefore: `SELECT number FROM blocks WHERE chain = ? AND timestamp <= ? ORDER BY timestamp DESC, number DESC LIMIT 1`,
-	TraceCount:          traceCountSQL,
-	TracePage:           tracePageSQL,
-	TraceBucketSum:      traceBucketSumSQL,
-	TraceBuckets:        traceBucketsSQL,
-	BlockTraceCounts: `SELECT number, trace_count FROM blocks WHERE chain = ? AND number BETWEEN ? AND ?
-		ORDER BY number`,
+// dialect is SQLite's part of the statements (sqlstore.Dialect says what
+// each takes and returns): those whose text or plan is SQLite's own. The
+// rest are sqlstore's, whose $1 placeholders bind rewrites. TestQueryPlans
+// checks the plans of the very statements the store runs.
+var dialect = sqlstore.Dialect{
+	Bind:       bind,
+	EmptyBytes: `x''`,
+	// || makes text of blobs, byte for byte; CAST keeps a blob.
+	Bytes: func(expr string) string { return `CAST(` + expr + ` AS BLOB)` },
+	// A batch's heights one at a time, each statement prepared at Open
+	// (writeStatements).
+	Heights: sqlstore.BlockSet{Number: "= $2", Bucket: func(size int) string { return "= $2 / " + strconv.Itoa(size) }},
 
-	LogTransaction: logTransactionSQL,
-	LogPage: `SELECT log_index, address, topic0, topic1, topic2, topic3, data
-		FROM logs WHERE chain = ? AND block_number = ? AND tx_index = ? ORDER BY log_index LIMIT ? OFFSET ?`,
+	TraceCount:     traceCountSQL,
+	TracePage:      tracePageSQL,
+	TraceBucketSum: traceBucketSumSQL,
+	TraceBuckets:   traceBucketsSQL,
 
+	LogTransaction:     logTransactionSQL,
 	LogTransactionPage: logTransactionPageSQL,
 	Transaction:        transactionSQL,
 	TransactionTraceCount: `SELECT count(*) FROM traces INDEXED BY traces_key
@@ -31,8 +34,6 @@ var queries = sqlstore.StoreSQL{
 			value, subtraces, input, output, error
 		FROM traces INDEXED BY traces_key WHERE chain = ? AND block_number = ? AND tx_index = ?
 		ORDER BY trace_pos LIMIT ? OFFSET ?`,
-	BlockLogCount: `SELECT timestamp, version, (SELECT count(*) FROM logs WHERE chain = ?1 AND block_number = ?2)
-		FROM blocks WHERE chain = ?1 AND number = ?2`,
 	RangeLogCount: rangeLogCountSQL,
 	LogRowCount:   logRowCountSQL,
 	RangeLogPage:  rangeLogPageSQL,
@@ -43,107 +44,28 @@ var queries = sqlstore.StoreSQL{
 		FROM logs l JOIN transactions x INDEXED BY transactions_key
 			ON x.chain = l.chain AND x.block_number = l.block_number AND x.tx_index = l.tx_index
 		WHERE l.chain = ? AND l.block_number = ? ORDER BY l.tx_index, l.log_index LIMIT ? OFFSET ?`,
-	ReceiptBlockPage: `SELECT b.timestamp, b.transaction_count, x.tx_index, x.hash, x.cumulative_gas_used, x.gas_used,
-			x.contract_address, x.status, x.effective_gas_price
-		FROM blocks b JOIN transactions x ON x.chain = b.chain AND x.block_number = b.number
-		WHERE b.chain = ? AND b.number = ? ORDER BY x.tx_index LIMIT ? OFFSET ?`,
-	ReceiptBlock: `SELECT timestamp, transaction_count, version FROM blocks WHERE chain = ? AND number = ?`,
-	ReceiptPage: `SELECT tx_index, hash, cumulative_gas_used, gas_used, contract_address, status, effective_gas_price
-		FROM transactions WHERE chain = ? AND block_number = ? ORDER BY tx_index LIMIT ? OFFSET ?`,
 
-	Block: `SELECT hash, parent_hash, timestamp, version, logs_bloom, transactions_root,
-		state_root, receipts_root, miner, extra_data IS NOT NULL, extra_data, size, gas_limit, gas_used,
-		transaction_count, base_fee_per_gas, trace_count
-		FROM blocks WHERE chain = ? AND number = ?`,
-	BlockTransactions: `SELECT tx_index, hash, from_addr, to_addr, value, gas_limit, gas_price,
+	RowTransactions: `SELECT block_number, tx_index, hash, from_addr, to_addr, value, gas_limit, gas_price,
 		effective_gas_price, max_fee_per_gas, max_priority_fee_per_gas, gas_used, cumulative_gas_used, nonce,
 		input, type, contract_address, status, log_count
-		FROM transactions WHERE chain = ? AND block_number = ? ORDER BY tx_index`,
-	LatestBlock: `SELECT max(number) FROM blocks WHERE chain = ?`,
-	BlockHash:   `SELECT hash FROM blocks WHERE chain = ? AND number = ?`,
+		FROM transactions INDEXED BY transactions_key WHERE chain = ? AND block_number BETWEEN ? AND ?
+		ORDER BY block_number, tx_index`,
+	RowTraces: `SELECT block_number, tx_index, trace_address, type, call_type, from_addr, to_addr, gas, gas_used,
+		value, subtraces, input, output, error
+		FROM traces INDEXED BY traces_key WHERE chain = ? AND block_number BETWEEN ? AND ?
+		ORDER BY block_number, tx_index, trace_pos`,
+	HistoryBlocks:    historyBlocksSQL("0, 2"),
+	HistoryLogBlocks: historyBlocksSQL("1"),
+	HistoryStamps:    historyStampsSQL,
+	TracePostings:    historyPostingsSQL,
+	LogPostingCounts: logPostingCountsSQL,
+	LogPostings:      logPostingsSQL,
 
-	ChainExtent: `SELECT f.number, l.number, l.timestamp
-		FROM (SELECT number FROM blocks WHERE chain = ?1 ORDER BY number LIMIT 1) AS f,
-		     (SELECT number, timestamp FROM blocks WHERE chain = ?1 ORDER BY number DESC LIMIT 1) AS l`,
-	BlockAtOrBelow: `SELECT number, timestamp FROM blocks WHERE chain = ? AND number <= ? ORDER BY number DESC LIMIT 1`,
-	// The first block holding a trace: the first bucket counting any, found
-	// a bucket at a time (trace_counts is keyed by bucket, then direction),
-	// then its first block with a trace. The walk stops at that bucket; the
-	// counts are exact, so no block holds a trace when no bucket counts one.
-	TracesFrom: `WITH RECURSIVE k (b) AS (
-			SELECT min(bucket) FROM trace_counts WHERE chain = ?1
-			UNION ALL SELECT (SELECT min(bucket) FROM trace_counts WHERE chain = ?1 AND bucket > k.b) FROM k
-			WHERE k.b IS NOT NULL AND NOT EXISTS (SELECT 1 FROM trace_counts
-				WHERE chain = ?1 AND bucket = k.b AND dir = 2 AND address = x'' AND n > 0))
-		SELECT number, timestamp FROM blocks
-		WHERE chain = ?1 AND trace_count > 0 AND number >= (SELECT max(b) FROM k) * 100
-		ORDER BY number LIMIT 1`,
-	Rewind: []string{
-		`INSERT OR REPLACE INTO orphaned_blocks (chain, number, version)
-			SELECT chain, number, version FROM blocks WHERE chain = ? AND number >= ?`,
-		uncountTracesSQL(">= ?2"),
-		uncountLogsSQL(">= ?2"),
-		dropZeroLogCountsSQL(">= ?2 / 1000"),
-		`DELETE FROM traces WHERE chain = ? AND block_number >= ?`,
-		`DELETE FROM logs WHERE chain = ? AND block_number >= ?`,
-		`DELETE FROM transactions WHERE chain = ? AND block_number >= ?`,
-		`DELETE FROM blocks WHERE chain = ? AND number >= ?`,
-	},
-
-	HistorySQL: sqlstore.HistorySQL{
-		HistoryBelow:    `SELECT below FROM history WHERE chain = ?`,
-		SetHistoryBelow: `INSERT INTO history (chain, below) VALUES (?, ?) ON CONFLICT (chain) DO UPDATE SET below = excluded.below`,
-		FirstBlockFrom:  `SELECT min(number) FROM blocks WHERE chain = ? AND number >= ?`,
-		TipTransactions: `SELECT block_number, tx_index, hash, from_addr, to_addr, value, gas_limit, gas_price,
-			effective_gas_price, max_fee_per_gas, max_priority_fee_per_gas, gas_used, cumulative_gas_used, nonce,
-			input, type, contract_address, status, log_count
-			FROM transactions INDEXED BY transactions_key WHERE chain = ? AND block_number BETWEEN ? AND ?
-			ORDER BY block_number, tx_index`,
-		TipLogs: `SELECT block_number, tx_index, log_index, address, topic0, topic1, topic2, topic3, data
-			FROM logs WHERE chain = ? AND block_number BETWEEN ? AND ? ORDER BY block_number, tx_index, log_index`,
-		TipTraces: `SELECT block_number, tx_index, trace_address, type, call_type, from_addr, to_addr, gas, gas_used,
-			value, subtraces, input, output, error
-			FROM traces INDEXED BY traces_key WHERE chain = ? AND block_number BETWEEN ? AND ?
-			ORDER BY block_number, tx_index, trace_pos`,
-		DeleteTip: []string{
-			uncountLogsSQL("BETWEEN ?2 AND ?3"),
-			dropZeroLogCountsSQL("BETWEEN ?2 / 1000 AND ?3 / 1000"),
-			`DELETE FROM traces WHERE chain = ? AND block_number BETWEEN ? AND ?`,
-			`DELETE FROM logs WHERE chain = ? AND block_number BETWEEN ? AND ?`,
-			`DELETE FROM transactions WHERE chain = ? AND block_number BETWEEN ? AND ?`,
-		},
-		DeleteHistory: []string{
-			`DELETE FROM history_segments WHERE chain = ? AND number >= ?`,
-			`DELETE FROM history_tx_hashes WHERE chain = ? AND block_number >= ?`,
-			`DELETE FROM log_postings WHERE chain = ?1 AND bucket >= ?2 / 1000`,
-		},
-		HistorySegments: `SELECT number, kind, data FROM history_segments WHERE chain = ? AND number BETWEEN ? AND ?
-			ORDER BY number, kind`,
-		HistorySegment:    `SELECT data FROM history_segments WHERE chain = ? AND number = ? AND kind = ?`,
-		HistoryBlocks:     historyBlocksSQL("0, 2"),
-		HistoryLogBlocks:  historyBlocksSQL("1"),
-		HistoryPostings:   historyPostingsSQL,
-		LogsFrom:          `SELECT logs_from FROM history WHERE chain = ?`,
-		SetLogsFrom:       `UPDATE history SET logs_from = ?2 WHERE chain = ?1`,
-		LastBlockBelow:    `SELECT max(number) FROM blocks WHERE chain = ? AND number < ?`,
-		LogPostingCounts:  logPostingCountsSQL,
-		LogPostings:       logPostingsSQL,
-		DeleteLogPostings: `DELETE FROM log_postings WHERE chain = ? AND bucket = ?`,
-		ClearLists:        `UPDATE trace_counts SET list = NULL WHERE chain = ? AND bucket >= ? AND list IS NOT NULL`,
-		HistoryTxBlocks:   `SELECT block_number FROM history_tx_hashes WHERE chain = ? AND prefix = ? ORDER BY block_number DESC`,
-		HistoryStamps:     historyStampsSQL,
-	},
-
-	RecordRewrite: `INSERT INTO rewrites (chain, seq, from_height)
-		SELECT ?1, coalesce(max(seq), 0) + 1, ?2 FROM rewrites WHERE chain = ?1`,
-	Rewrites: `SELECT max(seq), min(from_height) FROM rewrites WHERE chain = ? AND seq > ?`,
-
-	SolanaCursor: `SELECT slot, block_time, blockhash FROM solana_cursor WHERE id = 1`,
 	// The cursor with the account's latest change at or before the time,
 	// or the cursor alone (found = 0); no row without a cursor. Not the
 	// cursor LEFT JOINed to a LIMIT 1 subquery: SQLite materializes such a
 	// subquery into a temporary table on every execution, which took a
-	// third of the statement's time (and Token Balance was 41% store).
+	// third of the statement's time (docs/benchmarks.md, Token Balance).
 	TokenBalance: `SELECT * FROM (
 			SELECT c.block_time, 1, b.owner, b.mint, b.amount, b.decimals, b.block_time, b.slot, k.name, k.symbol
 			FROM solana_cursor c JOIN token_balances b LEFT JOIN tokens k ON ?3 AND k.mint = b.mint
@@ -171,25 +93,10 @@ var queries = sqlstore.StoreSQL{
 			ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1)
 		LEFT JOIN tokens k ON ?3 AND k.mint = b.mint
 		ORDER BY o.account`,
-	// The primary key walked backwards from the account's latest change.
-	LatestOwner: `SELECT owner FROM token_balances WHERE account = ? AND owner IS NOT NULL
-		ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`,
-
-	CreateAPIKey: `INSERT INTO api_keys (name, hash, endpoints, created_at, rate, burst, cost_rate, cost_burst, concurrency)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (name) DO NOTHING`,
-	APIKeyByHash: `SELECT ` + qAPIKeyColumns + ` FROM api_keys WHERE hash = ?`,
-	APIKeys:      `SELECT ` + qAPIKeyColumns + ` FROM api_keys ORDER BY name`,
-	RevokeAPIKey: `DELETE FROM api_keys WHERE name = ?`,
-	UpdateAPIKey: `UPDATE api_keys SET endpoints = coalesce(?2, endpoints),
-			rate = coalesce(?3, rate), burst = coalesce(?4, burst),
-			cost_rate = coalesce(?5, cost_rate), cost_burst = coalesce(?6, cost_burst),
-			concurrency = coalesce(?7, concurrency)
-		WHERE name = ?1 RETURNING ` + qAPIKeyColumns,
 }
 
 // qOwnerAccounts selects the accounts owner ?1 owns at unix milliseconds
-// ?2 (sqlstore.StoreSQL.OwnerBalanceCount), in account order: each
+// ?2 (sqlstore.Dialect.OwnerBalanceCount), in account order: each
 // account that a change names the owner of is found with one seek of
 // token_balances_owner past the one before (a skip scan; a range scan
 // would read every change of the owner's accounts, 80,000 for a busy
@@ -203,9 +110,6 @@ const qOwnerAccounts = `WITH RECURSIVE a (account) AS (
 		SELECT a.account FROM a WHERE a.account IS NOT NULL
 			AND ?1 = (SELECT owner FROM token_balances WHERE account = a.account AND block_time <= ?2 AND owner IS NOT NULL
 				ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1)`
-
-// qAPIKeyColumns are the columns of an API key row (sqlstore.StoreSQL.APIKeys).
-const qAPIKeyColumns = `name, hash, endpoints, created_at, rate, burst, cost_rate, cost_burst, concurrency`
 
 // A hash names one transaction; should a chain ever repeat one, the latest
 // block wins unless the caller names the block (?3, or NULL). The index is
@@ -322,11 +226,10 @@ func logTransactionPageSQL(chain int64, hash chainquery.Hash, block *uint64, lim
 // The bookkeeping of migrations (sqlstore.Migrate).
 const (
 	qCreateMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`
-	qMigrationApplied = `SELECT count(*) FROM schema_migrations WHERE name = ?`
 	qRecordMigration  = `INSERT INTO schema_migrations (name, applied_at) VALUES (?, CAST(unixepoch('subsec') * 1000 AS INTEGER))`
 )
 
-// Statements returns the store's statements in SQLite's dialect, for the
-// tools that run them through another driver: internal/driverbench
-// compares the cgo driver with the one the store uses on these very texts.
-func Statements() sqlstore.StoreSQL { return queries }
+// Dialect returns the store's own statements, for the tools that run them
+// through another driver: internal/driverbench compares the cgo driver
+// with the one the store uses on these very texts.
+func Dialect() sqlstore.Dialect { return dialect }

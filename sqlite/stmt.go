@@ -19,9 +19,9 @@ const maxReadStatements = 512
 // statements are the prepared statements of one pool, by text, prepared
 // once and reused: database/sql prepares a *sql.Stmt on each connection of
 // the pool the first time it runs there and keeps it, and Tx.StmtContext
-// runs it in a transaction on its connection's prepared statement. Parsing
-// a read's text for each request took a fifth of serve's CPU on Get Block
-// at Polygon scale (sqlite3Prepare in its profile).
+// runs it in a transaction on its connection's prepared statement: parsing
+// a read's text for each request was a large share of serve's CPU on Get
+// Block (sqlite3Prepare; docs/benchmarks.md).
 //
 // The write side's statements are all prepared at Open (prepareAll); the
 // reads' are prepared the first time they are asked for (lookup), in the
@@ -47,7 +47,7 @@ func newStatements(pool *sql.DB, max int) *statements {
 // prepareAll prepares each of qs now.
 func (s *statements) prepareAll(ctx context.Context, qs []string) error {
 	for _, q := range qs {
-		st, err := s.pool.PrepareContext(ctx, q)
+		st, err := s.pool.PrepareContext(ctx, bind(q))
 		if err != nil {
 			return fmt.Errorf("prepare %.60s: %w", q, err)
 		}
@@ -77,7 +77,7 @@ func (s *statements) lookup(q string) *sql.Stmt {
 		defer s.pending.Done()
 		// A statement that fails to prepare (a busy or closed database)
 		// is left out, and asked for again by the next lookup.
-		st, err := s.pool.PrepareContext(context.Background(), q)
+		st, err := s.pool.PrepareContext(context.Background(), bind(q))
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		switch {

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/chainquery/chainquery/sqlstore"
@@ -10,13 +11,8 @@ import (
 // dialect; the address walks name their index. docs/storage-plans.md shows
 // the plans.
 
-// traceCountSQL counts the plan's traces: per-block trace counts without
-// addresses, index entries with them (walkSQL).
+// traceCountSQL counts the plan's traces by their index entries (walkSQL).
 func traceCountSQL(p *sqlstore.TracePlan) (string, []any) {
-	if len(p.Walk) == 0 {
-		return `SELECT coalesce(sum(trace_count), 0) FROM blocks WHERE chain = ? AND number BETWEEN ? AND ?`,
-			[]any{p.Chain, p.Lo, p.Hi}
-	}
 	from, args := walkSQL(p, p.Walk)
 	return `SELECT count(*) ` + from, args
 }
@@ -36,7 +32,7 @@ func walkSQL(p *sqlstore.TracePlan, walk [][]byte) (string, []any) {
 	args := appendBlobs([]any{p.Chain, p.Lo / b, p.Hi / b, p.Dir()}, walk)
 	args = appendBlobs(append(args, p.Lo, p.Hi), p.Also)
 	return `FROM trace_counts c CROSS JOIN traces t INDEXED BY ` + traceIndex(p) +
-		` ON t.chain = c.chain AND t.block_number / 100 = +c.bucket AND t.` + walkColumn(p) + ` = c.address
+		` ON t.chain = c.chain AND t.block_number / ` + strconv.Itoa(b) + ` = +c.bucket AND t.` + walkColumn(p) + ` = c.address
 		WHERE c.chain = ? AND c.bucket IN (` + bucketSeries + `) AND c.dir = ? AND c.address IN (` + placeholders(len(walk)) + `)
 			AND c.n > 0 AND t.block_number BETWEEN ? AND ?` + alsoSQL(p), args
 }
@@ -192,8 +188,8 @@ const shortBuckets = 4
 // args with its arguments appended: the buckets themselves when they are
 // few (a range of 100 blocks touches one or two), else bucketSeries, whose
 // recursive query SQLite runs into a temporary table on every execution
-// (29% of serve's CPU on a cold address's Filter Traces went to the
-// statement that reads its lists).
+// (on a cold address's Filter Traces, much of serve's CPU went to the
+// statement that reads its lists: docs/benchmarks.md).
 func bucketsIn(args []any, first, last int64) (string, []any) {
 	if last < first || last-first >= shortBuckets {
 		return bucketSeries, append(args, first, last)

@@ -15,6 +15,6 @@ func TestTraceCountsBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := MustOpenDB(t)
-	db.TipBlocks = -1 // the migration computes the counts from rows
+	db.RowBlocks = -1 // the migration computes the counts from rows
 	storetest.CheckTraceCountsBackfill(t, db, db.Write, string(body))
 }

@@ -44,7 +44,7 @@ func TestWriteBlocksInChunks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		db.TipBlocks = -1 // every block stays rows: the rows' chunks are under test
+		db.RowBlocks = -1 // every block stays rows: the rows' chunks are under test
 		all := blocks()
 		for len(all) > 0 {
 			n := min(per, len(all))

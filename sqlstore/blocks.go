@@ -12,7 +12,7 @@ import (
 
 // FindBlock returns the block at number, with its transactions when full is
 // set. It returns ENOTFOUND if the block is not indexed.
-func (s *SQLStore) FindBlock(ctx context.Context, chain chainquery.Chain, number uint64, full bool) (*chainquery.Block, error) {
+func (s *Store) FindBlock(ctx context.Context, chain chainquery.Chain, number uint64, full bool) (*chainquery.Block, error) {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (s *SQLStore) FindBlock(ctx context.Context, chain chainquery.Chain, number
 	return b, nil
 }
 
-func (s *SQLStore) findBlock(ctx context.Context, c StoreConn, chain chainquery.Chain, id int64, number uint64) (*chainquery.Block, error) {
+func (s *Store) findBlock(ctx context.Context, c Conn, chain chainquery.Chain, id int64, number uint64) (*chainquery.Block, error) {
 	b := &chainquery.Block{Chain: chain, Number: number}
 	var extra []byte
 	var hasExtra bool
@@ -58,7 +58,7 @@ func (s *SQLStore) findBlock(ctx context.Context, c StoreConn, chain chainquery.
 		fixed(b.TransactionsRoot[:]).fixed(b.StateRoot[:]).fixed(b.ReceiptsRoot[:]).fixed(b.Miner[:]).
 		to(&hasExtra, &extra).counter(&b.Size).counter(&b.GasLimit).counter(&b.GasUsed).
 		to(&b.TransactionCount, s.ScanAmount(&b.BaseFeePerGas), &b.TraceCount)
-	if found, err := queryRow(ctx, c, s.SQL.Block, []any{id, int64(number)}, sc.dest...); err != nil {
+	if found, err := queryRow(ctx, c, qBlock, []any{id, int64(number)}, sc.dest...); err != nil {
 		return nil, err
 	} else if !found {
 		return nil, chainquery.Errorf(chainquery.ENOTFOUND, "block %d is not indexed", number)
@@ -72,33 +72,33 @@ func (s *SQLStore) findBlock(ctx context.Context, c StoreConn, chain chainquery.
 	return b, nil
 }
 
-func (s *SQLStore) findTransactions(ctx context.Context, c StoreConn, id int64, b *chainquery.Block) ([]*chainquery.Transaction, error) {
+func (s *Store) findTransactions(ctx context.Context, c Conn, id int64, b *chainquery.Block) ([]*chainquery.Transaction, error) {
 	t := chainquery.Transaction{BlockNumber: b.Number, Timestamp: b.Timestamp}
-	return queryRows(ctx, c, s.SQL.BlockTransactions, []any{id, int64(b.Number)}, s.txScan(&scan{}, &t), &t)
+	return queryRows(ctx, c, qBlockTransactions, []any{id, int64(b.Number)}, s.txScan(&scan{}, &t), &t)
 }
 
 // LatestBlock returns the highest indexed block number of chain. It returns
 // ENOTFOUND if nothing is indexed. Blocks are written whole in one
 // transaction, so the highest one is always complete.
-func (s *SQLStore) LatestBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
+func (s *Store) LatestBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
 	return s.latestBlock(ctx, s.Read, chain)
 }
 
 // HeadBlock is LatestBlock read on the primary: what an ingester resumes
 // from must not lag behind what it wrote.
-func (s *SQLStore) HeadBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
+func (s *Store) HeadBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
 	return s.latestBlock(ctx, s.Primary, chain)
 }
 
 // Rewrites reports the rewrites of chain's stored blocks after the mark
 // since (BlockService).
-func (s *SQLStore) Rewrites(ctx context.Context, chain chainquery.Chain, since uint64) (mark, lowest uint64, err error) {
+func (s *Store) Rewrites(ctx context.Context, chain chainquery.Chain, since uint64) (mark, lowest uint64, err error) {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return 0, 0, err
 	}
 	var last, low *int64
-	if _, err := queryRow(ctx, s.Read, s.SQL.Rewrites, []any{id, int64(since)}, &last, &low); err != nil {
+	if _, err := queryRow(ctx, s.Read, qRewrites, []any{id, int64(since)}, &last, &low); err != nil {
 		return 0, 0, err
 	} else if last == nil {
 		return since, chainquery.NoRewrite, nil
@@ -106,13 +106,13 @@ func (s *SQLStore) Rewrites(ctx context.Context, chain chainquery.Chain, since u
 	return uint64(*last), uint64(*low), nil
 }
 
-func (s *SQLStore) latestBlock(ctx context.Context, c StoreConn, chain chainquery.Chain) (uint64, error) {
+func (s *Store) latestBlock(ctx context.Context, c Conn, chain chainquery.Chain) (uint64, error) {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return 0, err
 	}
 	var n *int64
-	if _, err := queryRow(ctx, c, s.SQL.LatestBlock, []any{id}, &n); err != nil {
+	if _, err := queryRow(ctx, c, qLatestBlock, []any{id}, &n); err != nil {
 		return 0, err
 	} else if n == nil {
 		return 0, chainquery.Errorf(chainquery.ENOTFOUND, "no block of %s is indexed yet", chain)
@@ -126,7 +126,7 @@ func (s *SQLStore) latestBlock(ctx context.Context, c StoreConn, chain chainquer
 // It reads the primary: the ingester compares it with the node's parent
 // hash right after its own writes, and a lagging replica would make it see
 // a reorg that is not there.
-func (s *SQLStore) BlockHash(ctx context.Context, chain chainquery.Chain, number uint64) (chainquery.Hash, error) {
+func (s *Store) BlockHash(ctx context.Context, chain chainquery.Chain, number uint64) (chainquery.Hash, error) {
 	var h chainquery.Hash
 	id, err := storeChainID(chain)
 	if err != nil {
@@ -134,7 +134,7 @@ func (s *SQLStore) BlockHash(ctx context.Context, chain chainquery.Chain, number
 	}
 	var sc scan
 	sc.fixed(h[:])
-	if found, err := queryRow(ctx, s.Primary, s.SQL.BlockHash, []any{id, int64(number)}, sc.dest...); err != nil {
+	if found, err := queryRow(ctx, s.Primary, qBlockHash, []any{id, int64(number)}, sc.dest...); err != nil {
 		return h, err
 	} else if !found {
 		return h, chainquery.Errorf(chainquery.ENOTFOUND, "block %d is not indexed", number)
@@ -145,7 +145,7 @@ func (s *SQLStore) BlockHash(ctx context.Context, chain chainquery.Chain, number
 // BlockAtTime returns the first stored block of chain stamped at or after
 // ts, or the last at or before it (BlockService): the seeks of a datetime
 // range (blockSeeks).
-func (s *SQLStore) BlockAtTime(ctx context.Context, chain chainquery.Chain, ts int64, after bool) (uint64, bool, error) {
+func (s *Store) BlockAtTime(ctx context.Context, chain chainquery.Chain, ts int64, after bool) (uint64, bool, error) {
 	tx, id, err := s.chainTx(ctx, chain)
 	if err != nil {
 		return 0, false, err
@@ -162,7 +162,7 @@ func (s *SQLStore) BlockAtTime(ctx context.Context, chain chainquery.Chain, ts i
 // chain's block timestamps (chainquery.TraceFilter.BlockRange), asked on c:
 // the first block stamped at or after a unix second, and the last at or
 // before one.
-func (s *SQLStore) blockSeeks(ctx context.Context, c StoreConn, chain int64) (firstAtOrAfter, lastAtOrBefore func(int64) (uint64, bool, error)) {
+func (s *Store) blockSeeks(ctx context.Context, c Conn, chain int64) (firstAtOrAfter, lastAtOrBefore func(int64) (uint64, bool, error)) {
 	seek := func(q string) func(int64) (uint64, bool, error) {
 		return func(ts int64) (uint64, bool, error) {
 			var n int64
@@ -170,5 +170,46 @@ func (s *SQLStore) blockSeeks(ctx context.Context, c StoreConn, chain int64) (fi
 			return uint64(n), found, err
 		}
 	}
-	return seek(s.SQL.FirstBlockAtOrAfter), seek(s.SQL.LastBlockAtOrBefore)
+	return seek(qFirstBlockAtOrAfter), seek(qLastBlockAtOrBefore)
 }
+
+// The statements of blocks' headers. FirstBlockAtOrAfter: chain, unix
+// seconds → the number of the first block stamped at or after them;
+// LastBlockAtOrBefore the last at or before. No row when there is none.
+const (
+	qFirstBlockAtOrAfter = `SELECT number FROM blocks WHERE chain = $1 AND timestamp >= $2 ORDER BY timestamp, number LIMIT 1`
+	qLastBlockAtOrBefore = `SELECT number FROM blocks WHERE chain = $1 AND timestamp <= $2 ORDER BY timestamp DESC, number DESC LIMIT 1`
+)
+
+// qBlock: chain, number → hash, parent_hash, timestamp, version,
+// logs_bloom, transactions_root, state_root, receipts_root, miner,
+// extra_data IS NOT NULL, extra_data, size, gas_limit, gas_used,
+// transaction_count, base_fee_per_gas, trace_count.
+const qBlock = `SELECT hash, parent_hash, timestamp, version, logs_bloom, transactions_root,
+	state_root, receipts_root, miner, extra_data IS NOT NULL, extra_data, size, gas_limit, gas_used,
+	transaction_count, base_fee_per_gas, trace_count
+	FROM blocks WHERE chain = $1 AND number = $2`
+
+// qBlockTransactions: chain, number → tx_index, hash, from_addr, to_addr,
+// value, gas_limit, gas_price, effective_gas_price, max_fee_per_gas,
+// max_priority_fee_per_gas, gas_used, cumulative_gas_used, nonce, input,
+// type, contract_address, status, log_count, in tx_index order.
+const qBlockTransactions = `SELECT tx_index, hash, from_addr, to_addr, value, gas_limit, gas_price,
+	effective_gas_price, max_fee_per_gas, max_priority_fee_per_gas, gas_used, cumulative_gas_used, nonce,
+	input, type, contract_address, status, log_count
+	FROM transactions WHERE chain = $1 AND block_number = $2 ORDER BY tx_index`
+
+// qLatestBlock: chain → the highest number, NULL when none: a backward
+// walk of the primary key, which gives number order (max(number) left
+// PostgreSQL's planner free to aggregate over every block of the chain in
+// blocks_timestamp when the table had no statistics). qBlockHash: chain,
+// number → hash.
+const (
+	qLatestBlock = `SELECT (SELECT number FROM blocks WHERE chain = $1 ORDER BY number DESC LIMIT 1)`
+	qBlockHash   = `SELECT hash FROM blocks WHERE chain = $1 AND number = $2`
+)
+
+// qRewrites: chain, since → the highest seq of the rewrites log after
+// since and the lowest from_height of those rows, both NULL when there is
+// none.
+const qRewrites = `SELECT max(seq), min(from_height) FROM rewrites WHERE chain = $1 AND seq > $2`

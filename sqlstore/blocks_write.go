@@ -5,69 +5,62 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strconv"
 
 	"github.com/chainquery/chainquery"
 )
 
-// The block writes of the SQL stores (BlockWriter): what SQLStore does in
-// one write transaction, and the rows it writes.
-
 // BlockBatch is the write transaction of one WriteBlocks or ReplaceBlocks
-// call, begun by SQLStore.BeginBlocks. SQLStore runs the statements of
-// StoreSQL.Rewind on it when it replaces, asks for the versions stored at
-// the batch's heights, clears the heights written again, inserts the rows
-// and commits.
+// call (BlockWriter), begun by Store.BeginBlocks. Store runs a rewind's
+// statements on it when it replaces (deleteBlocks), asks for the versions
+// stored at the batch's heights, clears the heights written again, inserts
+// the rows and commits.
 type BlockBatch interface {
-	StoreTx
+	Tx
 
 	// PriorVersions returns the highest version stored or orphaned at each
 	// of heights that has one.
 	PriorVersions(ctx context.Context, heights []uint64) (map[uint64]int, error)
 
-	// DeleteHeights removes the blocks stored at heights with all their
-	// rows, and their orphan records: blocks are written there next.
-	DeleteHeights(ctx context.Context, heights []uint64) error
-
 	// Insert inserts the rows of tables, which are BlockTables filled.
-	Insert(ctx context.Context, tables []StoreTable) error
+	Insert(ctx context.Context, tables []Table) error
 
 	// AddTraceCounts adds each row's N to its row of trace_counts, making
-	// the rows missing (trace_count.go). DeleteHeights and StoreSQL.Rewind
-	// take the counts of the traces they delete off trace_counts
-	// themselves.
-	AddTraceCounts(ctx context.Context, rows []TraceCountRow) error
+	// the rows missing (trace_counts.go). The statements that delete rows
+	// (deleteBlocks) take the counts of the traces they delete off
+	// trace_counts themselves.
+	AddTraceCounts(ctx context.Context, rows []BucketRow) error
 
 	// AddLogPostings adds each row's N to its row of log_postings and
 	// appends its list to the row's, making the rows missing
-	// (log_postings.go): Dir is the kind, Address the key.
-	AddLogPostings(ctx context.Context, rows []TraceCountRow) error
+	// (log_postings.go).
+	AddLogPostings(ctx context.Context, rows []BucketRow) error
 
 	// AddLogCounts adds each row's N to its row of log_counts (log_counts.go),
-	// making the rows missing: Dir is the kind, Address the key. The
-	// statements that delete rows (DeleteHeights, StoreSQL.Rewind and
-	// DeleteTip) take the counts of the logs they delete off log_counts
-	// themselves.
-	AddLogCounts(ctx context.Context, rows []TraceCountRow) error
+	// making the rows missing. The statements that delete rows
+	// (deleteBlocks) take the counts of the logs they delete off
+	// log_counts themselves.
+	AddLogCounts(ctx context.Context, rows []BucketRow) error
 }
 
-// StoreTable is a table that a block batch fills, with its rows. Values
+// Table is a table that a block batch fills, with its rows. Values
 // holds the rows one after the other, each the values of Columns in order.
 // A value is an int64 (block numbers, times, and uint64 counters stored bit
 // for bit), an int, a bool, a string, a []byte, nil for NULL, or an amount
-// in the store's form (SQLStore.AmountArg).
-type StoreTable struct {
+// in the store's form (Store.AmountArg).
+type Table struct {
 	Name    string
 	Columns []string
 	Values  []any
 }
 
 // Rows returns the number of rows of t.
-func (t *StoreTable) Rows() int { return len(t.Values) / len(t.Columns) }
+func (t *Table) Rows() int { return len(t.Values) / len(t.Columns) }
 
 // BlockTables returns the tables a block batch fills, without rows, in the
 // order a store inserts them.
-func BlockTables() []StoreTable {
-	return []StoreTable{
+func BlockTables() []Table {
+	return []Table{
 		{Name: "blocks", Columns: []string{"chain", "number", "hash", "parent_hash", "timestamp", "version", "logs_bloom",
 			"transactions_root", "state_root", "receipts_root", "miner", "extra_data", "size", "gas_limit", "gas_used",
 			"transaction_count", "base_fee_per_gas", "trace_count"}},
@@ -83,17 +76,17 @@ func BlockTables() []StoreTable {
 
 // WriteBlocks stores blocks with all their rows in one transaction,
 // replacing whatever is stored at their heights (BlockWriter).
-func (s *SQLStore) WriteBlocks(ctx context.Context, chain chainquery.Chain, blocks []*chainquery.BlockData) error {
+func (s *Store) WriteBlocks(ctx context.Context, chain chainquery.Chain, blocks []*chainquery.BlockData) error {
 	return s.writeBlocks(ctx, chain, nil, blocks)
 }
 
 // ReplaceBlocks removes every stored block of chain at or above from and
 // writes blocks in their place, in one transaction (BlockWriter).
-func (s *SQLStore) ReplaceBlocks(ctx context.Context, chain chainquery.Chain, from uint64, blocks []*chainquery.BlockData) error {
+func (s *Store) ReplaceBlocks(ctx context.Context, chain chainquery.Chain, from uint64, blocks []*chainquery.BlockData) error {
 	return s.writeBlocks(ctx, chain, &from, blocks)
 }
 
-func (s *SQLStore) writeBlocks(ctx context.Context, chain chainquery.Chain, rewindFrom *uint64, blocks []*chainquery.BlockData) error {
+func (s *Store) writeBlocks(ctx context.Context, chain chainquery.Chain, rewindFrom *uint64, blocks []*chainquery.BlockData) error {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return err
@@ -104,39 +97,9 @@ func (s *SQLStore) writeBlocks(ctx context.Context, chain chainquery.Chain, rewi
 		return err
 	}
 	defer b.Rollback()
-	if low, ok := lowestTouched(rewindFrom, heights); ok {
-		if err := s.thaw(ctx, b, id, low); err != nil {
-			return err
-		}
-	}
-	if rewindFrom != nil {
-		for _, q := range s.SQL.Rewind {
-			if _, err := b.Exec(ctx, q, id, int64(*rewindFrom)); err != nil {
-				return err
-			}
-		}
-	}
-	prior, err := b.PriorVersions(ctx, heights)
+	prior, err := s.clearHeights(ctx, b, id, rewindFrom, heights)
 	if err != nil {
 		return err
-	}
-	if len(prior) > 0 {
-		again := make([]uint64, 0, len(prior))
-		for n := range prior {
-			again = append(again, n)
-		}
-		slices.Sort(again)
-		if err := b.DeleteHeights(ctx, again); err != nil {
-			return err
-		}
-		if rewindFrom == nil || again[0] < *rewindFrom {
-			rewindFrom = &again[0]
-		}
-	}
-	if rewindFrom != nil { // something stored is rewritten: the API's kept answers must hear of it
-		if _, err := b.Exec(ctx, s.SQL.RecordRewrite, id, int64(*rewindFrom)); err != nil {
-			return err
-		}
 	}
 	direct, rows, err := s.splitDirect(ctx, b, id, planVersions(blocks, prior))
 	if err != nil {
@@ -148,8 +111,80 @@ func (s *SQLStore) writeBlocks(ctx context.Context, chain chainquery.Chain, rewi
 	if err := insertBlockRows(ctx, b, id, rows, s.AmountArg, rowAll); err != nil {
 		return err
 	}
+	if err := s.settle(ctx, b, id); err != nil {
+		return err
+	}
+	return b.Commit(ctx)
+}
+
+// clearHeights makes room for a batch of heights: it thaws the history it
+// touches, rewinds from rewindFrom (when not nil), deletes the blocks
+// stored at heights written again, and records the rewrite. It returns the
+// highest version stored or orphaned at each height that has one.
+func (s *Store) clearHeights(ctx context.Context, b BlockBatch, id int64, rewindFrom *uint64, heights []uint64) (map[uint64]int, error) {
+	if low, ok := lowestTouched(rewindFrom, heights); ok {
+		if err := s.thaw(ctx, b, id, low); err != nil {
+			return nil, err
+		}
+	}
+	if rewindFrom != nil {
+		if err := exec(ctx, b, s.statements().rewind, id, int64(*rewindFrom)); err != nil {
+			return nil, err
+		}
+	}
+	prior, err := b.PriorVersions(ctx, heights)
+	if err != nil {
+		return nil, err
+	}
+	if len(prior) > 0 {
+		again := make([]uint64, 0, len(prior))
+		for n := range prior {
+			again = append(again, n)
+		}
+		slices.Sort(again)
+		if err := s.deleteHeights(ctx, b, id, again); err != nil {
+			return nil, err
+		}
+		if rewindFrom == nil || again[0] < *rewindFrom {
+			rewindFrom = &again[0]
+		}
+	}
+	if rewindFrom != nil { // something stored is rewritten: the API's kept answers must hear of it
+		if _, err := b.Exec(ctx, qRecordRewrite, id, int64(*rewindFrom)); err != nil {
+			return nil, err
+		}
+	}
+	return prior, nil
+}
+
+// deleteHeights removes the blocks stored at heights with all their rows,
+// and their orphan records: blocks are written there next.
+func (s *Store) deleteHeights(ctx context.Context, b BlockBatch, chain int64, heights []uint64) error {
+	qs := s.statements().deleteHeights
+	if s.Dialect.HeightArray {
+		ns := make([]int64, len(heights))
+		for i, h := range heights {
+			ns[i] = int64(h)
+		}
+		return exec(ctx, b, qs, chain, ns)
+	}
+	for _, q := range qs {
+		for _, h := range heights {
+			if _, err := b.Exec(ctx, q, chain, int64(h)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// settle ends a batch: it freezes the buckets that now lie RowBlocks below
+// the chain's highest block, and lists the logs of a bucket of history an
+// earlier release wrote without them (a few seconds at Polygon's shape, a
+// bucket of LogBucketBlocks a write).
+func (s *Store) settle(ctx context.Context, b BlockBatch, id int64) error {
 	var head *int64
-	if _, err := queryRow(ctx, b, s.SQL.LatestBlock, []any{id}, &head); err != nil {
+	if _, err := queryRow(ctx, b, qLatestBlock, []any{id}, &head); err != nil {
 		return err
 	}
 	if head != nil {
@@ -157,12 +192,8 @@ func (s *SQLStore) writeBlocks(ctx context.Context, chain chainquery.Chain, rewi
 			return err
 		}
 	}
-	// History an earlier release wrote gets its log postings a bucket of
-	// LogBucketBlocks a write (a few seconds at Polygon's shape).
-	if _, err := s.indexLogs(ctx, b, id, 1); err != nil {
-		return err
-	}
-	return b.Commit(ctx)
+	_, err := s.indexLogs(ctx, b, id, 1)
+	return err
 }
 
 // lowestTouched returns the lowest height a write of heights (in any
@@ -255,7 +286,7 @@ func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*c
 
 // addBlockRows adds block d's header row (with headers) and its
 // transactions, logs and traces rows (with rows) to tables.
-func addBlockRows(tables []StoreTable, chain int64, d *chainquery.BlockData, amount func(*big.Int) any, headers, rows bool) error {
+func addBlockRows(tables []Table, chain int64, d *chainquery.BlockData, amount func(*big.Int) any, headers, rows bool) error {
 	blocks, txs, logs := &tables[0], &tables[1], &tables[2]
 	b := d.Block
 	n := int64(b.Number)
@@ -293,7 +324,7 @@ func addBlockRows(tables []StoreTable, chain int64, d *chainquery.BlockData, amo
 
 // addHeaderRow adds block d's row of blocks; chain and n are its chain
 // key and number, boxed.
-func addHeaderRow(blocks *StoreTable, chain, n any, d *chainquery.BlockData, amount func(*big.Int) any) {
+func addHeaderRow(blocks *Table, chain, n any, d *chainquery.BlockData, amount func(*big.Int) any) {
 	b := d.Block
 	var bloom, extra any
 	if len(b.LogsBloom) > 0 {
@@ -318,7 +349,7 @@ func traceOrder(a, b *chainquery.Trace) int {
 // addTraceRows adds traces in API order, each with its rank in that order
 // within its transaction as trace_pos. chain and n are the chain id and
 // block number, boxed.
-func addTraceRows(traces *StoreTable, chain, n any, rows []*chainquery.Trace, amount func(*big.Int) any) error {
+func addTraceRows(traces *Table, chain, n any, rows []*chainquery.Trace, amount func(*big.Int) any) error {
 	sorted := rows
 	if !slices.IsSortedFunc(rows, traceOrder) { // nodes answer in this order
 		sorted = slices.Clone(rows)
@@ -426,4 +457,76 @@ func blockHeights(blocks []*chainquery.BlockData) []uint64 {
 		}
 	}
 	return out
+}
+
+// qRecordRewrite: chain, from → appends the chain's next rewrite, of
+// heights from up, to the rewrites log.
+const qRecordRewrite = `INSERT INTO rewrites (chain, seq, from_height)
+	SELECT $1, coalesce(max(seq), 0) + 1, $2 FROM rewrites WHERE chain = $1`
+
+// qRecordOrphans: chain, from → records the versions of the blocks at or
+// above from as orphaned, before a rewind deletes them.
+const qRecordOrphans = `INSERT INTO orphaned_blocks (chain, number, version)
+	SELECT chain, number, version FROM blocks WHERE chain = $1 AND number >= $2
+	ON CONFLICT (chain, number) DO UPDATE SET version = excluded.version`
+
+// deleteBlocks returns the statements that delete the rows of the blocks
+// of set, in order: the counts of what they delete taken off first, then
+// children before parents. With headers, the blocks' header rows go too,
+// and their traces are taken off trace_counts; without (a freeze), both
+// stay, since history keeps the same headers and counts. Their logs are
+// always taken off log_counts, which counts rows alone (log_counts.go).
+// Every statement that deletes blocks' rows is made here: a rewind, a
+// freeze, and a batch writing heights again.
+func deleteBlocks(d *Dialect, set BlockSet, headers bool) []string {
+	var qs []string
+	if headers {
+		qs = append(qs, uncountTracesSQL(d, set))
+	}
+	qs = append(qs, uncountLogsSQL(d, set),
+		`DELETE FROM log_counts WHERE chain = $1 AND bucket `+set.Bucket(LogBucketBlocks)+` AND n = 0`,
+		`DELETE FROM traces WHERE chain = $1 AND block_number `+set.Number,
+		`DELETE FROM logs WHERE chain = $1 AND block_number `+set.Number,
+		`DELETE FROM transactions WHERE chain = $1 AND block_number `+set.Number)
+	if headers {
+		qs = append(qs, `DELETE FROM blocks WHERE chain = $1 AND number `+set.Number)
+	}
+	return qs
+}
+
+// uncountTracesSQL takes the traces of the blocks of set off trace_counts,
+// before they are deleted. The WHERE true keeps SQLite from reading ON
+// CONFLICT as a join's ON.
+func uncountTracesSQL(d *Dialect, set BlockSet) string {
+	b := "block_number / " + strconv.Itoa(TraceCountBlocks)
+	where := ` WHERE chain = $1 AND block_number ` + set.Number
+	return `INSERT INTO trace_counts (chain, dir, address, bucket, n)
+		SELECT * FROM (
+			SELECT CAST($1 AS integer), ` + strconv.Itoa(CountFrom) + `, from_addr, ` + b + `, -count(*) FROM traces` + where + `
+				GROUP BY from_addr, ` + b + `
+			UNION ALL SELECT CAST($1 AS integer), ` + strconv.Itoa(CountTo) + `, to_addr, ` + b + `, -count(*) FROM traces` + where + `
+				AND to_addr IS NOT NULL GROUP BY to_addr, ` + b + `
+			UNION ALL SELECT CAST($1 AS integer), ` + strconv.Itoa(CountAll) + `, ` + d.EmptyBytes + `, number / ` + strconv.Itoa(TraceCountBlocks) + `,
+				-sum(trace_count) FROM blocks WHERE chain = $1 AND number ` + set.Number + ` AND trace_count > 0
+				GROUP BY number / ` + strconv.Itoa(TraceCountBlocks) + `) AS u
+		WHERE true
+		ON CONFLICT (chain, bucket, dir, address) DO UPDATE SET n = trace_counts.n + excluded.n`
+}
+
+// uncountLogsSQL takes the logs of the blocks of set off log_counts,
+// before they are deleted; the rows it leaves at 0 are deleted next
+// (deleteBlocks).
+func uncountLogsSQL(d *Dialect, set BlockSet) string {
+	b := "block_number / " + strconv.Itoa(LogBucketBlocks)
+	where := ` WHERE chain = $1 AND block_number ` + set.Number
+	return `INSERT INTO log_counts (chain, bucket, kind, key, n)
+		SELECT * FROM (
+			SELECT CAST($1 AS integer), ` + b + `, ` + strconv.Itoa(logKeyAddress) + `, address, -count(*) FROM logs` + where + `
+				GROUP BY ` + b + `, address
+			UNION ALL SELECT CAST($1 AS integer), ` + b + `, ` + strconv.Itoa(logKeyTopic0) + `, topic0, -count(*) FROM logs` + where + `
+				AND topic0 IS NOT NULL GROUP BY ` + b + `, topic0
+			UNION ALL SELECT CAST($1 AS integer), ` + b + `, ` + strconv.Itoa(logKeyAddressTopic0) + `, ` + d.Bytes("address || topic0") + `, -count(*) FROM logs` + where + `
+				AND topic0 IS NOT NULL GROUP BY ` + b + `, address, topic0) AS u
+		WHERE true
+		ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = log_counts.n + excluded.n`
 }

@@ -7,38 +7,16 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/history"
 )
 
-// A chain's blocks live in two layouts. The tip, its highest blocks, is
-// kept as rows (transactions, logs, traces and their indexes): reorgs
-// happen there, and rows are cheap to delete. Below it, blocks are kept as
-// history: each block's transactions, logs and traces as one compressed
-// segment each (package history), the transactions' hashes as 8-byte
-// prefixes, and the traces' posting lists, per address, direction and
-// bucket of TraceCountBlocks heights, in the list column of the
-// trace_counts row that counts them, in place of the address indexes. A
-// block's header row (blocks) and its trace_counts counts are the same in
-// both layouts, so that block ranges, versions and counts never need to
-// know where the rows are.
-//
-// The boundary is one height per chain (the history table): every block
-// below it is history, every block at or above it rows. A write moves it
-// up: straight past the blocks it writes when they lie TipBlocks below the
-// node's head (SetNodeHead), and past the buckets that lie TipBlocks below
-// the highest stored block, whose rows it turns into history (freeze). A
-// bucket's lists grow by appending the bytes of each piece's lists (runs,
-// history.DecodePostings). A write or a rewind at a height below the
-// boundary moves it down first, to the start of that height's bucket,
-// turning history from there up back into rows (thaw), so that the rules
-// of the tip (versions, rewinds, trace counts) apply to history unchanged.
-
-// DefaultTipBlocks is how many of a chain's highest blocks at least stay
+// DefaultRowBlocks is how many of a chain's highest blocks at least stay
 // rows: the ingester's deepest reorg (ingest.EVMLoop.MaxReorgDepth), so
 // that a reorg it handles never reaches history.
-const DefaultTipBlocks = 256
+const DefaultRowBlocks = 256
 
 // freezeChunk is how many blocks a freeze reads back from rows at a time:
 // a bucket's rows at Polygon's shape are ~100 MB once decoded, and the
@@ -60,8 +38,8 @@ const (
 // HistoryTables returns the tables a freeze fills, without rows: segments
 // and hash prefixes. The posting lists go into trace_counts
 // (BlockBatch.AddTraceCounts).
-func HistoryTables() []StoreTable {
-	return []StoreTable{
+func HistoryTables() []Table {
+	return []Table{
 		{Name: "history_segments", Columns: []string{"chain", "number", "kind", "data"}},
 		{Name: "history_tx_hashes", Columns: []string{"chain", "prefix", "block_number"}},
 	}
@@ -72,37 +50,38 @@ func HistoryTables() []StoreTable {
 // apart by the transaction segments they lead to.
 func HashPrefix(h chainquery.Hash) int64 { return int64(binary.BigEndian.Uint64(h[:8])) }
 
-// tipBlocks is the store's tip depth: TipBlocks, or DefaultTipBlocks.
-func (s *SQLStore) tipBlocks() uint64 {
-	if s.TipBlocks <= 0 {
-		return DefaultTipBlocks
+// rowBlocks is how many of a chain's highest blocks stay rows: RowBlocks,
+// or DefaultRowBlocks.
+func (s *Store) rowBlocks() uint64 {
+	if s.RowBlocks <= 0 {
+		return DefaultRowBlocks
 	}
-	return uint64(s.TipBlocks)
+	return uint64(s.RowBlocks)
 }
 
 // historyBelow returns the boundary of chain: blocks below it are history.
-func (s *SQLStore) historyBelow(ctx context.Context, c StoreConn, chain int64) (int64, error) {
+func (s *Store) historyBelow(ctx context.Context, c Conn, chain int64) (int64, error) {
 	var below int64
-	_, err := queryRow(ctx, c, s.SQL.HistoryBelow, []any{chain}, &below)
+	_, err := queryRow(ctx, c, qHistoryBelow, []any{chain}, &below)
 	return below, err
 }
 
 // freeze moves the boundary of chain up past every bucket that lies
-// wholly TipBlocks or more under head, the highest stored block, at most
+// wholly RowBlocks or more under head, the highest stored block, at most
 // maxFreezeBuckets buckets of blocks at a time.
-func (s *SQLStore) freeze(ctx context.Context, b BlockBatch, chain int64, head uint64) error {
-	if s.TipBlocks < 0 || head < s.tipBlocks() {
+func (s *Store) freeze(ctx context.Context, b BlockBatch, chain int64, head uint64) error {
+	if s.RowBlocks < 0 || head < s.rowBlocks() {
 		return nil
 	}
 	const n = TraceCountBlocks
-	target := int64((head-s.tipBlocks()+1)/n) * n
+	target := int64((head-s.rowBlocks()+1)/n) * n
 	return s.freezeTo(ctx, b, chain, target, maxFreezeBuckets)
 }
 
 // freezeTo moves the boundary of chain up towards target, turning the
 // rows of at most max buckets into history; stretches without blocks are
 // passed in one step.
-func (s *SQLStore) freezeTo(ctx context.Context, b BlockBatch, chain, target int64, max int) error {
+func (s *Store) freezeTo(ctx context.Context, b BlockBatch, chain, target int64, max int) error {
 	const n = TraceCountBlocks
 	below, err := s.historyBelow(ctx, b, chain)
 	if err != nil {
@@ -111,7 +90,7 @@ func (s *SQLStore) freezeTo(ctx context.Context, b BlockBatch, chain, target int
 	start := below
 	for frozen := 0; below < target && frozen < max; frozen++ {
 		var first *int64
-		if _, err := queryRow(ctx, b, s.SQL.FirstBlockFrom, []any{chain, below}, &first); err != nil {
+		if _, err := queryRow(ctx, b, qFirstBlockFrom, []any{chain, below}, &first); err != nil {
 			return err
 		}
 		if first == nil || *first >= target {
@@ -133,16 +112,16 @@ func (s *SQLStore) freezeTo(ctx context.Context, b BlockBatch, chain, target int
 	if below == start {
 		return nil
 	}
-	_, err = b.Exec(ctx, s.SQL.SetHistoryBelow, chain, below)
+	_, err = b.Exec(ctx, qSetHistoryBelow, chain, below)
 	return err
 }
 
 // freezeRange turns the rows of the blocks from lo to hi, which lie in one
 // bucket, into history.
-func (s *SQLStore) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi int64) error {
+func (s *Store) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi int64) error {
 	h := newHistoryBuilder(chain, false)
 	for from := lo; from <= hi; from += freezeChunk {
-		blocks, err := s.readTip(ctx, b, chain, from, min(hi, from+freezeChunk-1))
+		blocks, err := s.readRows(ctx, b, chain, from, min(hi, from+freezeChunk-1))
 		if err != nil {
 			return err
 		}
@@ -150,7 +129,7 @@ func (s *SQLStore) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi 
 			return err
 		}
 	}
-	for _, q := range s.SQL.DeleteTip {
+	for _, q := range s.statements().deleteRows {
 		if _, err := b.Exec(ctx, q, chain, lo, hi); err != nil {
 			return err
 		}
@@ -160,7 +139,7 @@ func (s *SQLStore) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi 
 
 // insertHistory inserts the segments and hash prefixes of blocks, given in
 // number order, and adds their traces to h's lists.
-func (s *SQLStore) insertHistory(ctx context.Context, b BlockBatch, h *historyBuilder, blocks []*chainquery.BlockData) error {
+func (s *Store) insertHistory(ctx context.Context, b BlockBatch, h *historyBuilder, blocks []*chainquery.BlockData) error {
 	segs, err := encodeBlocks(blocks)
 	if err != nil {
 		return err
@@ -175,8 +154,8 @@ func (s *SQLStore) insertHistory(ctx context.Context, b BlockBatch, h *historyBu
 // thaw moves the boundary of chain down to the start of the bucket that
 // holds from, when from is below it: the history of the blocks from there
 // up becomes rows again, so that a write or a rewind at from finds them
-// where the tip's rules expect them.
-func (s *SQLStore) thaw(ctx context.Context, b BlockBatch, chain int64, from uint64) error {
+// where the rules of the rows expect them.
+func (s *Store) thaw(ctx context.Context, b BlockBatch, chain int64, from uint64) error {
 	below, err := s.historyBelow(ctx, b, chain)
 	if err != nil || int64(from) >= below {
 		return err
@@ -188,10 +167,10 @@ func (s *SQLStore) thaw(ctx context.Context, b BlockBatch, chain int64, from uin
 	}
 	// The lists of the buckets from lo up hold these blocks' traces only:
 	// one stretch of trace_counts' key, which leads with the bucket.
-	if _, err := b.Exec(ctx, s.SQL.ClearLists, chain, lo/TraceCountBlocks); err != nil {
+	if _, err := b.Exec(ctx, qClearLists, chain, lo/TraceCountBlocks); err != nil {
 		return err
 	}
-	for _, q := range s.SQL.DeleteHistory {
+	for _, q := range qDeleteHistory {
 		if _, err := b.Exec(ctx, q, chain, lo); err != nil {
 			return err
 		}
@@ -199,17 +178,17 @@ func (s *SQLStore) thaw(ctx context.Context, b BlockBatch, chain int64, from uin
 	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, rowBodies); err != nil {
 		return err
 	}
-	if _, err := b.Exec(ctx, s.SQL.SetHistoryBelow, chain, lo); err != nil {
+	if _, err := b.Exec(ctx, qSetHistoryBelow, chain, lo); err != nil {
 		return err
 	}
 	return s.thawLogs(ctx, b, chain, lo)
 }
 
 // FreezeHistory turns every block of chain below below, rounded up to a
-// whole bucket, into history in one transaction, whatever the tip depth:
+// whole bucket, into history in one transaction, whatever RowBlocks is:
 // the conversion of a database whose blocks are all rows, and the tests of
 // history over blocks that a write would keep as rows.
-func (s *SQLStore) FreezeHistory(ctx context.Context, chain chainquery.Chain, below uint64) error {
+func (s *Store) FreezeHistory(ctx context.Context, chain chainquery.Chain, below uint64) error {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return err
@@ -228,34 +207,34 @@ func (s *SQLStore) FreezeHistory(ctx context.Context, chain chainquery.Chain, be
 }
 
 // SetNodeHead records the head of the node an ingester of chain follows
-// (chainquery.NodeHeadWriter): the blocks TipBlocks or more below it are
+// (chainquery.NodeHeadWriter): the blocks RowBlocks or more below it are
 // final, and a write puts them straight into history.
-func (s *SQLStore) SetNodeHead(chain chainquery.Chain, head uint64) {
+func (s *Store) SetNodeHead(chain chainquery.Chain, head uint64) {
 	if id, err := storeChainID(chain); err == nil {
 		s.nodeHeads.Store(id, head)
 	}
 }
 
 // finalBelow returns the height below which the blocks of chain go
-// straight into history when written: TipBlocks under the node's head, 0
+// straight into history when written: RowBlocks under the node's head, 0
 // when no ingester has told it (SetNodeHead).
-func (s *SQLStore) finalBelow(chain int64) int64 {
+func (s *Store) finalBelow(chain int64) int64 {
 	v, ok := s.nodeHeads.Load(chain)
-	if !ok || s.TipBlocks < 0 {
+	if !ok || s.RowBlocks < 0 {
 		return 0
 	}
 	head := v.(uint64)
-	if head < s.tipBlocks() {
+	if head < s.rowBlocks() {
 		return 0
 	}
-	return int64(min(head-s.tipBlocks()+1, math.MaxInt64))
+	return int64(min(head-s.rowBlocks()+1, math.MaxInt64))
 }
 
 // splitDirect returns, in number order, the blocks of a write (versions
 // set) that go straight into history, the consecutive heights from its
 // first that lie below finalBelow, and the rest, which go into rows. Rows stored below the first of those become history
 // first, so that the boundary stays one height.
-func (s *SQLStore) splitDirect(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData) (direct, rows []*chainquery.BlockData, err error) {
+func (s *Store) splitDirect(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData) (direct, rows []*chainquery.BlockData, err error) {
 	final := s.finalBelow(chain)
 	if final == 0 || len(blocks) == 0 {
 		return nil, blocks, nil
@@ -282,7 +261,7 @@ func (s *SQLStore) splitDirect(ctx context.Context, b BlockBatch, chain int64, b
 // headers as rows, their transactions, logs and traces as segments, their
 // traces' counts and posting lists into trace_counts, and moves the
 // boundary past them.
-func (s *SQLStore) writeHistory(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData) error {
+func (s *Store) writeHistory(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData) error {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -302,16 +281,16 @@ func (s *SQLStore) writeHistory(ctx context.Context, b BlockBatch, chain int64, 
 	if err := h.flush(ctx, b); err != nil {
 		return err
 	}
-	_, err := b.Exec(ctx, s.SQL.SetHistoryBelow, chain, int64(blocks[len(blocks)-1].Block.Number)+1)
+	_, err := b.Exec(ctx, qSetHistoryBelow, chain, int64(blocks[len(blocks)-1].Block.Number)+1)
 	return err
 }
 
 // ConvertHistory turns up to buckets buckets of chain's rows that lie
-// TipBlocks or more below its highest block into history, in one
+// RowBlocks or more below its highest block into history, in one
 // transaction, and returns the boundary then and the one the conversion
 // is heading for: `chainquery migrate` calls it until they meet, for a
 // database whose blocks an earlier release stored as rows.
-func (s *SQLStore) ConvertHistory(ctx context.Context, chain chainquery.Chain, buckets int) (below, target uint64, err error) {
+func (s *Store) ConvertHistory(ctx context.Context, chain chainquery.Chain, buckets int) (below, target uint64, err error) {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return 0, 0, err
@@ -322,11 +301,11 @@ func (s *SQLStore) ConvertHistory(ctx context.Context, chain chainquery.Chain, b
 	} else if err != nil {
 		return 0, 0, err
 	}
-	if head+1 < s.tipBlocks() {
+	if head+1 < s.rowBlocks() {
 		return 0, 0, nil
 	}
 	const n = TraceCountBlocks
-	to := int64((head+1-s.tipBlocks())/n) * n
+	to := int64((head+1-s.rowBlocks())/n) * n
 	b, err := s.BeginBlocks(ctx, id, nil)
 	if err != nil {
 		return 0, 0, err
@@ -340,7 +319,7 @@ func (s *SQLStore) ConvertHistory(ctx context.Context, chain chainquery.Chain, b
 		return 0, 0, err
 	}
 	var first *int64 // where the rows start: below the first stored block, the boundary says nothing
-	if _, err := queryRow(ctx, b, s.SQL.FirstBlockFrom, []any{id, at}, &first); err != nil {
+	if _, err := queryRow(ctx, b, qFirstBlockFrom, []any{id, at}, &first); err != nil {
 		return 0, 0, err
 	}
 	if first != nil && *first > at {
@@ -349,12 +328,12 @@ func (s *SQLStore) ConvertHistory(ctx context.Context, chain chainquery.Chain, b
 	return uint64(at), uint64(to), b.Commit(ctx)
 }
 
-// readTip returns the blocks stored as rows from lo to hi, in number order,
+// readRows returns the blocks stored as rows from lo to hi, in number order,
 // as a freeze reads them (readHistory decodes them from history, as a thaw
 // or a read does): each block's transactions, logs and traces in API
 // order, with the block's number and nothing else of its header, whose row
 // stays where it is.
-func (s *SQLStore) readTip(ctx context.Context, c StoreConn, chain, lo, hi int64) ([]*chainquery.BlockData, error) {
+func (s *Store) readRows(ctx context.Context, c Conn, chain, lo, hi int64) ([]*chainquery.BlockData, error) {
 	blocks, at, err := s.blocksIn(ctx, c, chain, lo, hi)
 	if err != nil {
 		return nil, err
@@ -362,7 +341,7 @@ func (s *SQLStore) readTip(ctx context.Context, c StoreConn, chain, lo, hi int64
 	args := []any{chain, lo, hi}
 	var t chainquery.Transaction
 	txs := s.txScan(new(scan).counter(&t.BlockNumber), &t)
-	err = c.Query(ctx, s.SQL.TipTransactions, args, txs.dest, txs.each(func() error {
+	err = c.Query(ctx, s.Dialect.RowTransactions, args, txs.dest, txs.each(func() error {
 		d, err := at(t.BlockNumber)
 		row := t
 		d.Transactions = append(d.Transactions, &row)
@@ -373,7 +352,7 @@ func (s *SQLStore) readTip(ctx context.Context, c StoreConn, chain, lo, hi int64
 	}
 	var l chainquery.Log
 	logs := logScan(new(scan).counter(&l.BlockNumber).to(&l.TransactionIndex), &l)
-	err = c.Query(ctx, s.SQL.TipLogs, args, logs.dest, logs.each(func() error {
+	err = c.Query(ctx, qRowLogs, args, logs.dest, logs.each(func() error {
 		d, err := at(l.BlockNumber)
 		row := l
 		d.Logs = append(d.Logs, &row)
@@ -384,7 +363,7 @@ func (s *SQLStore) readTip(ctx context.Context, c StoreConn, chain, lo, hi int64
 	}
 	var tr chainquery.Trace
 	traces := s.traceRowScan(&tr)
-	err = c.Query(ctx, s.SQL.TipTraces, args, traces.dest, traces.each(func() error {
+	err = c.Query(ctx, s.Dialect.RowTraces, args, traces.dest, traces.each(func() error {
 		d, err := at(tr.BlockNumber)
 		row := tr
 		d.Traces = append(d.Traces, &row)
@@ -395,7 +374,7 @@ func (s *SQLStore) readTip(ctx context.Context, c StoreConn, chain, lo, hi int64
 
 // readHistory returns the blocks kept as history from lo to hi, in number
 // order.
-func (s *SQLStore) readHistory(ctx context.Context, c StoreConn, chain, lo, hi int64) ([]*chainquery.BlockData, error) {
+func (s *Store) readHistory(ctx context.Context, c Conn, chain, lo, hi int64) ([]*chainquery.BlockData, error) {
 	blocks, at, err := s.blocksIn(ctx, c, chain, lo, hi)
 	if err != nil {
 		return nil, err
@@ -403,7 +382,7 @@ func (s *SQLStore) readHistory(ctx context.Context, c StoreConn, chain, lo, hi i
 	var n int64
 	var kind int
 	var data []byte
-	err = c.Query(ctx, s.SQL.HistorySegments, []any{chain, lo, hi}, []any{&n, &kind, &data}, func() error {
+	err = c.Query(ctx, qHistorySegments, []any{chain, lo, hi}, []any{&n, &kind, &data}, func() error {
 		d, err := at(uint64(n))
 		if err != nil {
 			return err
@@ -425,12 +404,12 @@ func (s *SQLStore) readHistory(ctx context.Context, c StoreConn, chain, lo, hi i
 
 // blocksIn returns the blocks stored from lo to hi, each with only its
 // number, and the function that finds one of them by number.
-func (s *SQLStore) blocksIn(ctx context.Context, c StoreConn, chain, lo, hi int64) ([]*chainquery.BlockData, func(uint64) (*chainquery.BlockData, error), error) {
+func (s *Store) blocksIn(ctx context.Context, c Conn, chain, lo, hi int64) ([]*chainquery.BlockData, func(uint64) (*chainquery.BlockData, error), error) {
 	var blocks []*chainquery.BlockData
 	index := map[uint64]*chainquery.BlockData{}
 	var n int64
 	var traces int
-	err := c.Query(ctx, s.SQL.BlockTraceCounts, []any{chain, lo, hi}, []any{&n, &traces}, func() error {
+	err := c.Query(ctx, qBlockTraceCounts, []any{chain, lo, hi}, []any{&n, &traces}, func() error {
 		d := &chainquery.BlockData{Block: &chainquery.Block{Number: uint64(n), TraceCount: traces}}
 		blocks = append(blocks, d)
 		index[uint64(n)] = d
@@ -444,3 +423,32 @@ func (s *SQLStore) blocksIn(ctx context.Context, c StoreConn, chain, lo, hi int6
 	}
 	return blocks, at, err
 }
+
+// The statements of the boundary. qHistoryBelow: chain → below, the
+// boundary (no row: 0). qSetHistoryBelow: chain, below; it makes the row
+// when missing. qFirstBlockFrom: chain, from → the lowest number stored
+// at or above from, NULL when none.
+const (
+	qHistoryBelow    = `SELECT below FROM history WHERE chain = $1`
+	qSetHistoryBelow = `INSERT INTO history (chain, below) VALUES ($1, $2) ON CONFLICT (chain) DO UPDATE SET below = excluded.below`
+	qFirstBlockFrom  = `SELECT (SELECT number FROM blocks WHERE chain = $1 AND number >= $2 ORDER BY number LIMIT 1)`
+)
+
+// qRowLogs: chain, lo, hi → block_number, tx_index, log_index, address,
+// topic0 to topic3, data of the rows' logs, in (block_number, log_index)
+// order (Dialect.RowTransactions and RowTraces are the others').
+const qRowLogs = `SELECT block_number, tx_index, log_index, address, topic0, topic1, topic2, topic3, data
+	FROM logs WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, log_index`
+
+// qDeleteHistory: chain, from (the start of a bucket). Run in order, they
+// delete the segments, transaction hashes and log postings of the blocks
+// at or above from (a thaw; it clears their trace lists with
+// qClearLists: chain, bucket → the lists of the rows of trace_counts in
+// that bucket and above set to NULL).
+var qDeleteHistory = []string{
+	`DELETE FROM history_segments WHERE chain = $1 AND number >= $2`,
+	`DELETE FROM history_tx_hashes WHERE chain = $1 AND block_number >= $2`,
+	`DELETE FROM log_postings WHERE chain = $1 AND bucket >= $2 / ` + strconv.Itoa(LogBucketBlocks),
+}
+
+const qClearLists = `UPDATE trace_counts SET list = NULL WHERE chain = $1 AND bucket >= $2 AND list IS NOT NULL`

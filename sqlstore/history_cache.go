@@ -11,9 +11,8 @@ import (
 // used first, up to a size: what SQLite's and PostgreSQL's page caches are
 // to rows. A page of Filter Traces, a block's receipts or a transaction's
 // logs needs a few rows of a block, but history stores the block as one
-// compressed segment, which costs ~0.4 ms to decompress and decode at
-// Polygon's shape: most of such a read (profile of serve under
-// cqbench load, answer cache off). Requests about nearby heights, which
+// compressed segment, whose decompressing and decoding was most of such a
+// read (docs/benchmarks.md, "History in the stores"). Requests about nearby heights, which
 // are most requests, then decode each block once.
 //
 // An entry is keyed by the block's chain, number and version: a block

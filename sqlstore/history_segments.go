@@ -84,7 +84,7 @@ func encodeBlock(d *chainquery.BlockData) (segments, error) {
 // add appends the segments seg of block d to segs and its transactions'
 // hash prefixes to hashes (the tables of HistoryTables), and adds its
 // traces to the lists. d is canonical: its traces are in API order.
-func (h *historyBuilder) add(segs, hashes *StoreTable, d *chainquery.BlockData, seg segments) {
+func (h *historyBuilder) add(segs, hashes *Table, d *chainquery.BlockData, seg segments) {
 	n := int64(d.Block.Number)
 	segs.Values = append(segs.Values, h.chain, n, segmentTransactions, seg.txs,
 		h.chain, n, segmentLogs, seg.logs, h.chain, n, segmentTraces, seg.traces)
@@ -124,17 +124,17 @@ func (h *historyBuilder) addTraces(d *chainquery.BlockData) {
 
 // rows returns the trace_counts changes of the traces added, in the
 // primary key's order, without their lists.
-func (h *historyBuilder) rows() []TraceCountRow {
-	out := make([]TraceCountRow, 0, len(h.lists)+len(h.all))
+func (h *historyBuilder) rows() []BucketRow {
+	out := make([]BucketRow, 0, len(h.lists)+len(h.all))
 	for k, ps := range h.lists {
-		r := TraceCountRow{Dir: k.dir, Address: bytes.Clone(k.addr[:]), Bucket: k.bucket}
+		r := BucketRow{Kind: k.dir, Key: bytes.Clone(k.addr[:]), Bucket: k.bucket}
 		if h.counted {
 			r.N = int64(len(ps))
 		}
 		out = append(out, r)
 	}
 	for bucket, n := range h.all {
-		out = append(out, TraceCountRow{Dir: CountAll, Address: []byte{}, Bucket: bucket, N: n})
+		out = append(out, BucketRow{Kind: CountAll, Key: []byte{}, Bucket: bucket, N: n})
 	}
 	slices.SortFunc(out, compareCountKeys)
 	return out
@@ -146,11 +146,11 @@ func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
 	rows := h.rows()
 	for i := range rows {
 		r := &rows[i]
-		if r.Dir == CountAll {
+		if r.Kind == CountAll {
 			continue
 		}
-		k := bucketKey{dir: r.Dir, bucket: r.Bucket}
-		copy(k.addr[:], r.Address)
+		k := bucketKey{dir: r.Kind, bucket: r.Bucket}
+		copy(k.addr[:], r.Key)
 		list, err := history.AppendPostings(nil, h.lists[k])
 		if err != nil {
 			return err
@@ -199,9 +199,9 @@ func canonical(d *chainquery.BlockData) *chainquery.BlockData {
 
 // historySegment returns the segment of kind of the history block number,
 // or nil when the block has none (it is not history).
-func (s *SQLStore) historySegment(ctx context.Context, c StoreConn, chain int64, number uint64, kind int) ([]byte, error) {
+func (s *Store) historySegment(ctx context.Context, c Conn, chain int64, number uint64, kind int) ([]byte, error) {
 	var data []byte
-	found, err := queryRow(ctx, c, s.SQL.HistorySegment, []any{chain, int64(number), kind}, &data)
+	found, err := queryRow(ctx, c, qHistorySegment, []any{chain, int64(number), kind}, &data)
 	if err != nil || !found {
 		return nil, err
 	}
@@ -214,20 +214,20 @@ func (s *SQLStore) historySegment(ctx context.Context, c StoreConn, chain int64,
 // historyTransactions returns the transactions of the history block
 // number at version, shared (callers copy what they change); found is
 // false when the block is not history.
-func (s *SQLStore) historyTransactions(ctx context.Context, c StoreConn, chain int64, number uint64, version int) ([]*chainquery.Transaction, bool, error) {
+func (s *Store) historyTransactions(ctx context.Context, c Conn, chain int64, number uint64, version int) ([]*chainquery.Transaction, bool, error) {
 	return cachedSegment(ctx, s, c, decodedKey{chain, number, version, segmentTransactions}, history.DecodeTransactions, txsSize)
 }
 
 // historyLogs returns the logs of the history block number at version,
 // shared as historyTransactions' are.
-func (s *SQLStore) historyLogs(ctx context.Context, c StoreConn, chain int64, number uint64, version int) ([]*chainquery.Log, bool, error) {
+func (s *Store) historyLogs(ctx context.Context, c Conn, chain int64, number uint64, version int) ([]*chainquery.Log, bool, error) {
 	return cachedSegment(ctx, s, c, decodedKey{chain, number, version, segmentLogs}, history.DecodeLogs, logsSize)
 }
 
 // cachedSegment returns the decoded segment k names: from the cache, else
 // read, decoded with decode and kept. found is false when the block has no
 // such segment (it is not history).
-func cachedSegment[T any](ctx context.Context, s *SQLStore, c StoreConn, k decodedKey, decode func([]byte, uint64) (T, error), size func(T) int64) (v T, found bool, err error) {
+func cachedSegment[T any](ctx context.Context, s *Store, c Conn, k decodedKey, decode func([]byte, uint64) (T, error), size func(T) int64) (v T, found bool, err error) {
 	if cached, ok := s.decoded.get(k); ok {
 		return cached.(T), true, nil
 	}
@@ -250,11 +250,11 @@ type stamp struct {
 
 // historyStamps returns the timestamp and version of the stored blocks
 // among numbers, by number.
-func (s *SQLStore) historyStamps(ctx context.Context, c StoreConn, chain int64, numbers []uint64) (map[uint64]stamp, error) {
+func (s *Store) historyStamps(ctx context.Context, c Conn, chain int64, numbers []uint64) (map[uint64]stamp, error) {
 	out := make(map[uint64]stamp, len(numbers))
 	var n int64
 	var st stamp
-	q, args := s.SQL.HistoryStamps(chain, numbers)
+	q, args := s.Dialect.HistoryStamps(chain, numbers)
 	err := c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version}, func() error {
 		out[uint64(n)] = st
 		return nil
@@ -273,7 +273,7 @@ type historyBlock struct {
 // shared (callers copy what they return), each with its block's and
 // transaction's fields: from the cache, else decoded from their segments,
 // read in one statement.
-func (s *SQLStore) loadHistoryBlocks(ctx context.Context, c StoreConn, chain int64, numbers []uint64) (map[uint64]*historyBlock, error) {
+func (s *Store) loadHistoryBlocks(ctx context.Context, c Conn, chain int64, numbers []uint64) (map[uint64]*historyBlock, error) {
 	if len(numbers) == 0 {
 		return nil, nil
 	}
@@ -306,7 +306,7 @@ func (s *SQLStore) loadHistoryBlocks(ctx context.Context, c StoreConn, chain int
 	var kind int
 	var data []byte
 	var st stamp
-	q, args := s.SQL.HistoryBlocks(chain, missing)
+	q, args := s.Dialect.HistoryBlocks(chain, missing)
 	err = c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
 		number := uint64(n)
 		if st != stamps[number] {
@@ -363,3 +363,12 @@ func (s *SQLStore) loadHistoryBlocks(ctx context.Context, c StoreConn, chain int
 // rows nor in history: a thaw or a rewind changed it between two
 // statements that are not in one snapshot.
 var errHistoryMoved = errors.New("a block moved between rows and history during the read; try again")
+
+// qHistorySegments: chain, lo, hi → number, kind, data of every segment
+// of the blocks from lo to hi, in number order. qHistorySegment: chain,
+// number, kind → data.
+const (
+	qHistorySegments = `SELECT number, kind, data FROM history_segments WHERE chain = $1 AND number BETWEEN $2 AND $3
+		ORDER BY number, kind`
+	qHistorySegment = `SELECT data FROM history_segments WHERE chain = $1 AND number = $2 AND kind = $3`
+)

@@ -9,24 +9,22 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// Filter Logs' counts of the tip's rows (log_counts, migration 0014).
-//
-// History's logs are counted by log_postings' n, bucket by bucket, so a
-// count over history costs a few rows whatever the matches. The rows at the
-// tip were counted entry by entry in logs_address or logs_topic0, which
-// grows with the matches: on PostgreSQL a busy address's 7,855 entries in
-// the tip's 256 blocks took 3.8 ms and made a range over the whole history
-// twice as slow at 16x the matches as at 1x (docs/benchmarks.md). log_counts
-// keeps, per bucket of LogBucketBlocks and key of log_postings' kinds, the
-// number of the rows' logs: writes of rows add to it, deletes of rows take
-// off what they delete (the stores' uncount statements), so the rows of a
-// range that holds them all are counted by a sum of a few rows too.
-
 // maxRowCountBuckets bounds the buckets a count of rows adds up: each
-// bucket is a seek per key. The tip's rows span one or two.
+// bucket is a seek per key. The rows span one or two.
 const maxRowCountBuckets = 64
 
-// logCounter gathers the counts of the logs of the rows a write adds.
+// logCounter gathers the counts of the logs of the rows a write adds, for
+// log_counts (migration 0014): Filter Logs' counts of the rows.
+//
+// History's logs are counted by log_postings' n, bucket by bucket, so a
+// count over history costs a few rows whatever the matches. The rows were
+// counted entry by entry in logs_address or logs_topic0, which grows with
+// the matches, and made a range over the whole history slower as its
+// matches grew (docs/benchmarks.md, "The endpoints beyond the six").
+// log_counts keeps, per bucket of LogBucketBlocks and key of log_postings'
+// kinds, the number of the rows' logs: writes of rows add to it, deletes of
+// rows take off what they delete (deleteBlocks), so the rows of a range
+// that holds them all are counted by a sum of a few rows too.
 type logCounter map[logKey]int64
 
 // add counts the logs of block d.
@@ -43,13 +41,13 @@ func (c logCounter) add(d *chainquery.BlockData) {
 
 // rows returns the counts in log_counts' key order (bucket, kind, key), as
 // the rows BlockBatch.AddLogCounts adds: Dir is the kind, Address the key.
-func (c logCounter) rows() []TraceCountRow {
-	rows := make([]TraceCountRow, 0, len(c))
+func (c logCounter) rows() []BucketRow {
+	rows := make([]BucketRow, 0, len(c))
 	for k, n := range c {
-		rows = append(rows, TraceCountRow{Dir: k.kind, Address: []byte(k.key), Bucket: k.bucket, N: n})
+		rows = append(rows, BucketRow{Kind: k.kind, Key: []byte(k.key), Bucket: k.bucket, N: n})
 	}
-	slices.SortFunc(rows, func(x, y TraceCountRow) int {
-		return cmp.Or(cmp.Compare(x.Bucket, y.Bucket), cmp.Compare(x.Dir, y.Dir), bytes.Compare(x.Address, y.Address))
+	slices.SortFunc(rows, func(x, y BucketRow) int {
+		return cmp.Or(cmp.Compare(x.Bucket, y.Bucket), cmp.Compare(x.Kind, y.Kind), bytes.Compare(x.Key, y.Key))
 	})
 	return rows
 }
@@ -60,7 +58,7 @@ func (c logCounter) rows() []TraceCountRow {
 // a topic0, or when the range does not hold every row (rows are the
 // blocks from below up: it starts above the lowest, or ends below the
 // highest). Those are counted from the rows' index instead.
-func (s *SQLStore) rowLogCount(ctx context.Context, c StoreConn, chain, lo, hi, below int64, f *chainquery.LogRangeFilter) (n int, ok bool, err error) {
+func (s *Store) rowLogCount(ctx context.Context, c Conn, chain, lo, hi, below int64, f *chainquery.LogRangeFilter) (n int, ok bool, err error) {
 	if len(f.Topics[1])+len(f.Topics[2])+len(f.Topics[3]) > 0 {
 		return 0, false, nil
 	}
@@ -69,10 +67,10 @@ func (s *SQLStore) rowLogCount(ctx context.Context, c StoreConn, chain, lo, hi, 
 		return 0, false, nil
 	}
 	var first, head *int64
-	if _, err := queryRow(ctx, c, s.SQL.FirstBlockFrom, []any{chain, below}, &first); err != nil || first == nil || lo > *first {
+	if _, err := queryRow(ctx, c, qFirstBlockFrom, []any{chain, below}, &first); err != nil || first == nil || lo > *first {
 		return 0, err == nil && first == nil, err // no rows: none to count
 	}
-	if _, err := queryRow(ctx, c, s.SQL.LatestBlock, []any{chain}, &head); err != nil || head == nil || hi < *head {
+	if _, err := queryRow(ctx, c, qLatestBlock, []any{chain}, &head); err != nil || head == nil || hi < *head {
 		return 0, false, err
 	}
 	if hi/LogBucketBlocks-lo/LogBucketBlocks >= maxRowCountBuckets {
@@ -82,7 +80,7 @@ func (s *SQLStore) rowLogCount(ctx context.Context, c StoreConn, chain, lo, hi, 
 	for k := lo / LogBucketBlocks; k <= hi/LogBucketBlocks; k++ {
 		buckets = append(buckets, k)
 	}
-	q, args := s.SQL.LogRowCount(chain, buckets, kind, keys)
+	q, args := s.Dialect.LogRowCount(chain, buckets, kind, keys)
 	_, err = queryRow(ctx, c, q, args, &n)
 	return n, err == nil, err
 }

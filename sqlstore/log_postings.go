@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -10,6 +11,12 @@ import (
 	"github.com/chainquery/chainquery/history"
 )
 
+// LogBucketBlocks is the span of a bucket of log_postings: ten of
+// trace_counts', since a count over a range seeks each bucket of it once,
+// and a key that logs now and then has one row where it had several
+// (docs/benchmarks.md, "Filter Logs by posting lists"). A count's edges
+// and a page decode at most the runs of one bucket's list they need.
+//
 // The logs of history blocks are found by posting lists, as their traces
 // are: per bucket of LogBucketBlocks heights and key, the places of the
 // logs with that key (log_postings, migration 0012). A key is an address,
@@ -17,13 +24,6 @@ import (
 // the log in its block's log segment). So Filter Logs with an address or a
 // topic0 counts its matches by the rows' n, a sum per bucket of the range
 // whatever the matches, and reads the page's lists alone.
-
-// LogBucketBlocks is the span of a bucket of log_postings: ten of
-// trace_counts', since a count over a range seeks each bucket of it once
-// (50 seeks for 50,000 blocks where 500 were a third of serve's CPU), and
-// a key that logs now and then has one row where it had several (29% fewer
-// rows at Polygon's shape). A count's edges and a page decode at most the
-// runs of one bucket's list they need.
 const LogBucketBlocks = 1000
 
 // Kinds of key of log_postings.
@@ -62,9 +62,9 @@ func logPostingKeys(f *chainquery.LogRangeFilter) (kind int, keys [][]byte, ok b
 
 // logsFrom returns the lowest history block of chain whose logs are in
 // log_postings.
-func (s *SQLStore) logsFrom(ctx context.Context, c StoreConn, chain int64) (int64, error) {
+func (s *Store) logsFrom(ctx context.Context, c Conn, chain int64) (int64, error) {
 	var from int64
-	_, err := queryRow(ctx, c, s.SQL.LogsFrom, []any{chain}, &from)
+	_, err := queryRow(ctx, c, qLogsFrom, []any{chain}, &from)
 	return from, err
 }
 
@@ -73,8 +73,9 @@ func (s *SQLStore) logsFrom(ctx context.Context, c StoreConn, chain int64) (int6
 // its first bucket's lists, however the bucket lies, and one to history's
 // highest block the whole of its last bucket's. Such a bucket is counted
 // by its n, as one inside the range: reading its lists to count them by
-// their headers cost what its matches cost (on PostgreSQL, the range over
-// the whole history was 1.4-1.6x slower at 16x the matches than at 1x).
+// their headers cost what its matches cost, and the range over the whole
+// history grew with its matches (docs/benchmarks.md, Filter Logs on
+// PostgreSQL, "end buckets").
 type listEnds struct{ fromBottom, toTop bool }
 
 // postingRangeLogs hands m the logs of the history blocks lo to hi (whose
@@ -84,7 +85,7 @@ type listEnds struct{ fromBottom, toTop bool }
 // (and the range's edge buckets', to count their part), and only the
 // page's blocks decoded. A condition on topic1 to topic3 is checked in the
 // log segments of the blocks the lists name: its cost grows with them.
-func (s *SQLStore) postingRangeLogs(ctx context.Context, c StoreConn, chain int64, lo, hi uint64, ends listEnds, m *logMatcher) error {
+func (s *Store) postingRangeLogs(ctx context.Context, c Conn, chain int64, lo, hi uint64, ends listEnds, m *logMatcher) error {
 	kind, keys, _ := logPostingKeys(m.f)
 	first, last := int64(lo/LogBucketBlocks), int64(hi/LogBucketBlocks)
 	lists := func(first, last int64, each func(bucket int64, lists [][]byte) error) error {
@@ -116,7 +117,7 @@ func (s *SQLStore) postingRangeLogs(ctx context.Context, c StoreConn, chain int6
 	var counts []bucketCount
 	var b int64
 	var n int
-	q, args := s.SQL.LogPostingCounts(chain, kind, keys, first, last)
+	q, args := s.Dialect.LogPostingCounts(chain, kind, keys, first, last)
 	if err := c.Query(ctx, q, args, []any{&b, &n}, func() error {
 		counts = append(counts, bucketCount{b, n})
 		return nil
@@ -211,8 +212,8 @@ func (s *SQLStore) postingRangeLogs(ctx context.Context, c StoreConn, chain int6
 
 // logPostingLists reads the lists of keys of kind over the buckets first
 // to last and hands each bucket's, in bucket order, to each.
-func (s *SQLStore) logPostingLists(ctx context.Context, c StoreConn, chain int64, kind int, keys [][]byte, first, last int64, each func(bucket int64, lists [][]byte) error) error {
-	q, args := s.SQL.LogPostings(chain, kind, keys, first, last)
+func (s *Store) logPostingLists(ctx context.Context, c Conn, chain int64, kind int, keys [][]byte, first, last int64, each func(bucket int64, lists [][]byte) error) error {
+	q, args := s.Dialect.LogPostings(chain, kind, keys, first, last)
 	var bucket, cur int64 = 0, -1
 	var data []byte
 	var pending [][]byte
@@ -273,7 +274,7 @@ func listsPage(lists [][]byte, lo, hi uint64, offset, limit int) ([]history.Post
 }
 
 // keepPostings adds the logs at places ps, in order, to m's page.
-func (s *SQLStore) keepPostings(ctx context.Context, c StoreConn, chain int64, ps []history.Posting, m *logMatcher) error {
+func (s *Store) keepPostings(ctx context.Context, c Conn, chain int64, ps []history.Posting, m *logMatcher) error {
 	var numbers []uint64
 	for _, p := range ps {
 		if len(numbers) == 0 || numbers[len(numbers)-1] != p.Block {
@@ -301,3 +302,181 @@ func (s *SQLStore) keepPostings(ctx context.Context, c StoreConn, chain int64, p
 	}
 	return nil
 }
+
+// logKey names a list a write builds.
+type logKey struct {
+	kind   int
+	key    string
+	bucket int64
+}
+
+// logLists gathers the posting lists of the logs of the history blocks a
+// write adds.
+type logLists map[logKey][]history.Posting
+
+// add adds the logs of block d, in log index order (canonical), to the
+// lists.
+func (ls logLists) add(d *chainquery.BlockData) {
+	n := d.Block.Number
+	bucket := int64(n / LogBucketBlocks)
+	for i, l := range d.Logs {
+		p := history.Posting{Block: n, Pos: uint32(i)}
+		ls.put(logKey{logKeyAddress, string(l.Address[:]), bucket}, p)
+		if len(l.Topics) > 0 {
+			ls.put(logKey{logKeyTopic0, string(l.Topics[0][:]), bucket}, p)
+			ls.put(logKey{logKeyAddressTopic0, string(l.Address[:]) + string(l.Topics[0][:]), bucket}, p)
+		}
+	}
+}
+
+func (ls logLists) put(k logKey, p history.Posting) { ls[k] = append(ls[k], p) }
+
+// flush adds the lists to log_postings, in its key's order, and empties
+// them.
+func (ls logLists) flush(ctx context.Context, b BlockBatch) error {
+	if len(ls) == 0 {
+		return nil
+	}
+	rows := make([]BucketRow, 0, len(ls))
+	for k, ps := range ls {
+		// A backfill reads its blocks in the database's order.
+		slices.SortFunc(ps, func(x, y history.Posting) int { return cmp.Compare(x.Block, y.Block)*2 + cmp.Compare(x.Pos, y.Pos) })
+		list, err := history.AppendPostings(nil, ps)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, BucketRow{Kind: k.kind, Key: []byte(k.key), Bucket: k.bucket, N: int64(len(ps)), List: list})
+	}
+	clear(ls)
+	slices.SortFunc(rows, func(x, y BucketRow) int {
+		return cmp.Or(cmp.Compare(x.Bucket, y.Bucket), cmp.Compare(x.Kind, y.Kind), bytes.Compare(x.Key, y.Key))
+	})
+	return b.AddLogPostings(ctx, rows)
+}
+
+// indexLogs writes the log postings of up to max buckets of chain's
+// history below logs_from, from the top down, and lowers logs_from past
+// them; it returns logs_from then.
+func (s *Store) indexLogs(ctx context.Context, b BlockBatch, chain int64, max int) (int64, error) {
+	from, err := s.logsFrom(ctx, b, chain)
+	if err != nil || from == 0 {
+		return from, err
+	}
+	below, err := s.historyBelow(ctx, b, chain)
+	if err != nil {
+		return 0, err
+	}
+	start := from
+	for i := 0; i < max && from > 0; i++ {
+		var last *int64
+		if _, err := queryRow(ctx, b, qLastBlockBelow, []any{chain, from}, &last); err != nil {
+			return 0, err
+		}
+		if last == nil {
+			from = 0
+			break
+		}
+		lo := *last / LogBucketBlocks * LogBucketBlocks
+		if err := s.listLogBucket(ctx, b, chain, lo, min(below, lo+LogBucketBlocks)-1); err != nil {
+			return 0, err
+		}
+		from = lo
+	}
+	if from != start {
+		_, err = b.Exec(ctx, qSetLogsFrom, chain, from)
+	}
+	return from, err
+}
+
+// listLogBucket writes anew the rows of log_postings of the bucket that
+// starts at lo, from the log segments of its history blocks lo to hi
+// (all of them: logs_from may lie inside the bucket, whose blocks above it
+// are listed already, and a list's entries must be in chain order).
+func (s *Store) listLogBucket(ctx context.Context, b BlockBatch, chain, lo, hi int64) error {
+	numbers := make([]uint64, 0, hi-lo+1)
+	for n := lo; n <= hi; n++ {
+		numbers = append(numbers, uint64(n))
+	}
+	ls := logLists{}
+	var n int64
+	var kind int
+	var data []byte
+	var st stamp
+	q, args := s.Dialect.HistoryLogBlocks(chain, numbers)
+	err := b.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
+		logs, err := history.DecodeLogs(data, uint64(n))
+		if err == nil {
+			ls.add(&chainquery.BlockData{Block: &chainquery.Block{Number: uint64(n)}, Logs: logs})
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := b.Exec(ctx, qDeleteLogPostings, chain, lo/LogBucketBlocks); err != nil {
+		return err
+	}
+	return ls.flush(ctx, b)
+}
+
+// thawLogs keeps the log postings right when a thaw turns chain's history
+// from lo (the start of a bucket of trace_counts) up back into rows, after
+// it has deleted the rows of log_postings from lo's bucket up: that
+// bucket's blocks below lo are listed again, when they were, and logs_from
+// goes no higher than lo.
+func (s *Store) thawLogs(ctx context.Context, b BlockBatch, chain, lo int64) error {
+	from, err := s.logsFrom(ctx, b, chain)
+	if err != nil {
+		return err
+	}
+	start := lo / LogBucketBlocks * LogBucketBlocks
+	if from < lo && start < lo {
+		if err := s.listLogBucket(ctx, b, chain, start, lo-1); err != nil {
+			return err
+		}
+		from = min(from, start)
+	}
+	_, err = b.Exec(ctx, qSetLogsFrom, chain, min(from, lo))
+	return err
+}
+
+// IndexLogHistory writes the log postings of up to buckets buckets of
+// chain's history written before they existed (migration 0012), in one
+// transaction, and returns how many heights of history are left without
+// them, from the first stored block up: `chainquery migrate` calls it
+// until it returns 0.
+func (s *Store) IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (left uint64, err error) {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return 0, err
+	}
+	b, err := s.BeginBlocks(ctx, id, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer b.Rollback()
+	from, err := s.indexLogs(ctx, b, id, buckets)
+	if err != nil {
+		return 0, err
+	}
+	var first *int64
+	if _, err := queryRow(ctx, b, qFirstBlockFrom, []any{id, 0}, &first); err != nil {
+		return 0, err
+	}
+	if first != nil && *first < from {
+		left = uint64(from - *first)
+	}
+	return left, b.Commit(ctx)
+}
+
+// qLogsFrom: chain → logs_from, the lowest history block whose logs are
+// in log_postings. qSetLogsFrom: chain, logs_from. qLastBlockBelow: chain,
+// number → the highest stored block below number, NULL when there is
+// none. qDeleteLogPostings: chain, bucket → deletes the bucket's rows of
+// log_postings (a backfill writes them anew).
+const (
+	qLogsFrom          = `SELECT logs_from FROM history WHERE chain = $1`
+	qSetLogsFrom       = `UPDATE history SET logs_from = $2 WHERE chain = $1`
+	qLastBlockBelow    = `SELECT max(number) FROM blocks WHERE chain = $1 AND number < $2`
+	qDeleteLogPostings = `DELETE FROM log_postings WHERE chain = $1 AND bucket = $2`
+)

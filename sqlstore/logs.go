@@ -15,7 +15,7 @@ import (
 // Where the dialect has LogTransactionPage, one statement answers unless the
 // page is empty, as in FindBlockReceipts; otherwise, and for an empty page,
 // the transaction and then its page are read in one read transaction.
-func (s *SQLStore) FindTransactionLogs(ctx context.Context, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
+func (s *Store) FindTransactionLogs(ctx context.Context, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
 	id, err := storeChainID(f.Chain)
 	if err != nil {
 		return nil, 0, err
@@ -26,9 +26,9 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f chainquery.LogFilt
 	head.counter(&l.BlockNumber).to(&l.TransactionIndex).fixed(l.TransactionFrom[:]).address(&l.TransactionTo).
 		to(&count, &l.Timestamp)
 	logScan(&page, &l)
-	if s.SQL.LogTransactionPage != nil {
+	if s.Dialect.LogTransactionPage != nil {
 		both := scan{dest: slices.Concat(head.dest, page.dest), post: slices.Concat(head.post, page.post)}
-		q, args := s.SQL.LogTransactionPage(id, f.TransactionHash, f.BlockNumber, f.Limit, f.Offset)
+		q, args := s.Dialect.LogTransactionPage(id, f.TransactionHash, f.BlockNumber, f.Limit, f.Offset)
 		if out, err := queryRows(ctx, s.Read, q, args, &both, &l); err != nil || len(out) > 0 {
 			return out, count, err
 		}
@@ -39,7 +39,7 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f chainquery.LogFilt
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	q, args := s.SQL.LogTransaction(id, f.TransactionHash, f.BlockNumber)
+	q, args := s.Dialect.LogTransaction(id, f.TransactionHash, f.BlockNumber)
 	if found, err := queryRow(ctx, tx, q, args, head.dest...); err != nil {
 		return nil, 0, err
 	} else if !found {
@@ -56,7 +56,7 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f chainquery.LogFilt
 		return nil, 0, err
 	}
 	args = []any{id, int64(l.BlockNumber), l.TransactionIndex, f.Limit, f.Offset}
-	out, err := queryRows(ctx, tx, s.SQL.LogPage, args, &page, &l)
+	out, err := queryRows(ctx, tx, qLogPage, args, &page, &l)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -65,7 +65,7 @@ func (s *SQLStore) FindTransactionLogs(ctx context.Context, f chainquery.LogFilt
 
 // historyLogPage returns the page of f's logs when its transaction is in
 // history; nil when it is not there either.
-func (s *SQLStore) historyLogPage(ctx context.Context, c StoreConn, chain int64, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
+func (s *Store) historyLogPage(ctx context.Context, c Conn, chain int64, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
 	t, logs, err := s.historyTxLogs(ctx, c, chain, f.TransactionHash, f.BlockNumber)
 	if err != nil || t == nil {
 		return nil, 0, err
@@ -85,7 +85,7 @@ func (s *SQLStore) historyLogPage(ctx context.Context, c StoreConn, chain int64,
 // (TransactionService): from rows, a count and a page of logs joined to
 // their transactions; from history, the block's logs and transactions
 // segments (or the cache).
-func (s *SQLStore) FindBlockLogs(ctx context.Context, f chainquery.BlockLogFilter) ([]*chainquery.Log, int, error) {
+func (s *Store) FindBlockLogs(ctx context.Context, f chainquery.BlockLogFilter) ([]*chainquery.Log, int, error) {
 	tx, id, err := s.chainTx(ctx, f.Chain)
 	if err != nil {
 		return nil, 0, err
@@ -94,7 +94,7 @@ func (s *SQLStore) FindBlockLogs(ctx context.Context, f chainquery.BlockLogFilte
 	var timestamp int64
 	var version, count int
 	args := []any{id, int64(f.BlockNumber)}
-	if found, err := queryRow(ctx, tx, s.SQL.BlockLogCount, args, &timestamp, &version, &count); err != nil {
+	if found, err := queryRow(ctx, tx, qBlockLogCount, args, &timestamp, &version, &count); err != nil {
 		return nil, 0, err
 	} else if !found {
 		return nil, 0, chainquery.Errorf(chainquery.ENOTFOUND, "block %d is not indexed", f.BlockNumber)
@@ -109,7 +109,7 @@ func (s *SQLStore) FindBlockLogs(ctx context.Context, f chainquery.BlockLogFilte
 	l := chainquery.Log{BlockNumber: f.BlockNumber, Timestamp: timestamp}
 	sc := new(scan).to(&l.TransactionIndex).fixed(l.TransactionHash[:]).fixed(l.TransactionFrom[:]).address(&l.TransactionTo)
 	logScan(sc, &l)
-	out, err = queryRows(ctx, tx, s.SQL.BlockLogPage, append(args, f.Limit, f.Offset), sc, &l)
+	out, err = queryRows(ctx, tx, s.Dialect.BlockLogPage, append(args, f.Limit, f.Offset), sc, &l)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -119,7 +119,7 @@ func (s *SQLStore) FindBlockLogs(ctx context.Context, f chainquery.BlockLogFilte
 // historyBlockLogs returns the page of f's block's logs and their count
 // from history: none when the block is not history (its rows hold no
 // log).
-func (s *SQLStore) historyBlockLogs(ctx context.Context, c StoreConn, chain int64, f chainquery.BlockLogFilter, timestamp int64, version int) ([]*chainquery.Log, int, error) {
+func (s *Store) historyBlockLogs(ctx context.Context, c Conn, chain int64, f chainquery.BlockLogFilter, timestamp int64, version int) ([]*chainquery.Log, int, error) {
 	out := []*chainquery.Log{}
 	logs, found, err := s.historyLogs(ctx, c, chain, f.BlockNumber, version)
 	if err != nil || !found || len(logs) == 0 {
@@ -153,7 +153,7 @@ func (s *SQLStore) historyBlockLogs(ctx context.Context, c StoreConn, chain int6
 // historyTxLogs finds the transaction hash in history as historyTx does
 // and returns copies of it and its logs; tx is nil when history has no
 // such transaction.
-func (s *SQLStore) historyTxLogs(ctx context.Context, c StoreConn, chain int64, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, logs []*chainquery.Log, err error) {
+func (s *Store) historyTxLogs(ctx context.Context, c Conn, chain int64, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, logs []*chainquery.Log, err error) {
 	tx, st, err := s.historyTx(ctx, c, chain, hash, block)
 	if err != nil || tx == nil {
 		return nil, nil, err
@@ -170,3 +170,13 @@ func (s *SQLStore) historyTxLogs(ctx context.Context, c StoreConn, chain int64, 
 	}
 	return tx, logs, nil
 }
+
+// qLogPage: chain, block number, tx_index, limit, offset → log_index,
+// address, topic0 to topic3, data, in log_index order.
+const qLogPage = `SELECT log_index, address, topic0, topic1, topic2, topic3, data
+	FROM logs WHERE chain = $1 AND block_number = $2 AND tx_index = $3 ORDER BY log_index LIMIT $4 OFFSET $5`
+
+// qBlockLogCount: chain, number → timestamp, version and the number of the
+// block's log rows; no row when the block is missing.
+const qBlockLogCount = `SELECT timestamp, version, (SELECT count(*) FROM logs WHERE chain = $1 AND block_number = $2)
+	FROM blocks WHERE chain = $1 AND number = $2`

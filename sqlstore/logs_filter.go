@@ -16,7 +16,7 @@ import (
 // matching every log of its range, at most chainquery.MaxLogRangeBlocks
 // blocks (historyRangeLogs); in rows the database counts the matches and
 // reads the page's, the conditions in the statements.
-func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*chainquery.Log, int, error) {
+func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*chainquery.Log, int, error) {
 	tx, id, err := s.chainTx(ctx, f.Chain)
 	if err != nil {
 		return nil, 0, err
@@ -46,7 +46,7 @@ func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([
 			return nil, 0, err
 		}
 		if !counted {
-			q, args := s.SQL.RangeLogCount(id, rlo, int64(hi), &f)
+			q, args := s.Dialect.RangeLogCount(id, rlo, int64(hi), &f)
 			if _, err := queryRow(ctx, tx, q, args, &n); err != nil {
 				return nil, 0, err
 			}
@@ -57,7 +57,7 @@ func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([
 			sc := new(scan).counter(&l.BlockNumber).to(&l.Timestamp, &l.TransactionIndex).fixed(l.TransactionHash[:]).
 				fixed(l.TransactionFrom[:]).address(&l.TransactionTo)
 			logScan(sc, &l)
-			q, args := s.SQL.RangeLogPage(id, rlo, int64(hi), &f, limit, offset)
+			q, args := s.Dialect.RangeLogPage(id, rlo, int64(hi), &f, limit, offset)
 			rows, err := queryRows(ctx, tx, q, args, sc, &l)
 			if err != nil {
 				return nil, 0, err
@@ -75,7 +75,7 @@ func (s *SQLStore) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([
 // lists yet, by matching every log of the range, which then must not hold
 // more than chainquery.MaxLogRangeBlocks blocks. toTop says that hi is
 // history's highest block.
-func (s *SQLStore) historyRangeMatches(ctx context.Context, c StoreConn, chain int64, lo, hi uint64, toTop bool, m *logMatcher) error {
+func (s *Store) historyRangeMatches(ctx context.Context, c Conn, chain int64, lo, hi uint64, toTop bool, m *logMatcher) error {
 	listed := hi + 1 // the first block read by the lists: none without a key
 	fromBottom := false
 	if m.f.Keyed() {
@@ -149,9 +149,9 @@ func (m *logMatcher) counted() bool {
 // alone (history.MatchLogs), and decoded whole only where the page has a
 // log. Only the page's logs are copied and given their block's and
 // transaction's fields, so that the transactions segment is decoded for
-// the page's blocks alone. (Decoding every block's logs and transactions
-// whole was 90% of serve's CPU on Filter Logs.)
-func (s *SQLStore) historyRangeLogs(ctx context.Context, c StoreConn, chain int64, numbers []uint64, m *logMatcher) error {
+// the page's blocks alone: decoding every block's logs and transactions
+// whole was most of serve's CPU on Filter Logs (docs/benchmarks.md).
+func (s *Store) historyRangeLogs(ctx context.Context, c Conn, chain int64, numbers []uint64, m *logMatcher) error {
 	blocks, err := s.logBlocks(ctx, c, chain, numbers)
 	if err != nil {
 		return err
@@ -196,7 +196,7 @@ func (s *SQLStore) historyRangeLogs(ctx context.Context, c StoreConn, chain int6
 // logBlocks returns the stored history blocks among numbers, each with
 // its logs from the decoded cache or else its log segment, read in one
 // statement.
-func (s *SQLStore) logBlocks(ctx context.Context, c StoreConn, chain int64, numbers []uint64) (map[uint64]*rangeBlock, error) {
+func (s *Store) logBlocks(ctx context.Context, c Conn, chain int64, numbers []uint64) (map[uint64]*rangeBlock, error) {
 	if len(numbers) == 0 {
 		return nil, nil
 	}
@@ -226,7 +226,7 @@ func (s *SQLStore) logBlocks(ctx context.Context, c StoreConn, chain int64, numb
 	var kind int
 	var data []byte
 	var st stamp
-	q, args := s.SQL.HistoryLogBlocks(chain, missing)
+	q, args := s.Dialect.HistoryLogBlocks(chain, missing)
 	err = c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
 		b := out[uint64(n)]
 		if b == nil || st != b.stamp {
@@ -241,8 +241,8 @@ func (s *SQLStore) logBlocks(ctx context.Context, c StoreConn, chain int64, numb
 // rangeBlock is a history block of a Filter Logs range as the page takes
 // its logs: its transactions decoded when the page first needs them.
 type rangeBlock struct {
-	s       *SQLStore
-	c       StoreConn
+	s       *Store
+	c       Conn
 	chain   int64
 	number  uint64
 	stamp   stamp

@@ -11,17 +11,16 @@ import (
 // Migrate brings a SQL store's schema up to date: it applies the migrations
 // of fsys (the files migration/*.sql) not yet recorded, in name order, each
 // in its own transaction together with its record. begin begins a
-// transaction on the store's database; applied is a statement that counts
-// the records of the migration named by its one argument, record one that
-// records it. The table of records must exist.
-func Migrate(ctx context.Context, fsys fs.FS, begin func(context.Context) (StoreTx, error), applied, record string) error {
+// transaction on the store's database; record is a statement that records
+// the migration named by its one argument. The table of records must exist.
+func Migrate(ctx context.Context, fsys fs.FS, begin func(context.Context) (Tx, error), record string) error {
 	names, err := fs.Glob(fsys, "migration/*.sql")
 	if err != nil {
 		return err
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := migrate(ctx, fsys, name, begin, applied, record); err != nil {
+		if err := migrate(ctx, fsys, name, begin, record); err != nil {
 			return fmt.Errorf("migration %s: %w", name, err)
 		}
 	}
@@ -29,10 +28,10 @@ func Migrate(ctx context.Context, fsys fs.FS, begin func(context.Context) (Store
 }
 
 // PendingMigrations returns the names of the migrations of fsys that the
-// database c reaches has not applied, in name order; applied is Migrate's.
+// database c reaches has not applied, in name order.
 // A server started on a database that another process created or that a
 // newer binary's migrations are still running on can be behind its schema.
-func PendingMigrations(ctx context.Context, fsys fs.FS, c StoreConn, applied string) ([]string, error) {
+func PendingMigrations(ctx context.Context, fsys fs.FS, c Conn) ([]string, error) {
 	names, err := fs.Glob(fsys, "migration/*.sql")
 	if err != nil {
 		return nil, err
@@ -41,7 +40,7 @@ func PendingMigrations(ctx context.Context, fsys fs.FS, c StoreConn, applied str
 	var pending []string
 	for _, name := range names {
 		var n int
-		if _, err := queryRow(ctx, c, applied, []any{name}, &n); err != nil {
+		if _, err := queryRow(ctx, c, qMigrationApplied, []any{name}, &n); err != nil {
 			return nil, err
 		} else if n == 0 {
 			pending = append(pending, path.Base(name))
@@ -50,14 +49,14 @@ func PendingMigrations(ctx context.Context, fsys fs.FS, c StoreConn, applied str
 	return pending, nil
 }
 
-func migrate(ctx context.Context, fsys fs.FS, name string, begin func(context.Context) (StoreTx, error), applied, record string) error {
+func migrate(ctx context.Context, fsys fs.FS, name string, begin func(context.Context) (Tx, error), record string) error {
 	tx, err := begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	var n int
-	if _, err := queryRow(ctx, tx, applied, []any{name}, &n); err != nil || n > 0 {
+	if _, err := queryRow(ctx, tx, qMigrationApplied, []any{name}, &n); err != nil || n > 0 {
 		return err
 	}
 	body, err := fs.ReadFile(fsys, name)
@@ -73,3 +72,6 @@ func migrate(ctx context.Context, fsys fs.FS, name string, begin func(context.Co
 	}
 	return tx.Commit(ctx)
 }
+
+// qMigrationApplied: name → the number of records of the migration.
+const qMigrationApplied = `SELECT count(*) FROM schema_migrations WHERE name = $1`

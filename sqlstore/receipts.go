@@ -15,7 +15,7 @@ import (
 // is needed (on PostgreSQL a transaction costs two more round trips); only
 // an empty page asks again which of "no such block" and "past the end" it
 // is.
-func (s *SQLStore) FindBlockReceipts(ctx context.Context, f chainquery.ReceiptFilter) ([]*chainquery.Receipt, int, error) {
+func (s *Store) FindBlockReceipts(ctx context.Context, f chainquery.ReceiptFilter) ([]*chainquery.Receipt, int, error) {
 	out, count, err := s.findBlockReceipts(ctx, f)
 	if errors.Is(err, errHistoryMoved) {
 		// The block's transactions moved from history back to rows
@@ -26,7 +26,7 @@ func (s *SQLStore) FindBlockReceipts(ctx context.Context, f chainquery.ReceiptFi
 	return out, count, err
 }
 
-func (s *SQLStore) findBlockReceipts(ctx context.Context, f chainquery.ReceiptFilter) ([]*chainquery.Receipt, int, error) {
+func (s *Store) findBlockReceipts(ctx context.Context, f chainquery.ReceiptFilter) ([]*chainquery.Receipt, int, error) {
 	id, err := storeChainID(f.Chain)
 	if err != nil {
 		return nil, 0, err
@@ -36,12 +36,12 @@ func (s *SQLStore) findBlockReceipts(ctx context.Context, f chainquery.ReceiptFi
 	var sc scan
 	sc.to(&r.Timestamp, &count).to(&r.TransactionIndex).fixed(r.TransactionHash[:]).counter(&r.CumulativeGasUsed).
 		counter(&r.GasUsed).address(&r.ContractAddress).to(&r.Status, s.ScanAmount(&r.EffectiveGasPrice))
-	out, err := queryRows(ctx, s.Read, s.SQL.ReceiptBlockPage, []any{id, int64(f.BlockNumber), f.Limit, f.Offset}, &sc, &r)
+	out, err := queryRows(ctx, s.Read, qReceiptBlockPage, []any{id, int64(f.BlockNumber), f.Limit, f.Offset}, &sc, &r)
 	if err != nil || len(out) > 0 {
 		return out, count, err
 	}
 	var version int
-	if found, err := queryRow(ctx, s.Read, s.SQL.ReceiptBlock, []any{id, int64(f.BlockNumber)}, &r.Timestamp, &count, &version); err != nil {
+	if found, err := queryRow(ctx, s.Read, qReceiptBlock, []any{id, int64(f.BlockNumber)}, &r.Timestamp, &count, &version); err != nil {
 		return nil, 0, err
 	} else if !found {
 		return nil, 0, chainquery.Errorf(chainquery.ENOTFOUND, "block %d is not indexed", f.BlockNumber)
@@ -63,3 +63,22 @@ func (s *SQLStore) findBlockReceipts(ctx context.Context, f chainquery.ReceiptFi
 	}
 	return out, count, nil
 }
+
+// qReceiptBlockPage is qReceiptBlock and qReceiptPage in one statement:
+// chain, number, limit, offset → qReceiptBlock's timestamp and
+// transaction_count, then qReceiptPage's columns. No row when the block is
+// missing or the page is empty: qReceiptBlock then tells which.
+const qReceiptBlockPage = `SELECT b.timestamp, b.transaction_count, x.tx_index, x.hash, x.cumulative_gas_used, x.gas_used,
+		x.contract_address, x.status, x.effective_gas_price
+	FROM blocks b JOIN transactions x ON x.chain = b.chain AND x.block_number = b.number
+	WHERE b.chain = $1 AND b.number = $2 ORDER BY x.tx_index LIMIT $3 OFFSET $4`
+
+// qReceiptBlock: chain, number → timestamp, transaction_count, version.
+// qReceiptPage: chain, number, limit, offset → tx_index, hash,
+// cumulative_gas_used, gas_used, contract_address, status,
+// effective_gas_price, in tx_index order.
+const (
+	qReceiptBlock = `SELECT timestamp, transaction_count, version FROM blocks WHERE chain = $1 AND number = $2`
+	qReceiptPage  = `SELECT tx_index, hash, cumulative_gas_used, gas_used, contract_address, status, effective_gas_price
+		FROM transactions WHERE chain = $1 AND block_number = $2 ORDER BY tx_index LIMIT $3 OFFSET $4`
+)

@@ -13,7 +13,7 @@ var errFirstRow = errors.New("first row read")
 
 // queryRow runs a statement of at most one row and scans it into dest,
 // reporting whether there was one.
-func queryRow(ctx context.Context, c StoreConn, query string, args []any, dest ...any) (bool, error) {
+func queryRow(ctx context.Context, c Conn, query string, args []any, dest ...any) (bool, error) {
 	found := false
 	err := c.Query(ctx, query, args, dest, func() error { found = true; return errFirstRow })
 	if errors.Is(err, errFirstRow) {
@@ -24,7 +24,7 @@ func queryRow(ctx context.Context, c StoreConn, query string, args []any, dest .
 
 // queryRows runs query and returns, for each row that sc scans into *row, a
 // copy of *row; never nil.
-func queryRows[T any](ctx context.Context, c StoreConn, query string, args []any, sc *scan, row *T) ([]*T, error) {
+func queryRows[T any](ctx context.Context, c Conn, query string, args []any, sc *scan, row *T) ([]*T, error) {
 	out := []*T{}
 	err := c.Query(ctx, query, args, sc.dest, sc.each(func() error {
 		r := *row
@@ -127,7 +127,7 @@ func fixedBytes(dst, b []byte) error {
 
 // txScan adds to sc the columns of a transaction as BlockTransactions
 // selects them, scanned into t.
-func (s *SQLStore) txScan(sc *scan, t *chainquery.Transaction) *scan {
+func (s *Store) txScan(sc *scan, t *chainquery.Transaction) *scan {
 	return sc.to(&t.Index).fixed(t.Hash[:]).fixed(t.From[:]).address(&t.To).to(s.ScanAmount(&t.Value)).
 		counter(&t.GasLimit).to(s.ScanAmount(&t.GasPrice), s.ScanAmount(&t.EffectiveGasPrice),
 		s.ScanAmount(&t.MaxFeePerGas), s.ScanAmount(&t.MaxPriorityFeePerGas)).
@@ -159,7 +159,7 @@ func logScan(sc *scan, l *chainquery.Log) *scan {
 // traceRowScan returns the scan of a trace's own columns into t:
 // block_number, tx_index, trace_address, type, call_type, from_addr,
 // to_addr, gas, gas_used, value, subtraces, input, output, error.
-func (s *SQLStore) traceRowScan(t *chainquery.Trace) *scan {
+func (s *Store) traceRowScan(t *chainquery.Trace) *scan {
 	var addr string
 	var typ, callType int
 	var errText *string
@@ -191,7 +191,7 @@ func traceCodes(t *chainquery.Trace, addr string, typ, callType int, errText *st
 // t.trace_address, the transaction's from_addr, to_addr and status, t.type,
 // t.call_type, t.from_addr, t.to_addr, t.gas, t.gas_used, t.value,
 // t.subtraces, t.input, t.output, t.error.
-func (s *SQLStore) traceScan(t *chainquery.Trace) *scan {
+func (s *Store) traceScan(t *chainquery.Trace) *scan {
 	var addr string
 	var typ, callType int
 	var errText *string

@@ -10,14 +10,14 @@ import (
 // FindSOLBalance returns the account's balance after its latest change at
 // or before f.At within the stored SOL range (chainquery.SOLBalanceService).
 // One statement reads the range and the change, as FindTokenBalance does.
-func (s *SQLStore) FindSOLBalance(ctx context.Context, f chainquery.SOLBalanceFilter) (*chainquery.SOLBalance, error) {
+func (s *Store) FindSOLBalance(ctx context.Context, f chainquery.SOLBalanceFilter) (*chainquery.SOLBalance, error) {
 	b := &chainquery.SOLBalance{Account: f.Account}
 	var fromSlot, from, throughSlot, through *int64
 	var found bool
 	var blockTime, lamports int64
 	var sc scan
 	sc.to(&fromSlot, &from, &throughSlot, &through, &found, &blockTime).counter(&b.Slot).to(&lamports)
-	ok, err := queryRow(ctx, s.Read, s.SQL.SOLBalance, []any{f.Account[:], f.At.UnixMilli()}, sc.dest...)
+	ok, err := queryRow(ctx, s.Read, s.Dialect.SOLBalance, []any{f.Account[:], f.At.UnixMilli()}, sc.dest...)
 	if err != nil {
 		return nil, err
 	}

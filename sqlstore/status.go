@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/chainquery/chainquery"
@@ -12,7 +13,7 @@ import (
 // and highest block, the block about 100 below the highest, and the lowest
 // block holding a trace, found through trace_counts' buckets), and the
 // cursor's one row.
-func (s *SQLStore) IndexStatus(ctx context.Context) (*chainquery.IndexStatus, error) {
+func (s *Store) IndexStatus(ctx context.Context) (*chainquery.IndexStatus, error) {
 	tx, err := s.ReadTx(ctx)
 	if err != nil {
 		return nil, err
@@ -33,7 +34,7 @@ func (s *SQLStore) IndexStatus(ctx context.Context) (*chainquery.IndexStatus, er
 	var hash *string
 	var sc scan
 	sc.counter(&c.Slot).to(&blockTime, &hash)
-	if found, err := queryRow(ctx, tx, s.SQL.SolanaCursor, nil, sc.dest...); err != nil {
+	if found, err := queryRow(ctx, tx, qSolanaCursor, nil, sc.dest...); err != nil {
 		return nil, err
 	} else if found {
 		if err := sc.done(); err != nil {
@@ -50,7 +51,7 @@ func (s *SQLStore) IndexStatus(ctx context.Context) (*chainquery.IndexStatus, er
 
 // chainStatus returns the indexed range of chain, nil when no block of it is
 // stored.
-func (s *SQLStore) chainStatus(ctx context.Context, c StoreConn, chain chainquery.Chain) (*chainquery.ChainStatus, error) {
+func (s *Store) chainStatus(ctx context.Context, c Conn, chain chainquery.Chain) (*chainquery.ChainStatus, error) {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return nil, err
@@ -58,7 +59,7 @@ func (s *SQLStore) chainStatus(ctx context.Context, c StoreConn, chain chainquer
 	cs := &chainquery.ChainStatus{Chain: chain}
 	var sc scan
 	sc.counter(&cs.FirstBlock).counter(&cs.LastBlock).to(&cs.LastTime)
-	if found, err := queryRow(ctx, c, s.SQL.ChainExtent, []any{id}, sc.dest...); err != nil || !found {
+	if found, err := queryRow(ctx, c, qChainExtent, []any{id}, sc.dest...); err != nil || !found {
 		return nil, err
 	} else if err := sc.done(); err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func (s *SQLStore) chainStatus(ctx context.Context, c StoreConn, chain chainquer
 		sc = scan{}
 		sc.counter(&n).to(&t)
 		below := cs.LastBlock - min(cs.LastBlock-cs.FirstBlock, TraceCountBlocks)
-		if found, err := queryRow(ctx, c, s.SQL.BlockAtOrBelow, []any{id, int64(below)}, sc.dest...); err != nil {
+		if found, err := queryRow(ctx, c, qBlockAtOrBelow, []any{id, int64(below)}, sc.dest...); err != nil {
 			return nil, err
 		} else if found {
 			if err := sc.done(); err != nil {
@@ -83,7 +84,7 @@ func (s *SQLStore) chainStatus(ctx context.Context, c StoreConn, chain chainquer
 	var from uint64
 	sc = scan{}
 	sc.counter(&from).to(&cs.TracesFromTime)
-	if found, err := queryRow(ctx, c, s.SQL.TracesFrom, []any{id}, sc.dest...); err != nil {
+	if found, err := queryRow(ctx, c, s.statements().tracesFrom, []any{id}, sc.dest...); err != nil {
 		return nil, err
 	} else if found {
 		if err := sc.done(); err != nil {
@@ -92,4 +93,32 @@ func (s *SQLStore) chainStatus(ctx context.Context, c StoreConn, chain chainquer
 		cs.TracesFrom = &from
 	}
 	return cs, nil
+}
+
+// qChainExtent: chain → the lowest number, the highest number and its
+// timestamp; no row when none is stored. qBlockAtOrBelow: chain, number →
+// number, timestamp of the highest block at or below it.
+const (
+	qChainExtent = `SELECT f.number, l.number, l.timestamp
+		FROM (SELECT number FROM blocks WHERE chain = $1 ORDER BY number LIMIT 1) AS f,
+		     (SELECT number, timestamp FROM blocks WHERE chain = $1 ORDER BY number DESC LIMIT 1) AS l`
+	qBlockAtOrBelow = `SELECT number, timestamp FROM blocks WHERE chain = $1 AND number <= $2 ORDER BY number DESC LIMIT 1`
+)
+
+// tracesFromSQL: chain → number, timestamp of the lowest block holding a
+// trace: the first bucket counting any, found a bucket at a time
+// (trace_counts is keyed by bucket, then direction), then its first block
+// with a trace. The walk stops at that bucket; the counts are exact, so no
+// block holds a trace when no bucket counts one, and a chain without
+// traces costs one seek, not a walk of its blocks. No row when none holds
+// one.
+func tracesFromSQL(d *Dialect) string {
+	return `WITH RECURSIVE k (b) AS (
+			SELECT min(bucket) FROM trace_counts WHERE chain = $1
+			UNION ALL SELECT (SELECT min(bucket) FROM trace_counts WHERE chain = $1 AND bucket > k.b) FROM k
+			WHERE k.b IS NOT NULL AND NOT EXISTS (SELECT 1 FROM trace_counts
+				WHERE chain = $1 AND bucket = k.b AND dir = ` + strconv.Itoa(CountAll) + ` AND address = ` + d.EmptyBytes + ` AND n > 0))
+		SELECT number, timestamp FROM blocks
+		WHERE chain = $1 AND trace_count > 0 AND number >= (SELECT max(b) FROM k) * ` + strconv.Itoa(TraceCountBlocks) + `
+		ORDER BY number LIMIT 1`
 }

@@ -12,7 +12,7 @@ import (
 // FindOwnerBalances returns one page of the balances of the token accounts
 // f.Owner owns at f.At, and how many there are (TokenBalanceService). The
 // cursor, the count and the page are read in one snapshot.
-func (s *SQLStore) FindOwnerBalances(ctx context.Context, f chainquery.OwnerBalancesFilter) ([]*chainquery.TokenBalance, int, error) {
+func (s *Store) FindOwnerBalances(ctx context.Context, f chainquery.OwnerBalancesFilter) ([]*chainquery.TokenBalance, int, error) {
 	tx, err := s.ReadTx(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -20,7 +20,7 @@ func (s *SQLStore) FindOwnerBalances(ctx context.Context, f chainquery.OwnerBala
 	defer tx.Rollback()
 	var slot, upTo int64
 	var hash *string
-	if found, err := queryRow(ctx, tx, s.SQL.SolanaCursor, nil, &slot, &upTo, &hash); err != nil {
+	if found, err := queryRow(ctx, tx, qSolanaCursor, nil, &slot, &upTo, &hash); err != nil {
 		return nil, 0, err
 	} else if !found {
 		return nil, 0, chainquery.IndexedUpToError(time.Time{})
@@ -39,7 +39,7 @@ func (s *SQLStore) FindOwnerBalances(ctx context.Context, f chainquery.OwnerBala
 	var name, symbol *string
 	var sc scan
 	sc.to(&count).fixed(b.Account[:]).fixed(b.Mint[:]).to(s.ScanAmount(&amount), &b.Decimals, &blockTime).counter(&b.Slot).to(&name, &symbol)
-	err = tx.Query(ctx, s.SQL.OwnerBalancePage, append(args, f.IncludeMetadata, f.Limit, f.Offset), sc.dest, sc.each(func() error {
+	err = tx.Query(ctx, s.Dialect.OwnerBalancePage, append(args, f.IncludeMetadata, f.Limit, f.Offset), sc.dest, sc.each(func() error {
 		if amount == nil || !amount.IsUint64() {
 			return fmt.Errorf("stored token amount %v is not a uint64", amount)
 		}
@@ -53,7 +53,7 @@ func (s *SQLStore) FindOwnerBalances(ctx context.Context, f chainquery.OwnerBala
 		return nil
 	}))
 	if err == nil && len(out) == 0 {
-		_, err = queryRow(ctx, tx, s.SQL.OwnerBalanceCount, args, &count)
+		_, err = queryRow(ctx, tx, s.Dialect.OwnerBalanceCount, args, &count)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -64,7 +64,7 @@ func (s *SQLStore) FindOwnerBalances(ctx context.Context, f chainquery.OwnerBala
 // FindTokenBalance returns the account's latest balance change at or before
 // f.At. It returns ENOTFOUND if f.At is later than the indexed history or if
 // the account has no change at or before f.At.
-func (s *SQLStore) FindTokenBalance(ctx context.Context, f chainquery.TokenBalanceFilter) (*chainquery.TokenBalance, error) {
+func (s *Store) FindTokenBalance(ctx context.Context, f chainquery.TokenBalanceFilter) (*chainquery.TokenBalance, error) {
 	b := &chainquery.TokenBalance{AsOf: f.At, Account: f.Account}
 	var upTo, blockTime int64
 	var found bool
@@ -75,7 +75,7 @@ func (s *SQLStore) FindTokenBalance(ctx context.Context, f chainquery.TokenBalan
 	sc.to(&upTo, &found, &owner).fixed(b.Mint[:]).to(s.ScanAmount(&amount), &b.Decimals, &blockTime).
 		counter(&b.Slot).to(&name, &symbol)
 	args := []any{f.Account[:], f.At.UnixMilli(), f.IncludeMetadata}
-	if ok, err := queryRow(ctx, s.Read, s.SQL.TokenBalance, args, sc.dest...); err != nil {
+	if ok, err := queryRow(ctx, s.Read, s.Dialect.TokenBalance, args, sc.dest...); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, chainquery.IndexedUpToError(time.Time{})
@@ -105,11 +105,11 @@ func (s *SQLStore) FindTokenBalance(ctx context.Context, f chainquery.TokenBalan
 
 // LatestOwner returns the owner of account's latest change that names one,
 // read on the primary for the same reason.
-func (s *SQLStore) LatestOwner(ctx context.Context, account chainquery.PublicKey) (chainquery.PublicKey, bool, error) {
+func (s *Store) LatestOwner(ctx context.Context, account chainquery.PublicKey) (chainquery.PublicKey, bool, error) {
 	var owner chainquery.PublicKey
 	var sc scan
 	sc.fixed(owner[:])
-	if found, err := queryRow(ctx, s.Primary, s.SQL.LatestOwner, []any{account[:]}, sc.dest...); err != nil || !found {
+	if found, err := queryRow(ctx, s.Primary, qLatestOwner, []any{account[:]}, sc.dest...); err != nil || !found {
 		return chainquery.PublicKey{}, false, err
 	}
 	if err := sc.done(); err != nil {
@@ -117,3 +117,8 @@ func (s *SQLStore) LatestOwner(ctx context.Context, account chainquery.PublicKey
 	}
 	return owner, true, nil
 }
+
+// qLatestOwner: account → the owner of its latest change that names one:
+// the primary key walked backwards from the account's latest change.
+const qLatestOwner = `SELECT owner FROM token_balances WHERE account = $1 AND owner IS NOT NULL
+	ORDER BY block_time DESC, slot DESC, tx_index DESC LIMIT 1`

@@ -10,22 +10,22 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// Trace counts per address and block bucket (the trace_counts table of the
-// SQL stores). Filter Traces must answer the exact number of matches, and
-// an offset must start the page there: counting index entries, or walking
-// them to the offset, costs as much as there are matches, which for a busy
-// contract over a month is about a hundred million. trace_counts holds, per
-// chain, direction (sender, recipient, or every trace), address and bucket
-// of TraceCountBlocks heights, the number of traces; it is kept in the
-// write transaction that writes or removes the traces (insertBlockRows,
-// and each store's statements that delete traces), so it is exact in every
-// snapshot a reader sees. A count is then the sum of the whole buckets in
-// the range plus the index entries of the two partial buckets at its ends,
-// and an offset skips whole buckets (and, without addresses, whole blocks
-// by their trace_count) before the page walks the rest.
-
 // TraceCountBlocks is how many block heights one bucket of trace_counts
-// covers: bucket = block number / TraceCountBlocks. A hundred keeps the edge
+// covers: bucket = block number / TraceCountBlocks.
+//
+// trace_counts is there because Filter Traces must answer the exact number
+// of matches, and an offset must start the page there: counting index
+// entries, or walking them to the offset, costs as much as there are
+// matches, which for a busy contract over a month is about a hundred
+// million. It holds, per chain, direction (sender, recipient, or every
+// trace), address and bucket, the number of traces; it is kept in the
+// write transaction that writes or removes the traces (insertBlockRows,
+// deleteBlocks), so it is exact in every snapshot a reader sees. A count
+// is then the sum of the whole buckets in the range plus the index entries
+// of the two partial buckets at its ends, and an offset skips whole
+// buckets (and, without addresses, whole blocks by their trace_count)
+// before the page walks the rest.
+// A hundred keeps the edge
 // walks short (a contract that is the recipient of a tenth of a Polygon
 // block's ~900 traces has ~9,000 entries per bucket) while a month of
 // Polygon (1.3 million blocks) is 13,000 buckets to add up. The migrations
@@ -41,16 +41,18 @@ const (
 	CountAll  = 2 // every trace
 )
 
-// TraceCountRow is one change to a row of trace_counts: N traces more (or
-// fewer, when negative) for Address in direction Dir in Bucket, and, when
-// List is not nil, the posting list of traces that became history, to
-// append to the row's list (history.go).
-type TraceCountRow struct {
-	Dir     int
-	Address []byte // empty for CountAll
-	Bucket  int64
-	N       int64
-	List    []byte
+// BucketRow is one change to a row of a bucketed index: trace_counts, whose
+// Kind is a direction (CountFrom, CountTo, CountAll) and Key an address
+// (empty for CountAll), or log_postings and log_counts, whose Kind is a
+// key kind (logKeyAddress...) and Key that key. N rows more (or fewer, when
+// negative) in Bucket and, when List is not nil, the posting list of rows
+// that became history, to append to the row's list (history.go).
+type BucketRow struct {
+	Kind   int
+	Key    []byte
+	Bucket int64
+	N      int64
+	List   []byte
 }
 
 // traceCountKey identifies a row of trace_counts within one chain.
@@ -81,12 +83,12 @@ func (c traceCounter) add(block uint64, traces []*chainquery.Trace) {
 // rows returns the changes in key order (bucket, direction, address): the
 // order of trace_counts' primary key, so that the writes go through the
 // index in one pass.
-func (c traceCounter) rows() []TraceCountRow {
-	out := make([]TraceCountRow, 0, len(c))
+func (c traceCounter) rows() []BucketRow {
+	out := make([]BucketRow, 0, len(c))
 	for k, n := range c {
-		r := TraceCountRow{Dir: k.dir, Address: []byte{}, Bucket: k.bucket, N: n}
+		r := BucketRow{Kind: k.dir, Key: []byte{}, Bucket: k.bucket, N: n}
 		if k.dir != CountAll {
-			r.Address = bytes.Clone(k.addr[:])
+			r.Key = bytes.Clone(k.addr[:])
 		}
 		out = append(out, r)
 	}
@@ -95,8 +97,8 @@ func (c traceCounter) rows() []TraceCountRow {
 }
 
 // compareCountKeys orders rows of trace_counts as its primary key does.
-func compareCountKeys(a, b TraceCountRow) int {
-	return cmp.Or(cmp.Compare(a.Bucket, b.Bucket), cmp.Compare(a.Dir, b.Dir), bytes.Compare(a.Address, b.Address))
+func compareCountKeys(a, b BucketRow) int {
+	return cmp.Or(cmp.Compare(a.Bucket, b.Bucket), cmp.Compare(a.Kind, b.Kind), bytes.Compare(a.Key, b.Key))
 }
 
 // Bucketed reports whether the plan's count and offset use trace_counts:
@@ -138,7 +140,7 @@ func (p *TracePlan) over(lo, hi int64) *TracePlan {
 // cheaper of two walks: of its blocks inside the range, or of those outside
 // it, taken off the bucket's row. A range of 100 blocks across two buckets
 // thus walks 50 blocks on average, not 100.
-func (s *SQLStore) countTraces(ctx context.Context, tx StoreTx, p *TracePlan) (int, error) {
+func (s *Store) countTraces(ctx context.Context, tx Tx, p *TracePlan) (int, error) {
 	count := 0
 	walk := func(lo, hi int64, sign int) error {
 		if lo > hi {
@@ -191,7 +193,7 @@ func (s *SQLStore) countTraces(ctx context.Context, tx StoreTx, p *TracePlan) (i
 	q := *p
 	q.FirstBucket, q.LastBucket = first, last
 	var whole int
-	query, args := s.SQL.TraceBucketSum(&q)
+	query, args := s.Dialect.TraceBucketSum(&q)
 	_, err = queryRow(ctx, tx, query, args, &whole)
 	return count + whole, err
 }
@@ -200,7 +202,7 @@ func (s *SQLStore) countTraces(ctx context.Context, tx StoreTx, p *TracePlan) (i
 // trace_counts tells them over the buckets the range touches: the count and
 // the page of such a filter walk every entry of the walked side in the
 // range, whichever side that is.
-func (s *SQLStore) chooseSide(ctx context.Context, tx StoreTx, p *TracePlan) error {
+func (s *Store) chooseSide(ctx context.Context, tx Tx, p *TracePlan) error {
 	if len(p.Also) == 0 {
 		return nil
 	}
@@ -208,7 +210,7 @@ func (s *SQLStore) chooseSide(ctx context.Context, tx StoreTx, p *TracePlan) err
 	matches := func(q TracePlan) (int, error) {
 		q.Also, q.FirstBucket, q.LastBucket = nil, q.Lo/b, q.Hi/b
 		var n int
-		query, args := s.SQL.TraceBucketSum(&q)
+		query, args := s.Dialect.TraceBucketSum(&q)
 		_, err := queryRow(ctx, tx, query, args, &n)
 		return n, err
 	}
@@ -235,11 +237,11 @@ var errFound = errors.New("offset reached")
 // skips, as far as whole buckets and (without addresses) whole blocks
 // allow, and lowers the offset to match: the page then walks at most a
 // bucket's matches of its addresses, or a block's traces, before its rows.
-// Where the store narrows its walks (StoreSQL.NarrowWalks) and the offset
+// Where the store narrows its walks (Dialect.NarrowWalks) and the offset
 // ends in a whole bucket, the same read of the buckets goes on to end the
 // range where narrowWalks would, and narrowed reports it: the page needs
 // no second read of trace_counts.
-func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan) (narrowed bool, err error) {
+func (s *Store) skipOffset(ctx context.Context, tx Tx, p *TracePlan) (narrowed bool, err error) {
 	const b = TraceCountBlocks
 	all := len(p.Walk) == 0
 	if p.Page.Offset == 0 || len(p.Also) > 0 {
@@ -249,7 +251,7 @@ func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan) (na
 	skipBlocks := func(lo, hi int64) (bool, error) {
 		var n int64
 		var traces int
-		err := tx.Query(ctx, s.SQL.BlockTraceCounts, []any{p.Chain, lo, hi}, []any{&n, &traces}, func() error {
+		err := tx.Query(ctx, qBlockTraceCounts, []any{p.Chain, lo, hi}, []any{&n, &traces}, func() error {
 			if p.Page.Offset < traces {
 				p.Lo = n
 				return errFound
@@ -282,10 +284,10 @@ func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan) (na
 		return false, nil
 	}
 	p.Page.Offset -= before
-	narrow := s.SQL.NarrowWalks && !all
+	narrow := s.Dialect.NarrowWalks && !all
 	start, need := int64(-1), int64(0) // the offset's bucket; the matches the page needs from there
 	var bucket, n int64
-	query, args := s.SQL.TraceBuckets(p)
+	query, args := s.Dialect.TraceBuckets(p)
 	err = tx.Query(ctx, query, args, []any{&bucket, &n}, func() error {
 		if start < 0 {
 			if int64(p.Page.Offset) >= n {
@@ -328,14 +330,14 @@ func (s *SQLStore) skipOffset(ctx context.Context, tx StoreTx, p *TracePlan) (na
 
 // narrowWalks ends the range of the plan's address walks at the end of the
 // first whole bucket by which the whole buckets from the range's start hold
-// the page's offset+limit matches (StoreSQL.NarrowWalks): the matches in
+// the page's offset+limit matches (Dialect.NarrowWalks): the matches in
 // the range up to there are at least those, so the page lies inside it. The
 // matches of a partial first bucket are left out of the sum, which only
 // makes the range longer. A from+to filter is not narrowed: trace_counts
 // has no counts of the pair. FindTraces skips it when skipOffset has
 // already narrowed the range in its own read of the buckets.
-func (s *SQLStore) narrowWalks(ctx context.Context, tx StoreTx, p *TracePlan) error {
-	if !s.SQL.NarrowWalks || len(p.Walk) == 0 || len(p.Also) > 0 {
+func (s *Store) narrowWalks(ctx context.Context, tx Tx, p *TracePlan) error {
+	if !s.Dialect.NarrowWalks || len(p.Walk) == 0 || len(p.Also) > 0 {
 		return nil
 	}
 	q := p.over(p.Lo, p.Hi)
@@ -345,7 +347,7 @@ func (s *SQLStore) narrowWalks(ctx context.Context, tx StoreTx, p *TracePlan) er
 	const b = TraceCountBlocks
 	need := int64(p.Page.Offset + p.Page.Limit)
 	var bucket, n int64
-	query, args := s.SQL.TraceBuckets(q)
+	query, args := s.Dialect.TraceBuckets(q)
 	err := tx.Query(ctx, query, args, []any{&bucket, &n}, func() error {
 		if need -= n; need <= 0 {
 			return errFound
@@ -358,3 +360,8 @@ func (s *SQLStore) narrowWalks(ctx context.Context, tx StoreTx, p *TracePlan) er
 	}
 	return err
 }
+
+// qBlockTraceCounts: chain, first, last → number, trace_count of the
+// blocks between them, in number order.
+const qBlockTraceCounts = `SELECT number, trace_count FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3
+	ORDER BY number`

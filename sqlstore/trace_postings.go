@@ -8,14 +8,11 @@ import (
 	"github.com/chainquery/chainquery/history"
 )
 
-// The reads of history (history.go): the same answers as the rows give,
-// from the segments and the posting lists.
-
 // historyLists reads the posting lists of addrs in direction dir over the
 // buckets of the plan's range, bucket by bucket, and hands each bucket's
 // lists, undecoded, to each; each returns errFound to stop, which
 // historyLists does not return.
-func (s *SQLStore) historyLists(ctx context.Context, c StoreConn, p *TracePlan, dir int, addrs [][]byte, each func(bucket int64, lists [][]byte) error) error {
+func (s *Store) historyLists(ctx context.Context, c Conn, p *TracePlan, dir int, addrs [][]byte, each func(bucket int64, lists [][]byte) error) error {
 	first, last := p.Lo/TraceCountBlocks, p.Hi/TraceCountBlocks
 	if cached, ok := p.lists.get(dir, addrs, first, last); ok {
 		for b := first; b <= last; b++ {
@@ -29,7 +26,7 @@ func (s *SQLStore) historyLists(ctx context.Context, c StoreConn, p *TracePlan, 
 		}
 		return nil
 	}
-	q, args := s.SQL.HistoryPostings(p.Chain, dir, addrs, first, last)
+	q, args := s.Dialect.TracePostings(p.Chain, dir, addrs, first, last)
 	var bucket, cur int64 = 0, -1
 	var addr, data []byte
 	var pending [][]byte
@@ -65,8 +62,7 @@ func (s *SQLStore) historyLists(ctx context.Context, c StoreConn, p *TracePlan, 
 // listCache keeps the posting lists one request has read, by bucket, for
 // the request's later walks of the same addresses: the count's walks of
 // the partial buckets at the range's ends read the lists the page then
-// starts in (a hot contract's are ~20 KB a bucket, read three times a
-// request before). Only short stretches are kept, so that a walk over a
+// starts in, which a request otherwise read three times. Only short stretches are kept, so that a walk over a
 // long range holds no more than one bucket's lists at a time.
 type listCache struct {
 	key    string
@@ -134,7 +130,7 @@ func inRange(p *TracePlan, list []byte, need int, out []history.Posting) ([]hist
 // which must lie in history: a single address's lists, or several's of one
 // direction (which never share a trace), are counted by their runs'
 // headers, decoding only the runs at the range's ends.
-func (s *SQLStore) historyCount(ctx context.Context, c StoreConn, p *TracePlan) (int, error) {
+func (s *Store) historyCount(ctx context.Context, c Conn, p *TracePlan) (int, error) {
 	if len(p.Also) > 0 {
 		ms, err := s.historyMatches(ctx, c, p, -1)
 		return len(ms), err
@@ -156,7 +152,7 @@ func (s *SQLStore) historyCount(ctx context.Context, c StoreConn, p *TracePlan) 
 // historyMatches returns, in chain order, the postings of the plan's
 // address filter in its range (which must lie in history): at most need
 // of them when need >= 0, stopping there; with need < 0, every one.
-func (s *SQLStore) historyMatches(ctx context.Context, c StoreConn, p *TracePlan, need int) ([]history.Posting, error) {
+func (s *Store) historyMatches(ctx context.Context, c Conn, p *TracePlan, need int) ([]history.Posting, error) {
 	var out []history.Posting
 	decoded := func(lists [][]byte) ([][]history.Posting, error) {
 		ls := make([][]history.Posting, len(lists))
@@ -224,7 +220,7 @@ func (s *SQLStore) historyMatches(ctx context.Context, c StoreConn, p *TracePlan
 // history, and the number of matches in its range when the range holds
 // fewer than offset+limit of them (else -1): what a page that goes on
 // into the rows must skip.
-func (s *SQLStore) historyTracePage(ctx context.Context, c StoreConn, p *TracePlan) ([]*chainquery.Trace, int, error) {
+func (s *Store) historyTracePage(ctx context.Context, c Conn, p *TracePlan) ([]*chainquery.Trace, int, error) {
 	need := p.Page.Offset + p.Page.Limit
 	out := []*chainquery.Trace{}
 	if len(p.Walk) == 0 {
@@ -234,7 +230,7 @@ func (s *SQLStore) historyTracePage(ctx context.Context, c StoreConn, p *TracePl
 		var count int
 		var blocks []uint64
 		seen, offset := 0, p.Page.Offset
-		err := c.Query(ctx, s.SQL.BlockTraceCounts, []any{p.Chain, p.Lo, p.Hi}, []any{&n, &count}, func() error {
+		err := c.Query(ctx, qBlockTraceCounts, []any{p.Chain, p.Lo, p.Hi}, []any{&n, &count}, func() error {
 			seen += count
 			if len(blocks) == 0 && count <= offset {
 				offset -= count

@@ -115,7 +115,7 @@ var (
 // (TraceFilter.BlockRange); then TracePlan says how the traces are found,
 // and trace_counts gives the count and where the offset starts
 // (trace_count.go).
-func (s *SQLStore) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]*chainquery.Trace, int, error) {
+func (s *Store) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]*chainquery.Trace, int, error) {
 	tx, id, err := s.chainTx(ctx, f.Chain)
 	if err != nil {
 		return nil, 0, err
@@ -159,7 +159,7 @@ func (s *SQLStore) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]
 
 // tracePage returns the plan's page: from history up to its boundary,
 // then from rows, where the page goes on past it.
-func (s *SQLStore) tracePage(ctx context.Context, tx StoreTx, p *TracePlan) ([]*chainquery.Trace, error) {
+func (s *Store) tracePage(ctx context.Context, tx Tx, p *TracePlan) ([]*chainquery.Trace, error) {
 	var out []*chainquery.Trace
 	rows := p
 	if p.Lo < p.HistoryBelow {
@@ -179,7 +179,7 @@ func (s *SQLStore) tracePage(ctx context.Context, tx StoreTx, p *TracePlan) ([]*
 		}
 	}
 	var t chainquery.Trace
-	q, args := s.SQL.TracePage(rows)
+	q, args := s.Dialect.TracePage(rows)
 	page, err := queryRows(ctx, tx, q, args, s.traceScan(&t), &t)
 	if out == nil {
 		return page, err
@@ -190,14 +190,14 @@ func (s *SQLStore) tracePage(ctx context.Context, tx StoreTx, p *TracePlan) ([]*
 // rangeCount counts the plan's traces in its range: from the blocks'
 // trace counts without an address, else by walking the index entries of
 // its rows and the posting lists of its history.
-func (s *SQLStore) rangeCount(ctx context.Context, tx StoreTx, p *TracePlan) (int, error) {
+func (s *Store) rangeCount(ctx context.Context, tx Tx, p *TracePlan) (int, error) {
 	n := 0
 	if len(p.Walk) == 0 || p.Hi >= p.HistoryBelow {
 		rows := p
 		if len(p.Walk) > 0 && p.Lo < p.HistoryBelow {
 			rows = p.over(p.HistoryBelow, p.Hi)
 		}
-		query, args := s.SQL.TraceCount(rows)
+		query, args := s.Dialect.CountTraces(rows)
 		if _, err := queryRow(ctx, tx, query, args, &n); err != nil || len(p.Walk) == 0 {
 			return n, err
 		}
@@ -214,7 +214,7 @@ func (s *SQLStore) rangeCount(ctx context.Context, tx StoreTx, p *TracePlan) (in
 // two statements on the primary key of traces; from history, the block's
 // traces segment is decoded (or found in the cache) and the transaction's
 // run of it paged.
-func (s *SQLStore) FindTransactionTraces(ctx context.Context, f chainquery.TransactionFilter) ([]*chainquery.Trace, int, error) {
+func (s *Store) FindTransactionTraces(ctx context.Context, f chainquery.TransactionFilter) ([]*chainquery.Trace, int, error) {
 	tx, id, err := s.chainTx(ctx, f.Chain)
 	if err != nil {
 		return nil, 0, err
@@ -233,7 +233,7 @@ func (s *SQLStore) FindTransactionTraces(ctx context.Context, f chainquery.Trans
 	}
 	args := []any{id, int64(t.BlockNumber), t.Index}
 	var count int
-	if _, err := queryRow(ctx, tx, s.SQL.TransactionTraceCount, args, &count); err != nil {
+	if _, err := queryRow(ctx, tx, s.Dialect.TransactionTraceCount, args, &count); err != nil {
 		return nil, 0, err
 	}
 	out := []*chainquery.Trace{}
@@ -242,7 +242,7 @@ func (s *SQLStore) FindTransactionTraces(ctx context.Context, f chainquery.Trans
 	}
 	var tr chainquery.Trace
 	sc := s.traceRowScan(&tr)
-	err = tx.Query(ctx, s.SQL.TransactionTraces, append(args, f.Limit, f.Offset), sc.dest, sc.each(func() error {
+	err = tx.Query(ctx, s.Dialect.TransactionTraces, append(args, f.Limit, f.Offset), sc.dest, sc.each(func() error {
 		row := tr
 		row.Timestamp, row.Version = t.Timestamp, found.version
 		row.TransactionHash, row.TransactionFrom, row.TransactionTo, row.TransactionStatus = t.Hash, t.From, t.To, t.Status
@@ -258,7 +258,7 @@ func (s *SQLStore) FindTransactionTraces(ctx context.Context, f chainquery.Trans
 // historyTransactionTraces returns the page of t's traces and their count
 // from its history block's traces: none when the block was stored without
 // traces.
-func (s *SQLStore) historyTransactionTraces(ctx context.Context, c StoreConn, chain int64, t *chainquery.Transaction, page chainquery.Page) ([]*chainquery.Trace, int, error) {
+func (s *Store) historyTransactionTraces(ctx context.Context, c Conn, chain int64, t *chainquery.Transaction, page chainquery.Page) ([]*chainquery.Trace, int, error) {
 	out := []*chainquery.Trace{}
 	blocks, err := s.loadHistoryBlocks(ctx, c, chain, []uint64{t.BlockNumber})
 	if err != nil {
@@ -279,4 +279,16 @@ func (s *SQLStore) historyTransactionTraces(ctx context.Context, c StoreConn, ch
 		out = append(out, &row)
 	}
 	return out, len(run), nil
+}
+
+// CountTraces returns the statement counting the traces of p and its
+// arguments: without addresses, the sum of the range's per-block trace
+// counts; with them, the dialect's walks of the address indexes
+// (TraceCount).
+func (d *Dialect) CountTraces(p *TracePlan) (string, []any) {
+	if len(p.Walk) == 0 {
+		return `SELECT coalesce(sum(trace_count), 0) FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3`,
+			[]any{p.Chain, p.Lo, p.Hi}
+	}
+	return d.TraceCount(p)
 }

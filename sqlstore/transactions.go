@@ -14,7 +14,7 @@ import (
 // FindTransactionLogs does.
 
 // FindTransaction returns the transaction hash names (TransactionService).
-func (s *SQLStore) FindTransaction(ctx context.Context, f chainquery.TransactionFilter) (*chainquery.Transaction, error) {
+func (s *Store) FindTransaction(ctx context.Context, f chainquery.TransactionFilter) (*chainquery.Transaction, error) {
 	tx, id, err := s.chainTx(ctx, f.Chain)
 	if err != nil {
 		return nil, err
@@ -34,11 +34,11 @@ type foundTx struct {
 
 // findTransaction finds f's transaction in the rows, else in history;
 // ENOTFOUND when it is in neither.
-func (s *SQLStore) findTransaction(ctx context.Context, c StoreConn, chain int64, f chainquery.TransactionFilter) (foundTx, error) {
+func (s *Store) findTransaction(ctx context.Context, c Conn, chain int64, f chainquery.TransactionFilter) (foundTx, error) {
 	var t chainquery.Transaction
 	var version int
 	sc := s.txScan(new(scan).counter(&t.BlockNumber).to(&t.Timestamp, &version), &t)
-	q, args := s.SQL.Transaction(chain, f.TransactionHash, f.BlockNumber)
+	q, args := s.Dialect.Transaction(chain, f.TransactionHash, f.BlockNumber)
 	if found, err := queryRow(ctx, c, q, args, sc.dest...); err != nil {
 		return foundTx{}, err
 	} else if found {
@@ -61,10 +61,10 @@ func (s *SQLStore) findTransaction(ctx context.Context, c StoreConn, chain int64
 // given; else the highest block holding it) and returns a copy of it, its
 // Timestamp set, with its block's stamp; tx is nil when history has no
 // such transaction.
-func (s *SQLStore) historyTx(ctx context.Context, c StoreConn, chain int64, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, st stamp, err error) {
+func (s *Store) historyTx(ctx context.Context, c Conn, chain int64, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, st stamp, err error) {
 	var candidates []uint64
 	var n int64
-	err = c.Query(ctx, s.SQL.HistoryTxBlocks, []any{chain, HashPrefix(hash)}, []any{&n}, func() error {
+	err = c.Query(ctx, qHistoryTxBlocks, []any{chain, HashPrefix(hash)}, []any{&n}, func() error {
 		if block == nil || *block == uint64(n) {
 			candidates = append(candidates, uint64(n))
 		}
@@ -96,3 +96,7 @@ func (s *SQLStore) historyTx(ctx context.Context, c StoreConn, chain int64, hash
 	}
 	return nil, st, nil
 }
+
+// qHistoryTxBlocks: chain, prefix (HashPrefix) → block_number of each
+// history block holding a transaction whose hash starts so, highest first.
+const qHistoryTxBlocks = `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2 ORDER BY block_number DESC`

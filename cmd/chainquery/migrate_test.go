@@ -24,7 +24,7 @@ func TestMigrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.TipBlocks = -1 // as an earlier release: rows only
+	db.RowBlocks = -1 // as an earlier release: rows only
 	var blocks []*chainquery.BlockData
 	for n := uint64(0); n < 700; n++ {
 		d := storetest.Blocks()[chainquery.Polygon][0]

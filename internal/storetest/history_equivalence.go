@@ -82,7 +82,7 @@ func CheckHistory(t *testing.T, open func(testing.TB) chainquery.Store) {
 	if !ok {
 		t.Fatalf("%T takes no node head", direct)
 	}
-	nh.SetNodeHead(chainquery.Polygon, DirectBoundary-1+sqlstore.DefaultTipBlocks)
+	nh.SetNodeHead(chainquery.Polygon, DirectBoundary-1+sqlstore.DefaultRowBlocks)
 	for _, s := range []chainquery.Store{rows, hist, direct} {
 		blocks := polygonHistoryBlocks(t)
 		for len(blocks) > 0 { // in the ingester's batch size
@@ -363,9 +363,9 @@ type LogIndexer interface {
 // history in batches of 20 and loses its lists with the boundary inside a
 // bucket; the writes after that, which add to that bucket's lists, index
 // the rest themselves.
-func CheckLogIndexBackfill(t *testing.T, open func(testing.TB) (chainquery.Store, sqlstore.StoreConn)) {
+func CheckLogIndexBackfill(t *testing.T, open func(testing.TB) (chainquery.Store, sqlstore.Conn)) {
 	ctx := context.Background()
-	forget := func(conn sqlstore.StoreConn) {
+	forget := func(conn sqlstore.Conn) {
 		for _, q := range []string{`DELETE FROM log_postings`, `UPDATE history SET logs_from = below`} {
 			_, err := conn.Exec(ctx, q)
 			must(t, err)
@@ -432,7 +432,7 @@ func CheckLogIndexBackfill(t *testing.T, open func(testing.TB) (chainquery.Store
 		if !ok || !ok2 {
 			t.Fatalf("%T takes no node head, or does not index its logs", got)
 		}
-		nh.SetNodeHead(chainquery.Polygon, DirectBoundary-1+sqlstore.DefaultTipBlocks)
+		nh.SetNodeHead(chainquery.Polygon, DirectBoundary-1+sqlstore.DefaultRowBlocks)
 		for i := 0; i < len(blocks); i += 20 {
 			if i == 100 { // the boundary is at lo + 100, inside a bucket
 				forget(conn)

@@ -48,7 +48,7 @@ func CheckLogBuckets(t *testing.T, want, got chainquery.Store) {
 		t.Fatalf("%T takes no node head", got)
 	}
 	const first, last, again = 2950, 5100, 4350
-	nh.SetNodeHead(chainquery.Polygon, last+sqlstore.DefaultTipBlocks+10)
+	nh.SetNodeHead(chainquery.Polygon, last+sqlstore.DefaultRowBlocks+10)
 	write := func(seed, from uint64, replace bool) {
 		for n := from; n <= last; n += 20 {
 			var bs []*chainquery.BlockData

@@ -195,7 +195,7 @@ func traceKeys(traces []*chainquery.Trace) string {
 // database that predates it: migration is the text of that migration, and
 // conn runs statements on the store s. Rows at zero, which rewinds leave,
 // count as absent.
-func CheckTraceCountsBackfill(t *testing.T, s chainquery.Store, conn sqlstore.StoreConn, migration string) {
+func CheckTraceCountsBackfill(t *testing.T, s chainquery.Store, conn sqlstore.Conn, migration string) {
 	t.Helper()
 	ctx := context.Background()
 	chain := func(seed uint64, lo, hi uint64) []*chainquery.BlockData {
@@ -222,7 +222,7 @@ func CheckTraceCountsBackfill(t *testing.T, s chainquery.Store, conn sqlstore.St
 }
 
 // queryOne scans the one row of query into dest.
-func queryOne(ctx context.Context, conn sqlstore.StoreConn, query string, dest ...any) (bool, error) {
+func queryOne(ctx context.Context, conn sqlstore.Conn, query string, dest ...any) (bool, error) {
 	found := false
 	err := conn.Query(ctx, query, nil, dest, func() error { found = true; return nil })
 	return found, err

@@ -11,13 +11,16 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// Get Latest Block without a query while nothing was committed.
-//
-// The answer is one index seek, yet the statement around it (a read
-// transaction on a pooled connection, the driver, database/sql) was 27% of
-// serve's CPU on that endpoint and held it at 0.42 of the HTTP ceiling
-// (docs/benchmarks.md). Serving it from memory for a while would tell a
-// client that has just seen block N through another endpoint an older head,
+// walHeader is the WAL-index header's first copy, as read.
+type walHeader [12]uint32
+
+// headMemo is the latest block of each chain with the header it was read
+// under: it answers Get Latest Block without a query while nothing was
+// committed. The answer is one index seek, yet the statement around it (a
+// read transaction on a pooled connection, the driver, database/sql) was
+// most of serve's CPU on that endpoint (docs/benchmarks.md). Serving it
+// from memory for a while would tell a client that has just seen block N
+// through another endpoint an older head,
 // so the answer is kept only while the database provably has not changed:
 // every commit, by any connection of any process, rewrites the WAL-index
 // header at the start of the -shm file (iChange, mxFrame, the salts; see
@@ -31,32 +34,26 @@ import (
 // left): the write pool keeps its one connection open for the life of DB.
 // Should the file still be replaced, the once-a-second check that the path
 // names the open file turns the shortcut off, and every request queries.
-
-// walHeader is the WAL-index header's first copy, as read.
-type walHeader [12]uint32
-
-// tipMemo is the latest block of each chain with the header it was read
-// under.
-type tipMemo struct {
+type headMemo struct {
 	shm     *shmFile // nil: every request queries
 	path    string   // of the -shm file
 	checked atomic.Int64
 	off     atomic.Bool // the file is not to be trusted (or closed)
 	closed  atomic.Bool
 
-	mu   sync.Mutex
-	tips map[chainquery.Chain]tipEntry
+	mu    sync.Mutex
+	heads map[chainquery.Chain]headEntry
 
 	queries atomic.Int64 // reads that reached the store (tests)
 }
 
-type tipEntry struct {
+type headEntry struct {
 	hdr walHeader
 	n   uint64
 }
 
-func newTipMemo(dbPath string) *tipMemo {
-	m := &tipMemo{path: dbPath + "-shm", tips: map[chainquery.Chain]tipEntry{}}
+func newHeadMemo(dbPath string) *headMemo {
+	m := &headMemo{path: dbPath + "-shm", heads: map[chainquery.Chain]headEntry{}}
 	m.shm = openSHM(m.path) // nil where it cannot be opened
 	m.checked.Store(time.Now().UnixNano())
 	return m
@@ -64,7 +61,7 @@ func newTipMemo(dbPath string) *tipMemo {
 
 // header returns the WAL-index header, and false when it cannot be trusted
 // (no -shm file open, a torn read, the file no longer the path's).
-func (m *tipMemo) header() (walHeader, bool) {
+func (m *headMemo) header() (walHeader, bool) {
 	if m == nil || m.shm == nil || m.off.Load() {
 		return walHeader{}, false
 	}
@@ -82,11 +79,11 @@ func (m *tipMemo) header() (walHeader, bool) {
 // was read under, and otherwise reads with query and keeps the answer
 // under the header read before the query: the answer is then at least as
 // new as every commit that header reflects.
-func (m *tipMemo) latest(ctx context.Context, chain chainquery.Chain, query func(context.Context, chainquery.Chain) (uint64, error)) (uint64, error) {
+func (m *headMemo) latest(ctx context.Context, chain chainquery.Chain, query func(context.Context, chainquery.Chain) (uint64, error)) (uint64, error) {
 	hdr, ok := m.header()
 	if ok {
 		m.mu.Lock()
-		e, hit := m.tips[chain]
+		e, hit := m.heads[chain]
 		m.mu.Unlock()
 		if hit && e.hdr == hdr {
 			return e.n, nil
@@ -96,7 +93,7 @@ func (m *tipMemo) latest(ctx context.Context, chain chainquery.Chain, query func
 	n, err := query(ctx, chain)
 	if err == nil && ok {
 		m.mu.Lock()
-		m.tips[chain] = tipEntry{hdr, n}
+		m.heads[chain] = headEntry{hdr, n}
 		m.mu.Unlock()
 	}
 	return n, err
@@ -104,7 +101,7 @@ func (m *tipMemo) latest(ctx context.Context, chain chainquery.Chain, query func
 
 // close closes the -shm file; requests from then on query. Closing twice
 // is no error, as for the rest of DB.
-func (m *tipMemo) close() error {
+func (m *headMemo) close() error {
 	if m == nil || m.shm == nil || m.closed.Swap(true) {
 		return nil
 	}
@@ -113,9 +110,9 @@ func (m *tipMemo) close() error {
 }
 
 // LatestBlock returns the highest stored block of chain (BlockService),
-// without a query while no commit happened since the last one (tipMemo).
+// without a query while no commit happened since the last one (headMemo).
 func (db *DB) LatestBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
-	return db.tip.latest(ctx, chain, db.shared.LatestBlock)
+	return db.head.latest(ctx, chain, db.shared.LatestBlock)
 }
 
 // shmFile is the -shm file, open read-only: its header is read with one

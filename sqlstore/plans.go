@@ -1,12 +1,13 @@
-package storetest
+package sqlstore
 
 import (
 	"github.com/chainquery/chainquery"
-	"github.com/chainquery/chainquery/sqlstore"
 )
 
 // PlanQuery is one statement whose plan a store's TestQueryPlans checks
-// and documents.
+// and documents. The list of them (PlanQueries) stands here, beside the
+// statements it names, so that a statement added to the store is added to
+// the plan tests of both dialects in one place.
 type PlanQuery struct {
 	Name string
 	SQL  string
@@ -34,13 +35,17 @@ type PlanArgs struct {
 	APIKeyHash []byte
 }
 
-// PlanQueries returns every read the API and the ingesters make with the
-// statements of sql: the Filter Traces count and page of a block range
+// PlanQueries returns every read the API and the ingesters make, with d's
+// statements and the shared ones bound for d: the Filter Traces count and page of a block range
 // (lo to hi, page) without addresses, with two senders (x, y), two
 // recipients, and a sender and a recipient, and the statements on
 // trace_counts of those that count by buckets; then each other read, with
-// a. The range should hold a whole bucket (sqlstore.TraceCountBlocks).
-func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, y chainquery.Address, a PlanArgs) []PlanQuery {
+// a. The range should hold a whole bucket (TraceCountBlocks).
+func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquery.Address, a PlanArgs) []PlanQuery {
+	bind := func(q string) string { return q }
+	if d.Bind != nil {
+		bind = d.Bind
+	}
 	var out []PlanQuery
 	for _, c := range []struct {
 		name       string
@@ -53,18 +58,19 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 		{"from_address and to_address", []chainquery.Address{x}, []chainquery.Address{y}, false},
 		{"from_address and to_address, walking the recipients", []chainquery.Address{x}, []chainquery.Address{y}, true},
 	} {
-		p := sqlstore.NewTracePlan(a.Chain, lo, hi, chainquery.TraceFilter{FromAddresses: c.from, ToAddresses: c.to, Page: page})
+		p := NewTracePlan(a.Chain, lo, hi, chainquery.TraceFilter{FromAddresses: c.from, ToAddresses: c.to, Page: page})
 		if c.recipients {
 			p.WalkRecipients()
 		}
-		count, countArgs := sql.TraceCount(p)
-		pageSQL, pageArgs := sql.TracePage(p)
+		count, countArgs := d.CountTraces(p)
+		count = bind(count)
+		pageSQL, pageArgs := d.TracePage(p)
 		out = append(out,
 			PlanQuery{Name: "Filter Traces count, " + c.name, SQL: count, Args: countArgs},
 			PlanQuery{Name: "Filter Traces page, " + c.name, SQL: pageSQL, Args: pageArgs, Walks: len(p.Walk)})
 		if p.Bucketed() {
-			sum, sumArgs := sql.TraceBucketSum(p)
-			buckets, bucketArgs := sql.TraceBuckets(p)
+			sum, sumArgs := d.TraceBucketSum(p)
+			buckets, bucketArgs := d.TraceBuckets(p)
 			out = append(out,
 				PlanQuery{Name: "Filter Traces count of whole buckets, " + c.name, SQL: sum, Args: sumArgs},
 				// Several addresses' buckets are added up bucket by bucket: a
@@ -75,24 +81,24 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 	var hash chainquery.Hash
 	copy(hash[:], a.TxHash)
 	block := uint64(a.Block)
-	logTx, logTxArgs := sql.LogTransaction(a.Chain, hash, nil)
-	logTxIn, logTxInArgs := sql.LogTransaction(a.Chain, hash, &block)
-	if sql.LogTransactionPage != nil {
-		logPage, logPageArgs := sql.LogTransactionPage(a.Chain, hash, nil, 10, 0)
-		logPageIn, logPageInArgs := sql.LogTransactionPage(a.Chain, hash, &block, 10, 0)
+	logTx, logTxArgs := d.LogTransaction(a.Chain, hash, nil)
+	logTxIn, logTxInArgs := d.LogTransaction(a.Chain, hash, &block)
+	if d.LogTransactionPage != nil {
+		logPage, logPageArgs := d.LogTransactionPage(a.Chain, hash, nil, 10, 0)
+		logPageIn, logPageInArgs := d.LogTransactionPage(a.Chain, hash, &block, 10, 0)
 		out = append(out,
 			PlanQuery{Name: "Get Transaction Logs: the transaction and the page", SQL: logPage, Args: logPageArgs},
 			PlanQuery{Name: "Get Transaction Logs: the transaction in a given block and the page", SQL: logPageIn, Args: logPageInArgs})
 	}
-	tx, txArgs := sql.Transaction(a.Chain, hash, nil)
-	txIn, txInArgs := sql.Transaction(a.Chain, hash, &block)
+	tx, txArgs := d.Transaction(a.Chain, hash, nil)
+	txIn, txInArgs := d.Transaction(a.Chain, hash, &block)
 	out = append(out,
 		PlanQuery{Name: "Get Transaction (and its receipt and traces): the transaction", SQL: tx, Args: txArgs},
 		PlanQuery{Name: "Get Transaction (and its receipt and traces): the transaction in a given block", SQL: txIn, Args: txInArgs},
-		PlanQuery{Name: "Get Transaction Traces: the count", SQL: sql.TransactionTraceCount, Args: []any{a.Chain, a.Block, a.TxIndex}},
-		PlanQuery{Name: "Get Transaction Traces: the page", SQL: sql.TransactionTraces, Args: []any{a.Chain, a.Block, a.TxIndex, 10, 0}},
-		PlanQuery{Name: "Get Block Logs: the block and its log count", SQL: sql.BlockLogCount, Args: []any{a.Chain, a.Block}},
-		PlanQuery{Name: "Get Block Logs: the page", SQL: sql.BlockLogPage, Args: []any{a.Chain, a.Block, 10, 0}},
+		PlanQuery{Name: "Get Transaction Traces: the count", SQL: d.TransactionTraceCount, Args: []any{a.Chain, a.Block, a.TxIndex}},
+		PlanQuery{Name: "Get Transaction Traces: the page", SQL: d.TransactionTraces, Args: []any{a.Chain, a.Block, a.TxIndex, 10, 0}},
+		PlanQuery{Name: "Get Block Logs: the block and its log count", SQL: bind(qBlockLogCount), Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Get Block Logs: the page", SQL: d.BlockLogPage, Args: []any{a.Chain, a.Block, 10, 0}},
 	)
 	// Across two partitions of logs (PostgreSQL) a page's rows are
 	// appended and sorted: one walk, of the range's matching logs (at most
@@ -107,46 +113,46 @@ func PlanQueries(sql sqlstore.StoreSQL, lo, hi uint64, page chainquery.Page, x, 
 		{"two addresses", chainquery.LogRangeFilter{Addresses: []chainquery.Address{x, {2}}}},
 		{"a topic0 and a topic2", chainquery.LogRangeFilter{Topics: [4][]chainquery.Hash{{topic}, nil, {{3}}}}},
 	} {
-		count, countArgs := sql.RangeLogCount(a.Chain, int64(lo), int64(hi), &lf.f)
-		pageSQL, pageArgs := sql.RangeLogPage(a.Chain, int64(lo), int64(hi), &lf.f, 10, 0)
+		count, countArgs := d.RangeLogCount(a.Chain, int64(lo), int64(hi), &lf.f)
+		pageSQL, pageArgs := d.RangeLogPage(a.Chain, int64(lo), int64(hi), &lf.f, 10, 0)
 		out = append(out,
 			PlanQuery{Name: "Filter Logs count, " + lf.name, SQL: count, Args: countArgs},
 			PlanQuery{Name: "Filter Logs page, " + lf.name, SQL: pageSQL, Args: pageArgs, Walks: 1})
 	}
 	pair := append(append([]byte{}, x[:]...), topic[:]...)
-	counts, countsArgs := sql.LogPostingCounts(a.Chain, 2, [][]byte{pair}, 1, 500)
-	lists, listsArgs := sql.LogPostings(a.Chain, 0, [][]byte{x[:], {2}}, 7, 8)
-	longLists, longListsArgs := sql.LogPostings(a.Chain, 1, [][]byte{topic[:]}, 7, 20)
-	rowCount, rowCountArgs := sql.LogRowCount(a.Chain, []int64{0, 1}, 0, [][]byte{x[:], {2}})
+	counts, countsArgs := d.LogPostingCounts(a.Chain, 2, [][]byte{pair}, 1, 500)
+	lists, listsArgs := d.LogPostings(a.Chain, 0, [][]byte{x[:], {2}}, 7, 8)
+	longLists, longListsArgs := d.LogPostings(a.Chain, 1, [][]byte{topic[:]}, 7, 20)
+	rowCount, rowCountArgs := d.LogRowCount(a.Chain, []int64{0, 1}, 0, [][]byte{x[:], {2}})
 	out = append(out,
-		PlanQuery{Name: "Log counts of the tip's rows: two addresses in two buckets", SQL: rowCount, Args: rowCountArgs},
+		PlanQuery{Name: "Log counts of the rows: two addresses in two buckets", SQL: rowCount, Args: rowCountArgs},
 		PlanQuery{Name: "History log postings: the matches of each bucket of 500", SQL: counts, Args: countsArgs},
 		PlanQuery{Name: "History log postings: the lists of two addresses in two buckets", SQL: lists, Args: listsArgs},
 		PlanQuery{Name: "History log postings: the lists of a topic0 in 14 buckets", SQL: longLists, Args: longListsArgs})
 	return append(out,
-		PlanQuery{Name: "Filter Traces offset by blocks", SQL: sql.BlockTraceCounts, Args: []any{a.Chain, int64(lo), int64(hi)}},
-		PlanQuery{Name: "datetime range start", SQL: sql.FirstBlockAtOrAfter, Args: []any{a.Chain, a.Time}},
-		PlanQuery{Name: "datetime range end", SQL: sql.LastBlockAtOrBefore, Args: []any{a.Chain, a.Time}},
+		PlanQuery{Name: "Filter Traces offset by blocks", SQL: bind(qBlockTraceCounts), Args: []any{a.Chain, int64(lo), int64(hi)}},
+		PlanQuery{Name: "datetime range start", SQL: bind(qFirstBlockAtOrAfter), Args: []any{a.Chain, a.Time}},
+		PlanQuery{Name: "datetime range end", SQL: bind(qLastBlockAtOrBefore), Args: []any{a.Chain, a.Time}},
 		PlanQuery{Name: "Get Transaction Logs: the transaction", SQL: logTx, Args: logTxArgs},
 		PlanQuery{Name: "Get Transaction Logs: the transaction in a given block", SQL: logTxIn, Args: logTxInArgs},
-		PlanQuery{Name: "Get Transaction Logs: the page", SQL: sql.LogPage, Args: []any{a.Chain, a.Block, a.TxIndex, 10, 0}},
-		PlanQuery{Name: "Get Block Receipts: the block and the page", SQL: sql.ReceiptBlockPage, Args: []any{a.Chain, a.Block, 10, 0}},
-		PlanQuery{Name: "Get Block Receipts: the block", SQL: sql.ReceiptBlock, Args: []any{a.Chain, a.Block}},
-		PlanQuery{Name: "Get Block Receipts: the page", SQL: sql.ReceiptPage, Args: []any{a.Chain, a.Block, 10, 0}},
-		PlanQuery{Name: "Get Block", SQL: sql.Block, Args: []any{a.Chain, a.Block}},
-		PlanQuery{Name: "Get Block: transactions", SQL: sql.BlockTransactions, Args: []any{a.Chain, a.Block}},
-		PlanQuery{Name: "Get Latest Block", SQL: sql.LatestBlock, Args: []any{a.Chain}},
-		PlanQuery{Name: "Token Balance by Account, with its token", SQL: sql.TokenBalance, Args: []any{a.Account, a.At, true}},
-		PlanQuery{Name: "SOL Balance by Account", SQL: sql.SOLBalance, Args: []any{a.Account, a.At}},
+		PlanQuery{Name: "Get Transaction Logs: the page", SQL: bind(qLogPage), Args: []any{a.Chain, a.Block, a.TxIndex, 10, 0}},
+		PlanQuery{Name: "Get Block Receipts: the block and the page", SQL: bind(qReceiptBlockPage), Args: []any{a.Chain, a.Block, 10, 0}},
+		PlanQuery{Name: "Get Block Receipts: the block", SQL: bind(qReceiptBlock), Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Get Block Receipts: the page", SQL: bind(qReceiptPage), Args: []any{a.Chain, a.Block, 10, 0}},
+		PlanQuery{Name: "Get Block", SQL: bind(qBlock), Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Get Block: transactions", SQL: bind(qBlockTransactions), Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Get Latest Block", SQL: bind(qLatestBlock), Args: []any{a.Chain}},
+		PlanQuery{Name: "Token Balance by Account, with its token", SQL: d.TokenBalance, Args: []any{a.Account, a.At, true}},
+		PlanQuery{Name: "SOL Balance by Account", SQL: d.SOLBalance, Args: []any{a.Account, a.At}},
 		// The owner's accounts, found in account order by a skip scan, are
 		// sorted for the page's LIMIT (neither planner knows the recursion
 		// keeps that order): one walk, bounded by the owner's accounts.
-		PlanQuery{Name: "Token Balances by Owner: the owner's number of token holdings", SQL: sql.OwnerBalanceCount, Args: []any{a.Owner, a.At}, Walks: 1},
-		PlanQuery{Name: "Token Balances by Owner: the page, with the tokens", SQL: sql.OwnerBalancePage, Args: []any{a.Owner, a.At, true, 10, 0}, Walks: 1},
-		PlanQuery{Name: "API key lookup", SQL: sql.APIKeyByHash, Args: []any{a.APIKeyHash}},
-		PlanQuery{Name: "Ingester: block hash", SQL: sql.BlockHash, Args: []any{a.Chain, a.Block}},
-		PlanQuery{Name: "Indexing status: the chain's first and last block", SQL: sql.ChainExtent, Args: []any{a.Chain}},
-		PlanQuery{Name: "Indexing status: the block about 100 below the last", SQL: sql.BlockAtOrBelow, Args: []any{a.Chain, a.Block}},
-		PlanQuery{Name: "Indexing status: the first block holding a trace", SQL: sql.TracesFrom, Args: []any{a.Chain}},
+		PlanQuery{Name: "Token Balances by Owner: the owner's number of token holdings", SQL: d.OwnerBalanceCount, Args: []any{a.Owner, a.At}, Walks: 1},
+		PlanQuery{Name: "Token Balances by Owner: the page, with the tokens", SQL: d.OwnerBalancePage, Args: []any{a.Owner, a.At, true, 10, 0}, Walks: 1},
+		PlanQuery{Name: "API key lookup", SQL: bind(qAPIKeyByHash), Args: []any{a.APIKeyHash}},
+		PlanQuery{Name: "Ingester: block hash", SQL: bind(qBlockHash), Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Indexing status: the chain's first and last block", SQL: bind(qChainExtent), Args: []any{a.Chain}},
+		PlanQuery{Name: "Indexing status: the block about 100 below the last", SQL: bind(qBlockAtOrBelow), Args: []any{a.Chain, a.Block}},
+		PlanQuery{Name: "Indexing status: the first block holding a trace", SQL: bind(tracesFromSQL(d)), Args: []any{a.Chain}},
 	)
 }
