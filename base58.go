@@ -40,8 +40,9 @@ func ParsePublicKey(param, s string) (PublicKey, error) {
 //
 // The number is kept in limbs of base 58^4, least significant first, and
 // each byte of b is multiplied in: a 32-byte key takes about 180 limb
-// steps, where math/big's repeated division by 58 cost a tenth of Token
-// Balance by Account's CPU under load (three keys per answer).
+// steps, where math/big's repeated division by 58 was a large share of
+// Token Balance by Account's CPU under load, three keys per answer
+// (docs/benchmarks.md, "What changed, each from a profile").
 func Base58Encode(b []byte) string {
 	const limbBase = 58 * 58 * 58 * 58 // limb*256 + 255 < 2^32
 	zeros := 0

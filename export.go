@@ -10,13 +10,6 @@ import (
 	"slices"
 )
 
-// Exports: the whole result of a Filter Traces or Filter Logs, read by the
-// filter endpoints' own store reads a chunk at a time, each chunk starting
-// where a cursor says the last one ended. The cursor names a block and how
-// many of that block's matching rows were already sent, never an offset into
-// the whole result: resuming costs what the first chunk did, however deep
-// into the export it is.
-
 // Sizes of an export's reads.
 const (
 	// ExportChunkRows is the most rows one chunk reads: a few hundred
@@ -43,9 +36,15 @@ type LogExportStore interface {
 	BlockService
 }
 
-// Export is one response's walk over the rows of a filter, from a cursor on.
-// Next reads a chunk; Cursor names the position after it and Done says
-// whether the filter's rows are all read.
+// Export is one response's walk over the rows of a filter, from a cursor on:
+// the whole result of a Filter Traces or Filter Logs, read by the filter
+// endpoints' own store reads a chunk at a time, each chunk starting where a
+// cursor says the last one ended. Next reads a chunk; Cursor names the
+// position after it and Done says whether the filter's rows are all read.
+//
+// The cursor names a block and how many of that block's matching rows were
+// already sent, never an offset into the whole result: resuming costs what
+// the first chunk did, however deep into the export it is.
 type Export[T any] struct {
 	// ChunkRows is the most rows a Next returns; 0 means ExportChunkRows.
 	ChunkRows int
@@ -206,9 +205,10 @@ func (e *Export[T]) Next(ctx context.Context) ([]T, error) {
 // fit sizes the next window to hold about limit rows, by the count of the
 // window just read (span blocks): a store read of an unindexed filter
 // matches every row of its window, whatever the page it returns, so a
-// window of 100 Polygon blocks (~40,000 logs) read for chunks of 2,000
-// rows was matched whole twenty times over. Windows stay between 1 block
-// and the filter's bound.
+// window of Filter Logs' whole bound read for chunks of ExportChunkRows was
+// matched whole many times over (docs/benchmarks.md, "Exports against the
+// raw read of the same rows"). Windows stay between 1 block and the
+// filter's bound.
 func (e *Export[T]) fit(span uint64, count, limit int) {
 	if e.window == 0 {
 		return

@@ -2,15 +2,15 @@ package evm
 
 import "encoding/json"
 
-// The fast paths of the decoders: each fills the same intermediate structs
-// as json.Unmarshal would (jsonBlock, jsonReceipt, parityTrace, callFrame),
-// in one pass of a scanner, with every field a slice of the answer instead
-// of a copy. On a 1 MB block, encoding/json's reflection, its validation
-// pass before decoding and its copies were most of the ingester's CPU.
-// Each returns false when its scanner gave up; the caller then runs
+// fastPaths turns the fast paths of the decoders on; tests turn them off to
+// compare. Each fast path fills the same intermediate structs as
+// json.Unmarshal would (jsonBlock, jsonReceipt, parityTrace, callFrame), in
+// one pass of a scanner, with every field a slice of the answer instead of a
+// copy: on Polygon-sized blocks, encoding/json's reflection, its validation
+// pass before decoding and its copies were most of the ingester's CPU
+// (docs/benchmarks.md, "What changed, each from a profile", Ingestion). Each
+// returns false when its scanner gave up; the caller then runs
 // json.Unmarshal, so that the result, or the error, is what it always was.
-
-// fastPaths turns the fast paths on; tests turn them off to compare.
 var fastPaths = true
 
 // fastBlock decodes an eth_getBlockByNumber result into jb.

@@ -2,6 +2,13 @@
 // package jsonrpc): decoding of blocks, receipts and traces (Parity
 // trace_block and geth's callTracer) into chainquery records, the probe of
 // what a node answers, and a fetcher that assembles complete blocks.
+//
+// The decoders read the values of JSON-RPC answers (hexutil.go) leniently
+// where real nodes differ from the letter of the spec (quantities with
+// leading zeros, "0x" for zero, decimal JSON numbers in Parity traces, odd
+// digit counts in data, absent or null fields) and strictly where a wrong
+// value would file a record under the wrong key: hashes must be 32 bytes and
+// addresses 20.
 package evm
 
 import (
@@ -136,9 +143,11 @@ type Fetcher struct {
 	TxsPerCall int
 }
 
-// DefaultTxsPerCall keeps one request's answer to about 3 MB on
-// Polygon-sized blocks (100 transactions, 1.1 MB of receipts and traces),
-// while blocks of a few transactions still go ten to a request or more.
+// DefaultTxsPerCall keeps one request's answer to a few blocks' receipts and
+// traces on Polygon-sized blocks (about 100 transactions each), while blocks
+// of a few transactions still go ten to a request or more. The answer's size
+// at Polygon's shape is in docs/benchmarks.md ("What changed, each from a
+// profile", Ingestion).
 const DefaultTxsPerCall = 256
 
 // NewFetcher returns a fetcher with default patience: about five minutes for
@@ -292,8 +301,9 @@ func (f *Fetcher) fetch(ctx context.Context, numbers []uint64) (map[uint64]*chai
 
 	// Receipts and traces of the decoded blocks, in requests of at most
 	// txsPerCall transactions, each decoded before the next is sent: a
-	// request's answer is one buffer, and ten Polygon blocks' receipts and
-	// traces in one were 12 MB held until the last block was decoded.
+	// request's answer is one buffer, and a whole batch's receipts and traces
+	// in one request were held until its last block was decoded (its size:
+	// docs/benchmarks.md, "What changed, each from a profile", Ingestion).
 	type part struct {
 		n        uint64
 		receipts []*jsonrpc.Request

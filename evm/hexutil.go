@@ -12,13 +12,6 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// The hex helpers below read the values of JSON-RPC answers. They are lenient
-// where real nodes differ from the letter of the spec (quantities with
-// leading zeros, "0x" for zero, decimal JSON numbers in Parity traces, odd
-// digit counts in data, absent or null fields) and strict where a wrong value
-// would file a record under the wrong key: hashes must be 32 bytes and
-// addresses 20.
-
 var errHexSyntax = errors.New("not a hex value")
 
 // jsonText returns the text of a JSON scalar: the content of a string, or the

@@ -54,11 +54,6 @@ type parityResult struct {
 	Code    json.RawMessage `json:"code"`    // create: the deployed code
 }
 
-// parityElement tells the shapes of trace_block elements apart: a trace has
-// an action; geth's flatCallTracer wraps each transaction's traces as
-// {"txHash", "result": [...]}; a transaction it failed to trace is
-// {"txHash", "error"}.
-
 // DecodeParityTraces converts a trace_block result into d.Traces, replacing
 // what was there. It also reads the output of geth's flatCallTracer
 // (debug_traceBlockByNumber with {"tracer": "flatCallTracer"}), whose
@@ -95,6 +90,10 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 	add = func(elems []parityTrace) error {
 		for i := range elems {
 			el := &elems[i]
+			// The shapes of trace_block elements: a trace has an action;
+			// geth's flatCallTracer wraps each transaction's traces as
+			// {"txHash", "result": [...]}; a transaction it failed to trace
+			// is {"txHash", "error"}.
 			switch {
 			case el.Action != nil:
 				t, err := parityToTrace(x, el, notes)

@@ -1,21 +1,3 @@
-// Package history encodes a chain's deep, confirmed history compactly, for
-// both stores to keep in their own tables: a block's rows as one compressed
-// segment instead of a row (and two index entries) per trace, and the
-// per-address posting lists that Filter Traces walks instead of the address
-// indexes (docs/benchmarks.md, "Disk per block": the rows as they are stored
-// today take 501 KB a Polygon-shaped block, the same rows compressed as one
-// piece ~96 KB).
-//
-// It is the one package that knows the byte layout; a store only keeps the
-// bytes. Encoding is deterministic (the same rows give the same bytes, so
-// that a segment written twice, by a reorg's replay or another process,
-// compares equal), and decoding checks everything it reads: a corrupt or
-// truncated segment is an error, never a panic or a wrong row.
-//
-// The compression is zstd (github.com/klauspost/compress, pure Go): per
-// block, it shrinks real Polygon rows 8-9x, and decodes several times faster
-// than flate, which matters because every uncached read of history decodes
-// a segment.
 package history
 
 import (
@@ -54,8 +36,9 @@ const maxDecoded = 256 << 20
 func coders() (*zstd.Encoder, *zstd.Decoder) {
 	coderOnce.Do(func() {
 		var err error
-		// The default level (3) measured as well as level 4 and above on
-		// real rows within 3% of size, at a fraction of the time.
+		// The default level (3): level 4 and above made real rows hardly
+		// smaller, at a multiple of the time (docs/benchmarks.md, "Disk per
+		// block").
 		encoder, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
 		if err != nil {
 			panic("history: zstd encoder: " + err.Error()) // fixed options: cannot fail
@@ -69,9 +52,10 @@ func coders() (*zstd.Encoder, *zstd.Decoder) {
 }
 
 // rawBuffers holds the buffers in which a segment's uncompressed bytes are
-// put together before compression: a Polygon block's traces are ~250 KB of
-// them, made and dropped for every block written (the ingester's memory
-// profile: growing them by append allocated several times that).
+// put together before compression: hundreds of KB for a Polygon block's
+// traces, made and dropped for every block written. Growing them by append
+// allocated several times that a block (the ingester's memory profile;
+// docs/benchmarks.md, "History in the stores", RSS).
 var rawBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // finish appends to dst the compressed segment of head followed by cols.

@@ -58,8 +58,9 @@ func roundTrip(t *testing.T, block uint64, traces []*chainquery.Trace) []byte {
 }
 
 // TestTraces_PolygonShaped round-trips the traces of Polygon-shaped blocks
-// from both trace dialects, and bounds their size: the rows store ~246
-// bytes a trace and the two address indexes ~150 more (docs/benchmarks.md).
+// from both trace dialects, and bounds their size well under what a trace
+// takes as a row with its two address index entries (docs/benchmarks.md,
+// "Disk per block").
 func TestTraces_PolygonShaped(t *testing.T) {
 	for _, kind := range []polychain.Kind{polychain.KindParity, polychain.KindCallTracer} {
 		for _, d := range polygonBlocks(t, polychain.Config{Seed: 1, Blocks: 3}, kind) {

@@ -6,14 +6,6 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// A log segment holds the logs of one block, in log index order, with the
-// log's own fields (the transaction's hash, sender and recipient are the
-// store's to join). Layout, before compression: a header (magic, version,
-// count), an address dictionary, a topic dictionary (an event's signature,
-// topic0, repeats across a block, and so do the padded addresses of
-// topics 1 and 2), then the columns: transaction index deltas, log index
-// deltas, address indexes, topic counts and topic indexes, data.
-
 var logMagic = []byte("cqL")
 
 const logVersion = 1

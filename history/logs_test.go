@@ -25,7 +25,8 @@ func logRoundTrip(t *testing.T, block uint64, logs []*chainquery.Log) []byte {
 }
 
 // TestLogs_PolygonShaped round-trips the logs of Polygon-shaped blocks and
-// bounds their size (the logs table holds ~250 bytes a log, docs/benchmarks.md).
+// bounds their size well under what the logs table takes a log
+// (docs/benchmarks.md, "Disk per block").
 func TestLogs_PolygonShaped(t *testing.T) {
 	for _, d := range polygonBlocks(t, polychain.Config{Seed: 1, Blocks: 3}, polychain.KindParity) {
 		n := d.Block.Number

@@ -5,28 +5,6 @@ import (
 	"math"
 )
 
-// A posting list is the places of one address's traces (as sender, or as
-// recipient) within a range of blocks, in chain order: what Filter Traces
-// walks for from_address or to_address, and counts for `count`, instead of
-// an index entry of ~75 bytes a trace.
-//
-// A list is a sequence of runs of at most RunEntries entries. A run is the
-// count of its entries, the length in bytes of what follows, then the
-// entries as delta-coded varints: the block as a difference from the
-// previous entry's (the first entry's absolute), then the transaction index
-// and position as differences within the same block (absolute at a new
-// block). A hot contract's consecutive traces take 3 bytes each. The
-// lengths let a count of the entries in a range add up whole runs by their
-// headers and decode only the runs at its ends (CountPostings), and a page
-// skip the runs before its start: a hot contract has ~9,000 entries in a
-// bucket of 100 Polygon blocks, and a range that ends inside the bucket
-// would otherwise decode them all. A list a store appends to by
-// concatenating bytes is a list too: its runs one after the other. The
-// empty list is one run of no entries.
-//
-// Posting lists are not compressed: they are mostly small numbers already,
-// and a page must not decompress more than the lists it walks.
-
 // RunEntries is the most entries of one run: the most a count or a page
 // decodes at each end of its range, against ~4 bytes of header a run.
 const RunEntries = 64

@@ -7,19 +7,6 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// A trace segment holds the traces of one block, in their order (by
-// transaction index, then position in the transaction), with the fields of
-// the frame itself: the block's and transactions' fields (timestamp, hash,
-// the transaction's sender, recipient and status) are the store's to join,
-// as they are for rows today.
-//
-// Layout, before compression: a header (magic, version, count), an
-// address dictionary (each address of the block once, in first use order,
-// so that a hot contract's 20 bytes are written once a block), an error
-// dictionary, then the fields column by column (all transaction indexes,
-// then all trace addresses, ...): values of one kind side by side compress
-// better than rows, and zstd does the rest.
-
 // traceMagic starts a trace segment; the byte after it is its version.
 var traceMagic = []byte("cqT")
 

@@ -7,14 +7,6 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// A transaction segment holds the transactions of one block with their
-// receipts' fields, in index order. Layout, before compression: a header
-// (magic, version, count), an address dictionary (senders, recipients and
-// created contracts), then the columns: hashes, index deltas, senders,
-// recipients, values, gas limits, the four prices, gas used, cumulative gas
-// as a difference from the transaction before, nonces, types, created
-// contracts, statuses, log counts, inputs.
-
 var txMagic = []byte("cqX")
 
 const txVersion = 1

@@ -37,11 +37,12 @@ func txRoundTrip(t *testing.T, block uint64, txs []*chainquery.Transaction) []by
 // TestBlocks_PolygonShaped encodes whole Polygon-shaped blocks (their
 // transactions, traces, logs and the posting lists of their traces' senders
 // and recipients) and reports what a block takes: the measure of the
-// history store's disk per block before any store keeps it (target: at most
-// 120 KB a block, everything included; the row store takes 501 KB). Posting
-// lists of one block each are their worst case (an address's key is paid
-// per block, ~40% of them here); lists sharded by a range of blocks pay it
-// once a range, which is what a store will keep. The bound below is a
+// history store's disk per block before any store keeps it (the target, and
+// what the row store takes, are in docs/benchmarks.md, "Disk per block").
+// Posting lists of one block each are their worst case (an address's key is
+// paid per block; that section's table shows what the keys take at each
+// span); lists sharded by a range of blocks pay it once a range, which is
+// what a store will keep. The bound below is a
 // regression guard on this worst case, not the target.
 func TestBlocks_PolygonShaped(t *testing.T) {
 	for _, d := range polygonBlocks(t, polychain.Config{Seed: 1, Blocks: 3}, polychain.KindParity) {

@@ -12,9 +12,9 @@ type pipeline[B, T any] struct {
 	// concurrency is the most fetches running at once, and the most
 	// batches fetched ahead of the writer: while a group is written, the
 	// next batches are fetched (the node stays busy), but no more than that
-	// wait decoded in memory. A queue four times deeper held 160 decoded
-	// Polygon-sized blocks (~670 KB each) while the writer, slower than the
-	// node, worked its way through them.
+	// wait decoded in memory. A deeper queue held many more decoded blocks
+	// while the writer, slower than the node, worked its way through them
+	// (docs/benchmarks.md, "What changed, each from a profile", Ingestion).
 	concurrency int
 
 	// maxGroup, when above 0, lets one write take the batches that have

@@ -19,8 +19,9 @@ type rpcResponse struct {
 // them) into its responses without decoding the results: each Result is a
 // slice of data. encoding/json would validate the whole body and then scan
 // every result a second time to copy it into a json.RawMessage; on a local
-// node that double pass was the largest single cost of ingestion. The
-// results are decoded (and so validated) by whoever reads them.
+// node that double pass was the largest single cost of ingestion
+// (docs/benchmarks.md, "EVM ingestion vs the raw fetch rate"). The results
+// are decoded (and so validated) by whoever reads them.
 func parseAnswers(data []byte) ([]rpcResponse, error) {
 	p := envelopeParser{data: data}
 	p.space()
@@ -200,7 +201,8 @@ func (p *envelopeParser) value() ([]byte, error) {
 
 // skipString moves past the string at the cursor. Results are mostly long
 // hex strings, so it looks for the next quote with bytes.IndexByte rather
-// than byte by byte (which was 4% of the ingester's CPU): the quote ends the
+// than byte by byte (a share of the ingester's CPU: docs/benchmarks.md,
+// "What changed, each from a profile", Ingestion): the quote ends the
 // string unless an odd run of backslashes escapes it.
 func (p *envelopeParser) skipString() error {
 	p.i++ // opening quote

@@ -98,7 +98,8 @@ func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 // readBody reads at most limit+1 bytes of an answer. When the length is
 // announced (size, of the bytes rd gives when plain), the buffer is made
 // that size at once: growing it from nothing copied a batch's megabytes
-// of blocks and traces several times over, a tenth of the ingester's CPU.
+// of blocks and traces several times over (its share of the ingester's
+// CPU: docs/benchmarks.md, "What changed, each from a profile", Ingestion).
 func readBody(rd io.Reader, size int64, plain bool, limit int64) ([]byte, error) {
 	if !plain || size <= 0 || size > limit {
 		return io.ReadAll(io.LimitReader(rd, limit+1))

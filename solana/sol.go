@@ -50,7 +50,8 @@ func SOLChanges(b *Block, slot uint64) ([]*chainquery.SOLBalanceChange, error) {
 				slot, i, len(m.PreBalances), len(m.PostBalances), n)
 		}
 		// Only the keys whose balance changed are decoded: a vote changes
-		// one of its keys, and decoding them all was half of the time.
+		// one of its keys, and decoding them all was most of SOLChanges'
+		// time (docs/benchmarks.md, "Solana token balances").
 		for j, pre := range m.PreBalances {
 			if pre == m.PostBalances[j] {
 				continue

@@ -301,10 +301,10 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 
 // ingestMemoryLimit is the soft memory limit of ingest evm when the
 // environment sets none (GOMEMLIMIT): the collector works harder near it
-// rather than let the heap double past what is live. Polygon-shaped
-// batches in flight and their encoding keep ~100 MB live; without a
-// limit the process peaked at 264-274 MB, with this one at ~200 MB, at the
-// same rate (docs/benchmarks.md, "History in the stores").
+// rather than let the heap double past what is live: the Polygon-shaped
+// batches in flight and their encoding. Set above that live heap, it cuts
+// the peak RSS at the same rate (docs/benchmarks.md, "History in the
+// stores", RSS, has the figures).
 const ingestMemoryLimit = 192 << 20
 
 func (c *ingestEVMCmd) run(ctx context.Context, m *Main) error {

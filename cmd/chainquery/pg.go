@@ -18,12 +18,14 @@ import (
 //
 // A pool of 16 read connections per API server keeps a few servers well
 // under PostgreSQL's default max_connections (100) while covering the
-// concurrency one server can use: every API query is a bounded index walk
-// of a millisecond or less, so 16 connections serve thousands of requests a
-// second. The statement timeout bounds what a request can cost the database
-// when it is overloaded or a replica stalls: 5 s is far above any API
-// query's normal time and well below the HTTP write timeout (30 s), so
-// the client gets a 503 it may retry rather than a dropped connection.
+// concurrency one server can use: every API query is a bounded index walk,
+// short enough that 16 connections serve thousands of requests a second
+// (the reads' times on PostgreSQL: docs/benchmarks.md, "SQLite and
+// PostgreSQL on the same data"). The statement timeout bounds what a
+// request can cost the database when it is overloaded or a replica stalls:
+// 5 s is far above any API query's normal time and well below the HTTP
+// write timeout (30 s), so the client gets a 503 it may retry rather than a
+// dropped connection.
 const (
 	defaultPGMaxConns         = 16
 	defaultPGStatementTimeout = 5 * time.Second

@@ -19,14 +19,6 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
-// The flood: one API key (A) sends the heaviest Filter Traces request back to
-// back on many connections while another key (B) reads Get Block, the
-// cheapest keyed read, on a few. It measures what fair share between keys
-// (serve's --fair-share and its limits, http/admit.go) leaves B: B alone,
-// then B while A floods, on a fresh server each time, so that no key's cost
-// budget (kept in the server's memory) carries over from one measurement to
-// the next.
-
 // FloodPreset is a named set of serve flags that a flood run compares.
 type FloodPreset struct {
 	Name string
@@ -92,8 +84,14 @@ type FloodReport struct {
 	Rows       []*FloodRow
 }
 
-// Flood measures B alone and under A's flood, for each preset and each
-// number of A's connections, each on a fresh `chainquery serve` of o.DSN.
+// Flood runs the flood: one API key (A) sends the heaviest Filter Traces
+// request back to back on many connections while another key (B) reads Get
+// Block, the cheapest keyed read, on a few. It measures what fair share
+// between keys (serve's --fair-share and its limits, http/admit.go) leaves
+// B: B alone, then B under A's flood, for each preset and each number of
+// A's connections, each on a fresh `chainquery serve` of o.DSN, so that no
+// key's cost budget (kept in the server's memory) carries over from one
+// measurement to the next.
 func Flood(ctx context.Context, c *polychain.Chain, o FloodOptions) (*FloodReport, error) {
 	if o.Duration <= 0 {
 		o.Duration = 5 * time.Second

@@ -13,16 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The growth run (cqbench grow): how the store behaves as it grows. The
-// dataset is built in steps by the real ingester, each step one
-// `chainquery ingest evm --from --to` run that resumes on the same database,
-// between two raw fetches of the same range (Ingest), so every step has its
-// own ceiling; after each step the store's size on disk is read, and at
-// chosen steps the uncached read workloads run against `chainquery serve`
-// with the load run's machinery (Workloads, Load). What matters is the
-// trend: whether the last step ingests as fast as the first, and whether a
-// read answers as fast over the larger store.
-
 // GrowStep is one step of a growth run.
 type GrowStep struct {
 	From, To uint64 // the blocks it ingests
@@ -123,8 +113,16 @@ type GrowRow struct {
 // KBPerBlock is the store's size over the blocks stored, in KB (1000 bytes).
 func (r *GrowRow) KBPerBlock() float64 { return float64(r.Disk) / float64(r.Stored) / 1000 }
 
-// Grow runs the steps in order and returns a row for each step done, also
-// when it stops on an error.
+// Grow runs a growth run (cqbench grow), which shows how the store behaves
+// as it grows: it runs the steps in order and returns a row for each step
+// done, also when it stops on an error. The dataset is built in steps by the
+// real ingester, each step one `chainquery ingest evm --from --to` run that
+// resumes on the same database, between two raw fetches of the same range
+// (Ingest), so every step has its own ceiling; after each step the store's
+// size on disk is read, and at chosen steps the uncached read workloads run
+// against `chainquery serve` with the load run's machinery (Workloads,
+// Load). What matters is the trend: whether the last step ingests as fast
+// as the first, and whether a read answers as fast over the larger store.
 func Grow(ctx context.Context, o GrowOptions) ([]*GrowRow, error) {
 	say := func(format string, args ...any) {
 		if o.Progress != nil {

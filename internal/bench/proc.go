@@ -2,8 +2,10 @@
 // internal/polychain chain by the real `chainquery ingest evm` measured
 // against the raw fetch rate of the same calls, and a load run of the API
 // workloads against the real `chainquery serve`, each next to a ceiling
-// measured in the same run. internal/cmd/cqbench is its command line; the
-// figures are in docs/benchmarks.md.
+// measured in the same run; a flood of one key against another's reads
+// (Flood), and a growth run that reads the store as it grows (Grow).
+// internal/cmd/cqbench is its command line; the figures are in
+// docs/benchmarks.md.
 //
 // Everything it starts listens on 127.0.0.1 only, and every load loop is
 // bounded in time and in count.

@@ -209,18 +209,16 @@ func (g *gen) calldata(k int) []byte {
 	return b
 }
 
-// Real calldata, return data and log data are ABI words, and their entropy
-// is what a store of history compresses: an address or an amount
-// left-padded with zeros, a small count, offset or flag, zero, now and then
-// a hash. Pseudo-random bytes would make every byte count, and a measure of
-// disk per block on this chain would say nothing of mainnet's (real Polygon
-// rows compress 8-9x, docs/benchmarks.md "Disk per block"; TestPayloadEntropy
-// holds the generator to the recorded block).
-
 // reuseWord is the share of a transaction's words that repeat one it had.
 const reuseWord = 0.85
 
-// words returns k ABI-shaped words.
+// words returns k ABI-shaped words. Real calldata, return data and log data
+// are ABI words, and their entropy is what a store of history compresses:
+// an address or an amount left-padded with zeros, a small count, offset or
+// flag, zero, now and then a hash. Pseudo-random bytes would make every byte
+// count, and a measure of disk per block on this chain would say nothing of
+// mainnet's (what real Polygon rows compress to: docs/benchmarks.md, "Disk
+// per block"; TestPayloadEntropy holds the generator to the recorded block).
 func (g *gen) words(k int) []byte {
 	b := make([]byte, 32*k)
 	g.fillWords(b)

@@ -223,9 +223,10 @@ func TestShape(t *testing.T) {
 // TestPayloadEntropy holds the generator's call inputs, outputs and log
 // data to the entropy of real ones: a block's payloads, compressed as one
 // piece, must shrink by a ratio within a factor of two of what the recorded
-// Polygon block 38,102,393 shrinks by (8-9x). Pseudo-random payloads, as the
-// generator had before, shrink by about 1.1x, and would make any measure of
-// a compressed history's disk per block on this chain meaningless.
+// Polygon block 38,102,393 shrinks by. Pseudo-random payloads, as the
+// generator had before, hardly shrink at all, and would make any measure of
+// a compressed history's disk per block on this chain meaningless (both
+// ratios: docs/benchmarks.md, "Disk per block").
 func TestPayloadEntropy(t *testing.T) {
 	var real bytes.Buffer
 	var walk func(v any)

@@ -5,15 +5,13 @@ import (
 	"strconv"
 )
 
-// The answers are written by hand rather than through encoding/json: the
-// node renders a megabyte per block, and its cost must stay small next to
-// the ingester's.
-
 func hexString(b []byte) string { return "0x" + hex.EncodeToString(b) }
 
 func hexDecode(dst []byte, s string) { _, _ = hex.Decode(dst, []byte(s)) }
 
-// jw appends JSON to a byte slice.
+// jw appends JSON to a byte slice. The node's answers are written by hand
+// through it rather than through encoding/json: the node renders a megabyte
+// per block, and its cost must stay small next to the ingester's.
 type jw struct{ b []byte }
 
 func (w *jw) raw(s string) { w.b = append(w.b, s...) }

@@ -14,15 +14,6 @@ import (
 	"testing"
 )
 
-// The recorded chain data live in testdata/ at the repository's root (see
-// testdata/README.md): real node answers from public sources, part of the
-// repository like the code. A missing file is therefore never a missing
-// prerequisite to skip over but a broken checkout: the test fails.
-//
-// Files over 100 KB are stored gzipped, as NAME.gz. Tests name them by their
-// plain NAME; ReadTestdata and GlobTestdata resolve the compressed copy, so
-// that which files are compressed can change without touching any test.
-
 // module is the path in go.mod that marks the repository's root.
 const module = "github.com/chainquery/chainquery"
 

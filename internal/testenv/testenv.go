@@ -8,6 +8,16 @@
 // tested at all, and the run would still be green. Every test that needs
 // something from outside goes through this package, so that all of them
 // behave alike.
+//
+// The recorded chain data are the exception: they live in testdata/ at the
+// repository's root (see testdata/README.md), real node answers from public
+// sources, part of the repository like the code. A missing file is
+// therefore never a missing prerequisite to skip over but a broken
+// checkout: the test fails.
+//
+// Files over 100 KB are stored gzipped, as NAME.gz. Tests name them by their
+// plain NAME; ReadTestdata and GlobTestdata resolve the compressed copy, so
+// that which files are compressed can change without touching any test.
 package testenv
 
 import (

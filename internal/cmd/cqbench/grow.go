@@ -88,8 +88,9 @@ func runGrow(ctx context.Context, args []string) error {
 		return err
 	}
 	// Each step's node renders that step's blocks into a cache of its own,
-	// removed after the step: the answers take ~1.5 MB a block, 75 GB for
-	// 50,000 blocks, which no disk here holds at once.
+	// removed after the step: the answers of a whole growth run would take
+	// more disk than this machine has (docs/benchmarks.md, "Growth: the
+	// store as it grows", gives their size).
 	cache := filepath.Join(w.dir, "grow-cache")
 	node := func(ctx context.Context, from, to uint64) (string, func(), error) {
 		if err := os.RemoveAll(cache); err != nil {
