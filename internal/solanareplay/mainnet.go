@@ -44,6 +44,12 @@ const (
 	// stands for the blocks that followed on mainnet, which are not
 	// recorded, and holds no data of its own.
 	TailSlot = MainnetSlot + 6000
+
+	// TailBlockhash is the tail's blockhash: the SHA-256 of "chainquery
+	// dev: the empty block after mainnet slot 110360000", in base58, which
+	// no mainnet block has. The ingester records it in the cursor, and
+	// checks it when it resumes.
+	TailBlockhash = "VSbjbxZbnrQFEoum2BxeTbwLtbkaXUt2Ur5TDq1GoJy"
 )
 
 // What the recorded block holds, for examples that answer with data;
@@ -79,8 +85,8 @@ func Mainnet() (*Node, error) {
 	}
 	n := NewNode()
 	n.AddBlock(MainnetSlot, raw)
-	n.AddBlock(TailSlot, json.RawMessage(fmt.Sprintf(`{"parentSlot":%d,"blockTime":%d,"transactions":[],"rewards":[]}`,
-		TailSlot-1, MainnetBlockTime+3600)))
+	n.AddBlock(TailSlot, json.RawMessage(fmt.Sprintf(`{"blockhash":%q,"parentSlot":%d,"blockTime":%d,"transactions":[],"rewards":[]}`,
+		TailBlockhash, TailSlot-1, MainnetBlockTime+3600)))
 	return n, nil
 }
 

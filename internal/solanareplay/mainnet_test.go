@@ -2,6 +2,7 @@ package solanareplay_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"io"
 	"os"
 	"testing"
@@ -126,6 +127,10 @@ func TestMainnet(t *testing.T) {
 	tail, err := solana.DecodeBlock(raws[1])
 	if err != nil {
 		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("chainquery dev: the empty block after mainnet slot 110360000"))
+	if tail.Blockhash != solanareplay.TailBlockhash || chainquery.Base58Encode(sum[:]) != solanareplay.TailBlockhash {
+		t.Errorf("the tail's blockhash %q, TailBlockhash %q, want the SHA-256 the comment says", tail.Blockhash, solanareplay.TailBlockhash)
 	}
 	if want := solanareplay.ExampleAt.Add(40 * time.Minute); tail.Time().Before(want) {
 		t.Errorf("the tail's time %s is before %s: the example snapshot would not be covered", tail.Time(), want)
