@@ -16,6 +16,7 @@ import (
 	"github.com/chainquery/chainquery/http"
 	"github.com/chainquery/chainquery/ingest"
 	"github.com/chainquery/chainquery/internal/devchain"
+	"github.com/chainquery/chainquery/internal/solanareplay"
 	"github.com/chainquery/chainquery/jsonrpc"
 )
 
@@ -51,6 +52,9 @@ func (m *Main) parseDev(args []string) (*devCmd, error) {
 		"every --interval (with an empty block now and then), follows the chain into\n" +
 		"the database, serves the API, and prints an API key with a curl command for\n" +
 		"each endpoint. Ctrl-C stops everything.\n\n" +
+		"For the Solana endpoints it also replays a recorded mainnet block (slot\n" +
+		"110360000, December 2021, embedded in the binary) into the database through\n" +
+		"the ingester of ingest solana, from a node on 127.0.0.1: no network needed.\n\n" +
 		"anvil comes from ./node_modules (scripts/setup installs it, and dev runs\n" +
 		"scripts/setup when it is missing), $CHAINQUERY_ANVIL, or $PATH.\n\n" +
 		"The database and anvil's state (next to it, *.anvil.json) are deleted at start,\n" +
@@ -121,6 +125,10 @@ func (c *devCmd) runAll(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
+	// The Solana replay runs while anvil starts and the contracts are
+	// deployed, which take longer; the welcome waits for it.
+	replay := goBackground(ctx, func(ctx context.Context) error { return c.replaySolana(ctx, m, store, logger) })
+	defer replay.stop()
 	// With --state anvil loads the chain of the last run and saves it when
 	// it exits on a signal (Ctrl-C on a terminal reaches it too). Otherwise
 	// saveAnvilState saves it before Close, which kills anvil outright.
@@ -190,6 +198,9 @@ func (c *devCmd) runAll(ctx context.Context, m *Main) error {
 	key, err := devKey(g.ctx, store)
 	if err == nil {
 		err = waitIndexed(g.ctx, store, first.block)
+	}
+	if err == nil {
+		err = replay.wait(g.ctx)
 	}
 	if err == nil {
 		c.printWelcome(m, node, traffic, "http://"+m.Addr().String(), key, first)
@@ -297,6 +308,15 @@ func checkDevDB(ctx context.Context, d dsn) error {
 		if chain != chainquery.Polygon || n > devMaxBlock {
 			return fmt.Errorf("it holds %s blocks up to %d, which no dev chain has", chain, n)
 		}
+	}
+	// dev's Solana data end at the replay's tail, whose blockhash no
+	// mainnet block has.
+	cur, ok, err := s.SolanaCursor(ctx)
+	if err != nil {
+		return fmt.Errorf("read its Solana cursor: %v", err)
+	}
+	if ok && (cur.Slot != solanareplay.TailSlot || cur.Blockhash != solanareplay.TailBlockhash) {
+		return fmt.Errorf("it holds Solana token balances up to slot %d, which dev does not replay", cur.Slot)
 	}
 	return nil
 }

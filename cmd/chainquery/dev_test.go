@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -16,13 +17,15 @@ import (
 	"time"
 
 	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/internal/solanareplay"
 	"github.com/chainquery/chainquery/internal/testenv"
+	"github.com/chainquery/chainquery/solana/solanatest"
 )
 
 // TestDev runs chainquery dev as a user would, then runs every curl command
-// it printed, with the key it printed: all but one answer 200 with data,
-// and the Solana one 404, as the output says. Cancelling stops it cleanly and saves
-// the chain for --keep, which a second run resumes.
+// it printed, with the key it printed: each answers 200 with data, the
+// Solana ones with the recorded mainnet block dev replays. Cancelling stops
+// it cleanly and saves the chain for --keep, which a second run resumes.
 func TestDev(t *testing.T) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "dev.db")
@@ -38,12 +41,10 @@ func TestDev(t *testing.T) {
 	for _, c := range cmds {
 		status, body := c.run(t)
 		switch {
-		case strings.Contains(c.url, "/solana/"):
-			if status != http.StatusNotFound {
-				t.Errorf("%s: status %d, want 404 (dev indexes no Solana data): %s", c.url, status, body)
-			}
 		case status != http.StatusOK:
 			t.Errorf("%s: status %d: %s", c.url, status, body)
+		case strings.Contains(c.url, "/solana/"):
+			checkDevSolana(t, c.url, body)
 		case strings.HasSuffix(c.url, "/export"):
 			if !bytes.HasPrefix(body, []byte(`{"block_number":`)) || !bytes.HasSuffix(body, []byte("\n{\"cursor\":null}\n")) {
 				t.Errorf("%s: %.300s; want rows, then {\"cursor\":null} last", c.url, body)
@@ -113,6 +114,18 @@ func TestDev(t *testing.T) {
 			t.Errorf("test contracts %v before --keep, %v after: want the same ones", before, after)
 		}
 		contains(t, "the welcome", dev.stdout.String(), "a new one: the last run's no longer works")
+		// The replayed Solana block is kept too, not ingested again.
+		contains(t, "the log", dev.stderr.String(), `msg="resuming after the stored cursor" chain=solana slot=110366000`)
+		for _, c := range curlCommands(t, dev.stdout.String()) {
+			if !strings.Contains(c.url, "/solana/") {
+				continue
+			}
+			if status, body := c.run(t); status != http.StatusOK {
+				t.Errorf("%s after --keep: status %d: %s", c.url, status, body)
+			} else {
+				checkDevSolana(t, c.url, body)
+			}
+		}
 		if got := latest(t, dev.base(), "polygon", newKey); got < stopped {
 			t.Errorf("Get Latest Block answers %d after --keep, want at least %d", got, stopped)
 		}
@@ -127,6 +140,58 @@ func TestDev(t *testing.T) {
 		execute(t, nil, "dev", "--db", db, "--listen", "127.0.0.1:0").
 			wantFailure(t, 1, `will not delete `+db+`: it holds the API key "alice", which dev did not create`)
 	})
+
+	t.Run("ErrForeignSolana", func(t *testing.T) {
+		node := solanatest.NewServer(t)
+		node.AddBlock(100, json.RawMessage(`{"blockhash":"7FRPQq2kvN5NWudpiHstcpQnxEDFeDBJN54sU1TeTF9t","blockTime":1700000000,"transactions":[]}`))
+		other := "sqlite:" + filepath.Join(t.TempDir(), "solana.db")
+		mustExecute(t, nil, "ingest", "solana", "--db", other, "--rpc", node.URL, "--from-slot", "100", "--metadata=false")
+		execute(t, nil, "dev", "--db", other, "--listen", "127.0.0.1:0").
+			wantFailure(t, 1, `will not delete `+other+`: it holds Solana token balances up to slot 100, which dev does not replay`)
+	})
+}
+
+// checkDevSolana checks the answer of one of dev's Solana curls against
+// what the replayed block holds (solanareplay's examples).
+func checkDevSolana(t *testing.T, url string, body []byte) {
+	t.Helper()
+	type balance struct {
+		AccountOwner string      `json:"account_owner"`
+		TokenAccount string      `json:"token_account"`
+		TokenSymbol  string      `json:"token_symbol"`
+		Balance      json.Number `json:"balance"`
+		Slot         json.Number `json:"block_slot_last_updated"`
+		Result       []balance   `json:"result"`
+		Count        int         `json:"count"`
+		SOLAccount   string      `json:"account"`
+	}
+	var got balance
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if err := d.Decode(&got); err != nil {
+		t.Errorf("%s: %v: %s", url, err, body)
+		return
+	}
+	slot := json.Number(fmt.Sprint(solanareplay.MainnetSlot))
+	var ok bool
+	switch {
+	case strings.Contains(url, "/sol-balances/account/"):
+		ok = got.SOLAccount == solanareplay.ExampleSOLAccount && got.Balance == "1521.283485447" && got.Slot == slot
+	case strings.Contains(url, "/token-balances/owner/"):
+		ok = got.Count == 2 && len(got.Result) == 2
+		for _, r := range got.Result {
+			ok = ok && r.AccountOwner == solanareplay.ExampleOwner && r.TokenSymbol != "" && r.Slot == slot
+		}
+	case strings.Contains(url, "/token-balances/token-account/"):
+		ok = got.TokenAccount == solanareplay.ExampleTokenAccount && got.AccountOwner == solanareplay.ExampleOwner &&
+			got.TokenSymbol == "USDC" && got.Balance == "538847.272574" && got.Slot == slot
+	default:
+		t.Errorf("%s: a Solana endpoint the test does not know", url)
+		return
+	}
+	if !ok {
+		t.Errorf("%s: %s; want the replayed block's balances", url, body)
+	}
 }
 
 // TestDev_Usage checks dev's command-line mistakes, and that a port in use
@@ -293,7 +358,7 @@ func TestDevFilesIgnored(t *testing.T) {
 
 // runREADMEExamples runs the curl commands of the README's "The API by
 // example" with its variables set to base, key, block and tx: each must
-// answer 200 with JSON, but the Solana one, which dev answers 404.
+// answer 200 with JSON, the Solana ones with the block dev replays.
 func runREADMEExamples(t *testing.T, base, key, block, tx string) {
 	t.Helper()
 	readme, err := os.ReadFile("../../README.md")
@@ -343,9 +408,6 @@ func runREADMEExamples(t *testing.T, base, key, block, tx string) {
 		}
 		status, body := c.run(t)
 		want := http.StatusOK
-		if strings.Contains(c.url, "/solana/") {
-			want = http.StatusNotFound
-		}
 		export := strings.HasSuffix(c.url, "/export") && bytes.HasSuffix(body, []byte("{\"cursor\":null}\n")) // NDJSON
 		if status != want || !strings.HasSuffix(c.url, "/metrics") && !export && !json.Valid(body) {
 			t.Errorf("README: %s\n-> %d (want %d): %.300s", line, status, want, body)

@@ -11,15 +11,8 @@ import (
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/internal/devchain"
+	"github.com/chainquery/chainquery/internal/solanareplay"
 )
-
-// exampleSolanaAccount is a real token account, for the shape of the
-// Token Balance by Account request; dev indexes no Solana data.
-const exampleSolanaAccount = "AiZVGdcGBvupD3XxZyZMgQGXR75LLSetcPaLavjuRPLw"
-
-// exampleSolanaOwner is a real wallet, for the shape of the Token Balances
-// by Owner request.
-const exampleSolanaOwner = "5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1"
 
 // round is what the examples point at: a block of the dev chain and its
 // transaction with the most logs.
@@ -107,6 +100,7 @@ chainquery dev is running:
   anvil (chain id 137)  {{.Node}}, a round of transactions every {{.Interval}}
   test contracts        Driver {{.Driver}}, Lib {{.Lib}}{{if .Keep}} (the last run's, when kept){{end}}
   indexed as polygon    into {{.DB}}
+  solana                mainnet block {{.Slot}} of {{.SlotTime}}, recorded, replayed into the same database
   the API               {{.Base}}  (OpenAPI: {{.Base}}/openapi.json)
   docs, try it out      {{.Base}}/docs  (paste the key below into Authorize)
   metrics               {{.Base}}/metrics  (Prometheus, no key)
@@ -152,13 +146,13 @@ curl -s -X POST '{{.Base}}/api/v1/customer/polygon/logs/export' -H 'apikey: {{.K
 # Export Traces of the same two hours; a cut export resumes with the same body and "cursor": the last cursor received
 curl -s -X POST '{{.Base}}/api/v1/customer/polygon/traces/export' -H 'apikey: {{.Key}}' -H 'Content-Type: application/json' -d '{"from_datetime": "{{.From}}", "to_datetime": "{{.To}}"}'
 
-# SOL Balance by Account (solana): a wallet's SOL; 404 here too
-curl -s '{{.Base}}/api/v1/customer/solana/sol-balances/account/{{.Owner}}?datetime_filter={{.At}}' -H 'apikey: {{.Key}}'
+# SOL Balance by Account (solana): the SOL of the leader of block {{.Slot}}, at the first snapshot after it
+curl -s '{{.Base}}/api/v1/customer/solana/sol-balances/account/{{.SOLAccount}}?datetime_filter={{.At}}' -H 'apikey: {{.Key}}'
 
-# Token Balances by Owner (solana): every token account of a wallet; 404 here too
+# Token Balances by Owner (solana): every token account of a wallet, at the same snapshot
 curl -s '{{.Base}}/api/v1/customer/solana/token-balances/owner/{{.Owner}}?datetime_filter={{.At}}&include_metadata=true' -H 'apikey: {{.Key}}'
 
-# Token Balance by Account (solana): dev indexes no Solana data, so this answers 404
+# Token Balance by Account (solana): one of them, its USDC account
 curl -s '{{.Base}}/api/v1/customer/solana/token-balances/token-account/{{.Account}}?datetime_filter={{.At}}&include_metadata=true' -H 'apikey: {{.Key}}'
 
 `))
@@ -170,21 +164,23 @@ curl -s '{{.Base}}/api/v1/customer/solana/token-balances/token-account/{{.Accoun
 func (c *devCmd) printWelcome(m *Main, node *devchain.Anvil, traffic *devchain.Traffic, base, key string, r round) {
 	now := time.Now().UTC()
 	welcome.Execute(m.Stdout, map[string]any{
-		"Node":     node.URL,
-		"Driver":   traffic.Driver,
-		"Lib":      traffic.Lib,
-		"Keep":     c.keep,
-		"Interval": c.interval,
-		"DB":       c.db.String(),
-		"Base":     base,
-		"Key":      key,
-		"Block":    r.block,
-		"Tx":       r.tx,
-		"From":     now.Add(-time.Hour).Format(time.RFC3339),
-		"To":       now.Add(time.Hour).Format(time.RFC3339),
-		"Account":  exampleSolanaAccount,
-		"Owner":    exampleSolanaOwner,
-		// Token balances answer for 10-minute snapshots at least an hour old.
-		"At": now.Add(-time.Hour).Truncate(10 * time.Minute).Format(time.RFC3339),
+		"Node":       node.URL,
+		"Driver":     traffic.Driver,
+		"Lib":        traffic.Lib,
+		"Keep":       c.keep,
+		"Interval":   c.interval,
+		"DB":         c.db.String(),
+		"Base":       base,
+		"Key":        key,
+		"Block":      r.block,
+		"Tx":         r.tx,
+		"From":       now.Add(-time.Hour).Format(time.RFC3339),
+		"To":         now.Add(time.Hour).Format(time.RFC3339),
+		"Slot":       solanareplay.MainnetSlot,
+		"SlotTime":   time.Unix(solanareplay.MainnetBlockTime, 0).UTC().Format(time.RFC3339),
+		"SOLAccount": solanareplay.ExampleSOLAccount,
+		"Owner":      solanareplay.ExampleOwner,
+		"Account":    solanareplay.ExampleTokenAccount,
+		"At":         solanareplay.ExampleAt.Format(time.RFC3339),
 	})
 }

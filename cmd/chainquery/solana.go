@@ -139,14 +139,7 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 		logw, interval = lineClearer{m.Stderr}, time.Second
 	}
 	logger := redactLogger(c.log.logger(logw), c.rpc, redactURL(c.rpc)).With("chain", "solana")
-	client := solana.NewClient(c.rpc)
-	client.RPC.Logger = logger
-	client.RPC.Timeout, client.RPC.MaxResponse = c.rpcTimeout, int64(c.maxRespMB)<<20
-	source := solana.NewSource(client, logger)
-	source.SOL = c.sol
-	e := &ingest.SolanaLoop{Source: source, Logger: logger, From: c.from, To: c.to, Follow: c.follow,
-		Concurrency: c.concurrency, BatchSlots: c.batch, Metadata: c.metadata, SOL: c.sol,
-		Progress: &ingest.Progress{Chain: "solana"}}
+	e, client := c.ingester(logger)
 	storeUp := func(chainquery.Store) error { return nil }
 	if c.metrics != "" {
 		var ingestion *metrics.Ingest
@@ -201,6 +194,20 @@ func (c *ingestSolanaCmd) run(ctx context.Context, m *Main) error {
 		logger.Info("done", attrs...)
 	}
 	return nil
+}
+
+// ingester returns the ingester of the command's flags, reading from its
+// node with client, and without its store. dev runs it too.
+func (c *ingestSolanaCmd) ingester(logger *slog.Logger) (*ingest.SolanaLoop, *solana.Client) {
+	client := solana.NewClient(c.rpc)
+	client.RPC.Logger = logger
+	client.RPC.Timeout, client.RPC.MaxResponse = c.rpcTimeout, int64(c.maxRespMB)<<20
+	source := solana.NewSource(client, logger)
+	source.SOL = c.sol
+	e := &ingest.SolanaLoop{Source: source, Logger: logger, From: c.from, To: c.to, Follow: c.follow,
+		Concurrency: c.concurrency, BatchSlots: c.batch, Metadata: c.metadata, SOL: c.sol,
+		Progress: &ingest.Progress{Chain: "solana"}}
+	return e, client
 }
 
 // checkSolanaNode asks the node for its confirmed slot. It gives up sooner
