@@ -42,25 +42,9 @@ func TestReadsWithoutStatistics(t *testing.T) {
 		t.Fatal(err)
 	}
 	lo, hi := c.First(), c.Last()
-	// Autovacuum must not analyze the tables while the test runs: the
-	// partitions are made here, as the writer would, with it turned off.
-	r := int64(lo / postgres.PartitionBlocks)
-	for _, q := range []string{
-		`ALTER TABLE blocks SET (autovacuum_enabled = false)`,
-		`ALTER TABLE transactions SET (autovacuum_enabled = false)`,
-		`ALTER TABLE token_balances SET (autovacuum_enabled = false)`,
-		`ALTER TABLE tokens SET (autovacuum_enabled = false)`,
-		`ALTER TABLE api_keys SET (autovacuum_enabled = false)`,
-		`ALTER TABLE trace_counts SET (autovacuum_enabled = false)`,
-		fmt.Sprintf(`CREATE TABLE traces_p%d PARTITION OF traces FOR VALUES FROM (%d) TO (%d) WITH (autovacuum_enabled = false)`,
-			r, r*postgres.PartitionBlocks, (r+1)*postgres.PartitionBlocks),
-		fmt.Sprintf(`CREATE TABLE logs_p%d PARTITION OF logs FOR VALUES FROM (%d) TO (%d) WITH (autovacuum_enabled = false)`,
-			r, r*postgres.PartitionBlocks, (r+1)*postgres.PartitionBlocks),
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Autovacuum must not analyze the tables, or vacuum them, while the
+	// test runs.
+	postgres.DisableAutovacuum(t, dsn, lo, hi)
 	var batch []*chainquery.BlockData
 	traces := 0
 	for n := lo; n <= hi; n++ {
@@ -94,6 +78,7 @@ func TestReadsWithoutStatistics(t *testing.T) {
 	if err := db.CreateAPIKey(ctx, key); err != nil {
 		t.Fatal(err)
 	}
+	postgres.CheckAutovacuumOff(t, dsn)
 	var analyzed []string
 	if err := conn.QueryRow(ctx, `SELECT coalesce(array_agg(DISTINCT tablename::text), '{}') FROM pg_stats
 		WHERE schemaname = current_schema()`).Scan(&analyzed); err != nil {

@@ -35,9 +35,10 @@ var updatePlans = flag.Bool("update", false, "rewrite docs/storage-plans-postgre
 // is what runs if an operator overrides that setting. TestReadsWithoutStatistics
 // checks the same reads on tables that autovacuum has not analyzed yet.
 func TestQueryPlans(t *testing.T) {
-	db := MustOpen(t, NewTestDatabase(t, RequireEnv(t, EnvAdminDSN)), Options{})
+	dsn := NewTestDatabase(t, RequireEnv(t, EnvAdminDSN))
+	db := MustOpen(t, dsn, Options{})
 	ctx := context.Background()
-	plansData(t, db)
+	plansData(t, db, dsn)
 
 	key := chainquery.HashAPIKey("cq_plan")
 	owner := planOwner(0)                                  // of accounts 0 to 9
@@ -203,9 +204,20 @@ func planTxHash(n int) []byte {
 	return h[:]
 }
 
-func plansData(t *testing.T, db *DB) {
+// plansData writes the plans' data set into db, the store on dsn, and
+// ANALYZEs it. Its statistics and sizes are the same on every run, so that
+// the plans are: autovacuum is off (DisableAutovacuum), which would else
+// vacuum or analyze the tables at a moment of its own, and ANALYZE reads
+// every row.
+//
+// Most of the rows written are deleted again: the write turns blocks more
+// than TipBlocks below the highest into history, so that the range the
+// plans read lies in history and its partitions hold dead rows only. The
+// plans are those of tables that have not been vacuumed since.
+func plansData(t *testing.T, db *DB, dsn string) {
 	t.Helper()
 	ctx := context.Background()
+	DisableAutovacuum(t, dsn, planFrom, planFrom+planBlocks-1)
 	for start := 0; start < planBlocks; start += 500 {
 		var batch []*chainquery.BlockData
 		for i := start; i < start+500; i++ {
@@ -246,10 +258,59 @@ func plansData(t *testing.T, db *DB) {
 	for _, q := range []string{
 		`INSERT INTO tokens SELECT sha256(int4send(i)), 'token ' || i, 'T' || i, 6 FROM generate_series(1, 2000) i`,
 		`INSERT INTO api_keys SELECT 'key ' || i, sha256(int4send(i)), 'get_block', 0 FROM generate_series(1, 2000) i`,
+	} {
+		if _, err := db.write.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	CheckAutovacuumOff(t, dsn)
+	// ANALYZE reads a sample of 300 × the statistics target rows of a
+	// table, drawn at random when it holds more, and then the plans would
+	// depend on the sample. Here trace_counts holds 48,040 rows, and
+	// traces 20,000 in a partition that half its pages hold (the sample of
+	// a partitioned table is shared among the partitions by their pages).
+	// A target of 1000 on their chain column makes the sample read every
+	// row, and leaves the statistics of every column as detailed as the
+	// default target makes them: chain holds one value, whatever its
+	// target, and each other column keeps its own.
+	for _, q := range []string{
+		`ALTER TABLE trace_counts ALTER COLUMN chain SET STATISTICS 1000`,
+		`ALTER TABLE ONLY traces ALTER COLUMN chain SET STATISTICS 1000`,
 		`ANALYZE`,
 	} {
 		if _, err := db.write.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
+	var sampled []string
+	if err := db.QueryForTest(ctx, sampledSQL, func(rows pgx.Rows) error {
+		var name string
+		err := rows.Scan(&name)
+		sampled = append(sampled, name)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(sampled) > 0 {
+		t.Fatalf("ANALYZE read a random sample of %v: raise the statistics target of their chain column", sampled)
+	}
 }
+
+// sampledSQL names the tables of the schema whose last ANALYZE read a
+// sample of their rows: a table whose rows outnumber 300 × the highest
+// statistics target of its columns, or a partitioned table whose sample,
+// shared among its partitions by their pages, gives a partition a share
+// smaller than its rows.
+const sampledSQL = `WITH rel AS (
+		SELECT c.oid, c.reltuples, c.relpages, i.inhparent, sum(c.relpages) OVER (PARTITION BY i.inhparent) AS pages
+		FROM pg_class c LEFT JOIN pg_inherits i ON i.inhrelid = c.oid
+		WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'),
+	need AS ( -- the sample that reads every row
+		SELECT oid, reltuples AS n FROM rel
+		UNION ALL
+		SELECT inhparent, reltuples * pages / relpages FROM rel WHERE inhparent IS NOT NULL AND relpages > 0)
+	SELECT oid::regclass::text FROM need
+	GROUP BY oid
+	HAVING max(n) > 300 * (SELECT max(coalesce(nullif(a.attstattarget, -1), current_setting('default_statistics_target')::int))
+		FROM pg_attribute a WHERE a.attrelid = need.oid AND a.attnum > 0 AND NOT a.attisdropped)
+	ORDER BY 1`
