@@ -33,7 +33,7 @@ func (s *Store) FindBlock(ctx context.Context, chain chainquery.Chain, number ui
 		return nil, err
 	}
 	if len(b.Transactions) == 0 && b.TransactionCount > 0 { // history
-		txs, found, err := s.historyTransactions(ctx, tx, id, number, b.Version)
+		txs, found, err := s.reader(tx, id).historyTransactions(ctx, number, b.Version)
 		if err != nil {
 			return nil, err
 		} else if !found {
@@ -151,7 +151,7 @@ func (s *Store) BlockAtTime(ctx context.Context, chain chainquery.Chain, ts int6
 		return 0, false, err
 	}
 	defer tx.Rollback()
-	firstAtOrAfter, lastAtOrBefore := s.blockSeeks(ctx, tx, id)
+	firstAtOrAfter, lastAtOrBefore := s.reader(tx, id).blockSeeks(ctx)
 	if after {
 		return firstAtOrAfter(ts)
 	}
@@ -162,11 +162,11 @@ func (s *Store) BlockAtTime(ctx context.Context, chain chainquery.Chain, ts int6
 // chain's block timestamps (chainquery.TraceFilter.BlockRange), asked on c:
 // the first block stamped at or after a unix second, and the last at or
 // before one.
-func (s *Store) blockSeeks(ctx context.Context, c Conn, chain int64) (firstAtOrAfter, lastAtOrBefore func(int64) (uint64, bool, error)) {
+func (r reader) blockSeeks(ctx context.Context) (firstAtOrAfter, lastAtOrBefore func(int64) (uint64, bool, error)) {
 	seek := func(q string) func(int64) (uint64, bool, error) {
 		return func(ts int64) (uint64, bool, error) {
 			var n int64
-			found, err := queryRow(ctx, c, q, []any{chain, ts}, &n)
+			found, err := queryRow(ctx, r.c, q, []any{r.chain, ts}, &n)
 			return uint64(n), found, err
 		}
 	}

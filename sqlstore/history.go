@@ -60,9 +60,9 @@ func (s *Store) rowBlocks() uint64 {
 }
 
 // historyBelow returns the boundary of chain: blocks below it are history.
-func (s *Store) historyBelow(ctx context.Context, c Conn, chain int64) (int64, error) {
+func (r reader) historyBelow(ctx context.Context) (int64, error) {
 	var below int64
-	_, err := queryRow(ctx, c, qHistoryBelow, []any{chain}, &below)
+	_, err := queryRow(ctx, r.c, qHistoryBelow, []any{r.chain}, &below)
 	return below, err
 }
 
@@ -83,7 +83,7 @@ func (s *Store) freeze(ctx context.Context, b BlockBatch, chain int64, head uint
 // passed in one step.
 func (s *Store) freezeTo(ctx context.Context, b BlockBatch, chain, target int64, max int) error {
 	const n = TraceCountBlocks
-	below, err := s.historyBelow(ctx, b, chain)
+	below, err := s.reader(b, chain).historyBelow(ctx)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (s *Store) freezeTo(ctx context.Context, b BlockBatch, chain, target int64,
 func (s *Store) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi int64) error {
 	h := newHistoryBuilder(chain, false)
 	for from := lo; from <= hi; from += freezeChunk {
-		blocks, err := s.readRows(ctx, b, chain, from, min(hi, from+freezeChunk-1))
+		blocks, err := s.reader(b, chain).readRows(ctx, from, min(hi, from+freezeChunk-1))
 		if err != nil {
 			return err
 		}
@@ -156,12 +156,12 @@ func (s *Store) insertHistory(ctx context.Context, b BlockBatch, h *historyBuild
 // up becomes rows again, so that a write or a rewind at from finds them
 // where the rules of the rows expect them.
 func (s *Store) thaw(ctx context.Context, b BlockBatch, chain int64, from uint64) error {
-	below, err := s.historyBelow(ctx, b, chain)
+	below, err := s.reader(b, chain).historyBelow(ctx)
 	if err != nil || int64(from) >= below {
 		return err
 	}
 	lo := int64(from) / TraceCountBlocks * TraceCountBlocks
-	blocks, err := s.readHistory(ctx, b, chain, lo, below-1)
+	blocks, err := s.reader(b, chain).readHistory(ctx, lo, below-1)
 	if err != nil {
 		return err
 	}
@@ -314,7 +314,7 @@ func (s *Store) ConvertHistory(ctx context.Context, chain chainquery.Chain, buck
 	if err := s.freezeTo(ctx, b, id, to, buckets); err != nil {
 		return 0, 0, err
 	}
-	at, err := s.historyBelow(ctx, b, id)
+	at, err := s.reader(b, id).historyBelow(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -333,15 +333,15 @@ func (s *Store) ConvertHistory(ctx context.Context, chain chainquery.Chain, buck
 // or a read does): each block's transactions, logs and traces in API
 // order, with the block's number and nothing else of its header, whose row
 // stays where it is.
-func (s *Store) readRows(ctx context.Context, c Conn, chain, lo, hi int64) ([]*chainquery.BlockData, error) {
-	blocks, at, err := s.blocksIn(ctx, c, chain, lo, hi)
+func (r reader) readRows(ctx context.Context, lo, hi int64) ([]*chainquery.BlockData, error) {
+	blocks, at, err := r.blocksIn(ctx, lo, hi)
 	if err != nil {
 		return nil, err
 	}
-	args := []any{chain, lo, hi}
+	args := []any{r.chain, lo, hi}
 	var t chainquery.Transaction
-	txs := s.txScan(new(scan).counter(&t.BlockNumber), &t)
-	err = c.Query(ctx, s.Dialect.RowTransactions, args, txs.dest, txs.each(func() error {
+	txs := r.txScan(new(scan).counter(&t.BlockNumber), &t)
+	err = r.c.Query(ctx, r.Dialect.RowTransactions, args, txs.dest, txs.each(func() error {
 		d, err := at(t.BlockNumber)
 		row := t
 		d.Transactions = append(d.Transactions, &row)
@@ -352,7 +352,7 @@ func (s *Store) readRows(ctx context.Context, c Conn, chain, lo, hi int64) ([]*c
 	}
 	var l chainquery.Log
 	logs := logScan(new(scan).counter(&l.BlockNumber).to(&l.TransactionIndex), &l)
-	err = c.Query(ctx, qRowLogs, args, logs.dest, logs.each(func() error {
+	err = r.c.Query(ctx, qRowLogs, args, logs.dest, logs.each(func() error {
 		d, err := at(l.BlockNumber)
 		row := l
 		d.Logs = append(d.Logs, &row)
@@ -362,8 +362,8 @@ func (s *Store) readRows(ctx context.Context, c Conn, chain, lo, hi int64) ([]*c
 		return nil, err
 	}
 	var tr chainquery.Trace
-	traces := s.traceRowScan(&tr)
-	err = c.Query(ctx, s.Dialect.RowTraces, args, traces.dest, traces.each(func() error {
+	traces := r.traceRowScan(&tr)
+	err = r.c.Query(ctx, r.Dialect.RowTraces, args, traces.dest, traces.each(func() error {
 		d, err := at(tr.BlockNumber)
 		row := tr
 		d.Traces = append(d.Traces, &row)
@@ -374,15 +374,15 @@ func (s *Store) readRows(ctx context.Context, c Conn, chain, lo, hi int64) ([]*c
 
 // readHistory returns the blocks kept as history from lo to hi, in number
 // order.
-func (s *Store) readHistory(ctx context.Context, c Conn, chain, lo, hi int64) ([]*chainquery.BlockData, error) {
-	blocks, at, err := s.blocksIn(ctx, c, chain, lo, hi)
+func (r reader) readHistory(ctx context.Context, lo, hi int64) ([]*chainquery.BlockData, error) {
+	blocks, at, err := r.blocksIn(ctx, lo, hi)
 	if err != nil {
 		return nil, err
 	}
 	var n int64
 	var kind int
 	var data []byte
-	err = c.Query(ctx, qHistorySegments, []any{chain, lo, hi}, []any{&n, &kind, &data}, func() error {
+	err = r.c.Query(ctx, qHistorySegments, []any{r.chain, lo, hi}, []any{&n, &kind, &data}, func() error {
 		d, err := at(uint64(n))
 		if err != nil {
 			return err
@@ -404,12 +404,12 @@ func (s *Store) readHistory(ctx context.Context, c Conn, chain, lo, hi int64) ([
 
 // blocksIn returns the blocks stored from lo to hi, each with only its
 // number, and the function that finds one of them by number.
-func (s *Store) blocksIn(ctx context.Context, c Conn, chain, lo, hi int64) ([]*chainquery.BlockData, func(uint64) (*chainquery.BlockData, error), error) {
+func (r reader) blocksIn(ctx context.Context, lo, hi int64) ([]*chainquery.BlockData, func(uint64) (*chainquery.BlockData, error), error) {
 	var blocks []*chainquery.BlockData
 	index := map[uint64]*chainquery.BlockData{}
 	var n int64
 	var traces int
-	err := c.Query(ctx, qBlockTraceCounts, []any{chain, lo, hi}, []any{&n, &traces}, func() error {
+	err := r.c.Query(ctx, qBlockTraceCounts, []any{r.chain, lo, hi}, []any{&n, &traces}, func() error {
 		d := &chainquery.BlockData{Block: &chainquery.Block{Number: uint64(n), TraceCount: traces}}
 		blocks = append(blocks, d)
 		index[uint64(n)] = d

@@ -199,9 +199,9 @@ func canonical(d *chainquery.BlockData) *chainquery.BlockData {
 
 // historySegment returns the segment of kind of the history block number,
 // or nil when the block has none (it is not history).
-func (s *Store) historySegment(ctx context.Context, c Conn, chain int64, number uint64, kind int) ([]byte, error) {
+func (r reader) historySegment(ctx context.Context, number uint64, kind int) ([]byte, error) {
 	var data []byte
-	found, err := queryRow(ctx, c, qHistorySegment, []any{chain, int64(number), kind}, &data)
+	found, err := queryRow(ctx, r.c, qHistorySegment, []any{r.chain, int64(number), kind}, &data)
 	if err != nil || !found {
 		return nil, err
 	}
@@ -214,31 +214,31 @@ func (s *Store) historySegment(ctx context.Context, c Conn, chain int64, number 
 // historyTransactions returns the transactions of the history block
 // number at version, shared (callers copy what they change); found is
 // false when the block is not history.
-func (s *Store) historyTransactions(ctx context.Context, c Conn, chain int64, number uint64, version int) ([]*chainquery.Transaction, bool, error) {
-	return cachedSegment(ctx, s, c, decodedKey{chain, number, version, segmentTransactions}, history.DecodeTransactions, txsSize)
+func (r reader) historyTransactions(ctx context.Context, number uint64, version int) ([]*chainquery.Transaction, bool, error) {
+	return cachedSegment(ctx, r, decodedKey{r.chain, number, version, segmentTransactions}, history.DecodeTransactions, txsSize)
 }
 
 // historyLogs returns the logs of the history block number at version,
 // shared as historyTransactions' are.
-func (s *Store) historyLogs(ctx context.Context, c Conn, chain int64, number uint64, version int) ([]*chainquery.Log, bool, error) {
-	return cachedSegment(ctx, s, c, decodedKey{chain, number, version, segmentLogs}, history.DecodeLogs, logsSize)
+func (r reader) historyLogs(ctx context.Context, number uint64, version int) ([]*chainquery.Log, bool, error) {
+	return cachedSegment(ctx, r, decodedKey{r.chain, number, version, segmentLogs}, history.DecodeLogs, logsSize)
 }
 
 // cachedSegment returns the decoded segment k names: from the cache, else
 // read, decoded with decode and kept. found is false when the block has no
 // such segment (it is not history).
-func cachedSegment[T any](ctx context.Context, s *Store, c Conn, k decodedKey, decode func([]byte, uint64) (T, error), size func(T) int64) (v T, found bool, err error) {
-	if cached, ok := s.decoded.get(k); ok {
+func cachedSegment[T any](ctx context.Context, r reader, k decodedKey, decode func([]byte, uint64) (T, error), size func(T) int64) (v T, found bool, err error) {
+	if cached, ok := r.decoded.get(k); ok {
 		return cached.(T), true, nil
 	}
-	seg, err := s.historySegment(ctx, c, k.chain, k.number, k.kind)
+	seg, err := r.historySegment(ctx, k.number, k.kind)
 	if err != nil || seg == nil {
 		return v, false, err
 	}
 	if v, err = decode(seg, k.number); err != nil {
 		return v, false, err
 	}
-	s.decoded.put(k, v, size(v))
+	r.decoded.put(k, v, size(v))
 	return v, true, nil
 }
 
@@ -250,12 +250,12 @@ type stamp struct {
 
 // historyStamps returns the timestamp and version of the stored blocks
 // among numbers, by number.
-func (s *Store) historyStamps(ctx context.Context, c Conn, chain int64, numbers []uint64) (map[uint64]stamp, error) {
+func (r reader) historyStamps(ctx context.Context, numbers []uint64) (map[uint64]stamp, error) {
 	out := make(map[uint64]stamp, len(numbers))
 	var n int64
 	var st stamp
-	q, args := s.Dialect.HistoryStamps(chain, numbers)
-	err := c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version}, func() error {
+	q, args := r.Dialect.HistoryStamps(r.chain, numbers)
+	err := r.c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version}, func() error {
 		out[uint64(n)] = st
 		return nil
 	})
@@ -273,11 +273,11 @@ type historyBlock struct {
 // shared (callers copy what they return), each with its block's and
 // transaction's fields: from the cache, else decoded from their segments,
 // read in one statement.
-func (s *Store) loadHistoryBlocks(ctx context.Context, c Conn, chain int64, numbers []uint64) (map[uint64]*historyBlock, error) {
+func (r reader) loadHistoryBlocks(ctx context.Context, numbers []uint64) (map[uint64]*historyBlock, error) {
 	if len(numbers) == 0 {
 		return nil, nil
 	}
-	stamps, err := s.historyStamps(ctx, c, chain, numbers)
+	stamps, err := r.historyStamps(ctx, numbers)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +288,7 @@ func (s *Store) loadHistoryBlocks(ctx context.Context, c Conn, chain int64, numb
 		if !ok {
 			return nil, errHistoryMoved
 		}
-		if v, ok := s.decoded.get(decodedKey{chain, number, st.version, segmentTraces}); ok {
+		if v, ok := r.decoded.get(decodedKey{r.chain, number, st.version, segmentTraces}); ok {
 			out[number] = v.(*historyBlock)
 		} else {
 			missing = append(missing, number)
@@ -297,24 +297,46 @@ func (s *Store) loadHistoryBlocks(ctx context.Context, c Conn, chain int64, numb
 	if len(missing) == 0 {
 		return out, nil
 	}
-	type parts struct {
-		txs    []*chainquery.Transaction
-		traces []*chainquery.Trace
+	got, err := r.readBlockParts(ctx, missing, stamps)
+	if err != nil {
+		return nil, err
 	}
-	got := make(map[uint64]*parts, len(missing))
+	for _, number := range missing {
+		hb, err := got[number].join(stamps[number])
+		if err != nil {
+			return nil, err
+		}
+		r.decoded.put(decodedKey{r.chain, number, stamps[number].version, segmentTraces}, hb, tracesSize(hb.traces))
+		out[number] = hb
+	}
+	return out, nil
+}
+
+// blockParts are the decoded transaction and trace segments of a history
+// block.
+type blockParts struct {
+	txs    []*chainquery.Transaction
+	traces []*chainquery.Trace
+}
+
+// readBlockParts reads and decodes the transaction and trace segments of
+// the history blocks numbers in one statement. It returns errHistoryMoved
+// when a block's stamp is no longer the one in stamps.
+func (r reader) readBlockParts(ctx context.Context, numbers []uint64, stamps map[uint64]stamp) (map[uint64]*blockParts, error) {
+	got := make(map[uint64]*blockParts, len(numbers))
 	var n int64
 	var kind int
 	var data []byte
 	var st stamp
-	q, args := s.Dialect.HistoryBlocks(chain, missing)
-	err = c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
+	q, args := r.Dialect.HistoryBlocks(r.chain, numbers)
+	err := r.c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
 		number := uint64(n)
 		if st != stamps[number] {
 			return errHistoryMoved
 		}
 		p := got[number]
 		if p == nil {
-			p = &parts{}
+			p = &blockParts{}
 			got[number] = p
 		}
 		var err error
@@ -326,37 +348,36 @@ func (s *Store) loadHistoryBlocks(ctx context.Context, c Conn, chain int64, numb
 		}
 		return err
 	})
-	if err != nil {
-		return nil, err
+	return got, err
+}
+
+// join makes a block's traces whole, in rows' form: each with its block's
+// stamp st and its transaction's fields. A nil p, or traces without their
+// transactions, is a block that moved out of history meanwhile.
+func (p *blockParts) join(st stamp) (*historyBlock, error) {
+	if p == nil || p.txs == nil && len(p.traces) > 0 {
+		return nil, errHistoryMoved
 	}
-	for _, number := range missing {
-		p, st := got[number], stamps[number]
-		if p == nil || p.txs == nil && len(p.traces) > 0 {
-			return nil, errHistoryMoved
-		}
-		byIndex := make(map[int]*chainquery.Transaction, len(p.txs))
-		for _, t := range p.txs {
-			byIndex[t.Index] = t
-		}
-		hb := &historyBlock{traces: p.traces, first: map[int]int{}}
-		for i, t := range p.traces {
-			x := byIndex[t.TransactionIndex]
-			if x == nil {
-				return nil, history.ErrCorrupt
-			}
-			if _, ok := hb.first[t.TransactionIndex]; !ok {
-				hb.first[t.TransactionIndex] = i
-			}
-			t.Timestamp, t.Version = st.timestamp, st.version
-			if len(t.TraceAddress) == 0 {
-				t.TraceAddress = nil // as rows give it
-			}
-			t.TransactionHash, t.TransactionFrom, t.TransactionTo, t.TransactionStatus = x.Hash, x.From, x.To, x.Status
-		}
-		s.decoded.put(decodedKey{chain, number, st.version, segmentTraces}, hb, tracesSize(hb.traces))
-		out[number] = hb
+	byIndex := make(map[int]*chainquery.Transaction, len(p.txs))
+	for _, t := range p.txs {
+		byIndex[t.Index] = t
 	}
-	return out, nil
+	hb := &historyBlock{traces: p.traces, first: map[int]int{}}
+	for i, t := range p.traces {
+		x := byIndex[t.TransactionIndex]
+		if x == nil {
+			return nil, history.ErrCorrupt
+		}
+		if _, ok := hb.first[t.TransactionIndex]; !ok {
+			hb.first[t.TransactionIndex] = i
+		}
+		t.Timestamp, t.Version = st.timestamp, st.version
+		if len(t.TraceAddress) == 0 {
+			t.TraceAddress = nil // as rows give it
+		}
+		t.TransactionHash, t.TransactionFrom, t.TransactionTo, t.TransactionStatus = x.Hash, x.From, x.To, x.Status
+	}
+	return hb, nil
 }
 
 // errHistoryMoved is the error of a read that found a block neither in

@@ -58,7 +58,7 @@ func (c logCounter) rows() []BucketRow {
 // a topic0, or when the range does not hold every row (rows are the
 // blocks from below up: it starts above the lowest, or ends below the
 // highest). Those are counted from the rows' index instead.
-func (s *Store) rowLogCount(ctx context.Context, c Conn, chain, lo, hi, below int64, f *chainquery.LogRangeFilter) (n int, ok bool, err error) {
+func (r reader) rowLogCount(ctx context.Context, lo, hi, below int64, f *chainquery.LogRangeFilter) (n int, ok bool, err error) {
 	if len(f.Topics[1])+len(f.Topics[2])+len(f.Topics[3]) > 0 {
 		return 0, false, nil
 	}
@@ -67,10 +67,10 @@ func (s *Store) rowLogCount(ctx context.Context, c Conn, chain, lo, hi, below in
 		return 0, false, nil
 	}
 	var first, head *int64
-	if _, err := queryRow(ctx, c, qFirstBlockFrom, []any{chain, below}, &first); err != nil || first == nil || lo > *first {
+	if _, err := queryRow(ctx, r.c, qFirstBlockFrom, []any{r.chain, below}, &first); err != nil || first == nil || lo > *first {
 		return 0, err == nil && first == nil, err // no rows: none to count
 	}
-	if _, err := queryRow(ctx, c, qLatestBlock, []any{chain}, &head); err != nil || head == nil || hi < *head {
+	if _, err := queryRow(ctx, r.c, qLatestBlock, []any{r.chain}, &head); err != nil || head == nil || hi < *head {
 		return 0, false, err
 	}
 	if hi/LogBucketBlocks-lo/LogBucketBlocks >= maxRowCountBuckets {
@@ -80,7 +80,7 @@ func (s *Store) rowLogCount(ctx context.Context, c Conn, chain, lo, hi, below in
 	for k := lo / LogBucketBlocks; k <= hi/LogBucketBlocks; k++ {
 		buckets = append(buckets, k)
 	}
-	q, args := s.Dialect.LogRowCount(chain, buckets, kind, keys)
-	_, err = queryRow(ctx, c, q, args, &n)
+	q, args := r.Dialect.LogRowCount(r.chain, buckets, kind, keys)
+	_, err = queryRow(ctx, r.c, q, args, &n)
 	return n, err == nil, err
 }

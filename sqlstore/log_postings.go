@@ -62,9 +62,9 @@ func logPostingKeys(f *chainquery.LogRangeFilter) (kind int, keys [][]byte, ok b
 
 // logsFrom returns the lowest history block of chain whose logs are in
 // log_postings.
-func (s *Store) logsFrom(ctx context.Context, c Conn, chain int64) (int64, error) {
+func (r reader) logsFrom(ctx context.Context) (int64, error) {
 	var from int64
-	_, err := queryRow(ctx, c, qLogsFrom, []any{chain}, &from)
+	_, err := queryRow(ctx, r.c, qLogsFrom, []any{r.chain}, &from)
 	return from, err
 }
 
@@ -85,83 +85,123 @@ type listEnds struct{ fromBottom, toTop bool }
 // (and the range's edge buckets', to count their part), and only the
 // page's blocks decoded. A condition on topic1 to topic3 is checked in the
 // log segments of the blocks the lists name: its cost grows with them.
-func (s *Store) postingRangeLogs(ctx context.Context, c Conn, chain int64, lo, hi uint64, ends listEnds, m *logMatcher) error {
+func (r reader) postingRangeLogs(ctx context.Context, lo, hi uint64, ends listEnds, m *logMatcher) error {
 	kind, keys, _ := logPostingKeys(m.f)
-	first, last := int64(lo/LogBucketBlocks), int64(hi/LogBucketBlocks)
-	lists := func(first, last int64, each func(bucket int64, lists [][]byte) error) error {
-		return s.logPostingLists(ctx, c, chain, kind, keys, first, last, each)
-	}
+	pr := postingRange{r, kind, keys, lo, hi}
 	if m.f.Topics[1] != nil || m.f.Topics[2] != nil || m.f.Topics[3] != nil {
-		// The blocks the lists name, each matched whole.
-		var numbers []uint64
-		err := lists(first, last, func(_ int64, ls [][]byte) error {
-			ps, err := listsPage(ls, lo, hi, 0, math.MaxInt)
-			for _, p := range ps {
-				if len(numbers) == 0 || numbers[len(numbers)-1] != p.Block {
-					numbers = append(numbers, p.Block)
-				}
-			}
-			return err
-		})
+		numbers, err := pr.blocks(ctx)
 		if err != nil {
 			return err
 		}
-		return s.historyRangeLogs(ctx, c, chain, numbers, m)
+		return r.historyRangeLogs(ctx, numbers, m)
 	}
-	// Each bucket's matches: n for the buckets inside the range, counted
-	// in the lists (by their runs' headers) for those across its ends.
-	type bucketCount struct {
-		bucket int64
-		n      int
-	}
-	var counts []bucketCount
-	var b int64
-	var n int
-	q, args := s.Dialect.LogPostingCounts(chain, kind, keys, first, last)
-	if err := c.Query(ctx, q, args, []any{&b, &n}, func() error {
-		counts = append(counts, bucketCount{b, n})
-		return nil
-	}); err != nil {
+	counts, edges, err := pr.count(ctx, ends)
+	if err != nil {
 		return err
 	}
-	edges := map[int64][][]byte{}
-	for _, e := range []int64{first, last} {
-		whole := (e*LogBucketBlocks >= int64(lo) || ends.fromBottom && e == first) &&
-			(e*LogBucketBlocks+LogBucketBlocks-1 <= int64(hi) || ends.toTop && e == last)
-		if _, done := edges[e]; whole || done {
-			continue
-		}
-		edges[e] = [][]byte{}
-		err := lists(e, e, func(_ int64, ls [][]byte) error {
-			edges[e] = ls
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
 	total := 0
-	for i := range counts {
-		if ls, ok := edges[counts[i].bucket]; ok {
-			counts[i].n = 0
-			for _, list := range ls {
-				k, err := history.CountPostings(list, lo, hi)
-				if err != nil {
-					return err
-				}
-				counts[i].n += k
-			}
-		}
-		total += counts[i].n
+	for _, bc := range counts {
+		total += bc.n
 	}
 	offset, need := max(0, m.f.Offset-m.count), m.f.Limit-len(m.page)
 	m.count += total
 	if need <= 0 || offset >= total {
 		return nil
 	}
-	// The buckets that hold the page: from the one where the offset falls
-	// to the one where the page is full; their lists are read up to the
-	// page's last entry, whole runs before its first passed undecoded.
+	page, err := pr.page(ctx, counts, edges, offset, need)
+	if err != nil {
+		return err
+	}
+	return r.keepPostings(ctx, page, m)
+}
+
+// postingRange is a range of history, lo to hi, read by the posting lists
+// of keys of kind.
+type postingRange struct {
+	r      reader
+	kind   int
+	keys   [][]byte
+	lo, hi uint64
+}
+
+// bucketCount is the number of a range's matches in a bucket.
+type bucketCount struct {
+	bucket int64
+	n      int
+}
+
+// lists reads the range's lists over the buckets first to last (logPostingLists).
+func (pr postingRange) lists(ctx context.Context, first, last int64, each func(bucket int64, lists [][]byte) error) error {
+	return pr.r.logPostingLists(ctx, pr.kind, pr.keys, first, last, each)
+}
+
+// blocks returns the blocks the range's lists name, in order, for a filter
+// whose other topics are matched on each block whole.
+func (pr postingRange) blocks(ctx context.Context) ([]uint64, error) {
+	var numbers []uint64
+	err := pr.lists(ctx, int64(pr.lo/LogBucketBlocks), int64(pr.hi/LogBucketBlocks), func(_ int64, ls [][]byte) error {
+		ps, err := listsPage(ls, pr.lo, pr.hi, 0, math.MaxInt)
+		for _, p := range ps {
+			if len(numbers) == 0 || numbers[len(numbers)-1] != p.Block {
+				numbers = append(numbers, p.Block)
+			}
+		}
+		return err
+	})
+	return numbers, err
+}
+
+// count returns each bucket's matches: n for the buckets inside the range,
+// counted in the lists (by their runs' headers) for those across its ends
+// that are not the lists' own (ends), whose lists it returns in edges.
+func (pr postingRange) count(ctx context.Context, ends listEnds) ([]bucketCount, map[int64][][]byte, error) {
+	first, last := int64(pr.lo/LogBucketBlocks), int64(pr.hi/LogBucketBlocks)
+	var counts []bucketCount
+	var b int64
+	var n int
+	q, args := pr.r.Dialect.LogPostingCounts(pr.r.chain, pr.kind, pr.keys, first, last)
+	if err := pr.r.c.Query(ctx, q, args, []any{&b, &n}, func() error {
+		counts = append(counts, bucketCount{b, n})
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	edges := map[int64][][]byte{}
+	for _, e := range []int64{first, last} {
+		whole := (e*LogBucketBlocks >= int64(pr.lo) || ends.fromBottom && e == first) &&
+			(e*LogBucketBlocks+LogBucketBlocks-1 <= int64(pr.hi) || ends.toTop && e == last)
+		if _, done := edges[e]; whole || done {
+			continue
+		}
+		edges[e] = [][]byte{}
+		err := pr.lists(ctx, e, e, func(_ int64, ls [][]byte) error {
+			edges[e] = ls
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	for i := range counts {
+		if ls, ok := edges[counts[i].bucket]; ok {
+			counts[i].n = 0
+			for _, list := range ls {
+				k, err := history.CountPostings(list, pr.lo, pr.hi)
+				if err != nil {
+					return nil, nil, err
+				}
+				counts[i].n += k
+			}
+		}
+	}
+	return counts, edges, nil
+}
+
+// page returns the range's matches from offset, need of them at most: the
+// buckets that hold them are those from the one where the offset falls to
+// the one where the page is full, and their lists are read up to the
+// page's last entry, whole runs before its first passed undecoded.
+func (pr postingRange) page(ctx context.Context, counts []bucketCount, edges map[int64][][]byte, offset, need int) ([]history.Posting, error) {
 	start, end, seen := -1, len(counts)-1, 0
 	for i, bc := range counts {
 		if start < 0 && seen+bc.n > offset {
@@ -178,7 +218,7 @@ func (s *Store) postingRangeLogs(ctx context.Context, c Conn, chain int64, lo, h
 	}
 	var page []history.Posting
 	take := func(ls [][]byte) error {
-		ps, err := listsPage(ls, lo, hi, offset, need-len(page))
+		ps, err := listsPage(ls, pr.lo, pr.hi, offset, need-len(page))
 		page = append(page, ps...)
 		offset = 0
 		return err
@@ -186,7 +226,7 @@ func (s *Store) postingRangeLogs(ctx context.Context, c Conn, chain int64, lo, h
 	for i := start; i <= end; i++ {
 		if ls, ok := edges[counts[i].bucket]; ok {
 			if err := take(ls); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
@@ -202,22 +242,22 @@ func (s *Store) postingRangeLogs(ctx context.Context, c Conn, chain int64, lo, h
 			}
 			j++
 		}
-		if err := lists(counts[i].bucket, counts[j].bucket, func(_ int64, ls [][]byte) error { return take(ls) }); err != nil {
-			return err
+		if err := pr.lists(ctx, counts[i].bucket, counts[j].bucket, func(_ int64, ls [][]byte) error { return take(ls) }); err != nil {
+			return nil, err
 		}
 		i = j
 	}
-	return s.keepPostings(ctx, c, chain, page, m)
+	return page, nil
 }
 
 // logPostingLists reads the lists of keys of kind over the buckets first
 // to last and hands each bucket's, in bucket order, to each.
-func (s *Store) logPostingLists(ctx context.Context, c Conn, chain int64, kind int, keys [][]byte, first, last int64, each func(bucket int64, lists [][]byte) error) error {
-	q, args := s.Dialect.LogPostings(chain, kind, keys, first, last)
+func (r reader) logPostingLists(ctx context.Context, kind int, keys [][]byte, first, last int64, each func(bucket int64, lists [][]byte) error) error {
+	q, args := r.Dialect.LogPostings(r.chain, kind, keys, first, last)
 	var bucket, cur int64 = 0, -1
 	var data []byte
 	var pending [][]byte
-	err := c.Query(ctx, q, args, []any{&bucket, &data}, func() error {
+	err := r.c.Query(ctx, q, args, []any{&bucket, &data}, func() error {
 		if bucket != cur && pending != nil {
 			if err := each(cur, pending); err != nil {
 				return err
@@ -274,14 +314,14 @@ func listsPage(lists [][]byte, lo, hi uint64, offset, limit int) ([]history.Post
 }
 
 // keepPostings adds the logs at places ps, in order, to m's page.
-func (s *Store) keepPostings(ctx context.Context, c Conn, chain int64, ps []history.Posting, m *logMatcher) error {
+func (r reader) keepPostings(ctx context.Context, ps []history.Posting, m *logMatcher) error {
 	var numbers []uint64
 	for _, p := range ps {
 		if len(numbers) == 0 || numbers[len(numbers)-1] != p.Block {
 			numbers = append(numbers, p.Block)
 		}
 	}
-	blocks, err := s.logBlocks(ctx, c, chain, numbers)
+	blocks, err := r.logBlocks(ctx, numbers)
 	if err != nil {
 		return err
 	}
@@ -358,11 +398,11 @@ func (ls logLists) flush(ctx context.Context, b BlockBatch) error {
 // history below logs_from, from the top down, and lowers logs_from past
 // them; it returns logs_from then.
 func (s *Store) indexLogs(ctx context.Context, b BlockBatch, chain int64, max int) (int64, error) {
-	from, err := s.logsFrom(ctx, b, chain)
+	from, err := s.reader(b, chain).logsFrom(ctx)
 	if err != nil || from == 0 {
 		return from, err
 	}
-	below, err := s.historyBelow(ctx, b, chain)
+	below, err := s.reader(b, chain).historyBelow(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -425,7 +465,7 @@ func (s *Store) listLogBucket(ctx context.Context, b BlockBatch, chain, lo, hi i
 // bucket's blocks below lo are listed again, when they were, and logs_from
 // goes no higher than lo.
 func (s *Store) thawLogs(ctx context.Context, b BlockBatch, chain, lo int64) error {
-	from, err := s.logsFrom(ctx, b, chain)
+	from, err := s.reader(b, chain).logsFrom(ctx)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func (s *Store) FindTransactionLogs(ctx context.Context, f chainquery.LogFilter)
 	if found, err := queryRow(ctx, tx, q, args, head.dest...); err != nil {
 		return nil, 0, err
 	} else if !found {
-		if out, count, err := s.historyLogPage(ctx, tx, id, f); err != nil || out != nil {
+		if out, count, err := s.reader(tx, id).historyLogPage(ctx, f); err != nil || out != nil {
 			return out, count, err
 		}
 		where := ""
@@ -65,8 +65,8 @@ func (s *Store) FindTransactionLogs(ctx context.Context, f chainquery.LogFilter)
 
 // historyLogPage returns the page of f's logs when its transaction is in
 // history; nil when it is not there either.
-func (s *Store) historyLogPage(ctx context.Context, c Conn, chain int64, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
-	t, logs, err := s.historyTxLogs(ctx, c, chain, f.TransactionHash, f.BlockNumber)
+func (r reader) historyLogPage(ctx context.Context, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
+	t, logs, err := r.historyTxLogs(ctx, f.TransactionHash, f.BlockNumber)
 	if err != nil || t == nil {
 		return nil, 0, err
 	}
@@ -101,7 +101,7 @@ func (s *Store) FindBlockLogs(ctx context.Context, f chainquery.BlockLogFilter) 
 	}
 	out := []*chainquery.Log{}
 	if count == 0 {
-		return s.historyBlockLogs(ctx, tx, id, f, timestamp, version)
+		return s.reader(tx, id).historyBlockLogs(ctx, f, timestamp, version)
 	}
 	if f.Offset >= count {
 		return out, count, nil
@@ -119,13 +119,13 @@ func (s *Store) FindBlockLogs(ctx context.Context, f chainquery.BlockLogFilter) 
 // historyBlockLogs returns the page of f's block's logs and their count
 // from history: none when the block is not history (its rows hold no
 // log).
-func (s *Store) historyBlockLogs(ctx context.Context, c Conn, chain int64, f chainquery.BlockLogFilter, timestamp int64, version int) ([]*chainquery.Log, int, error) {
+func (r reader) historyBlockLogs(ctx context.Context, f chainquery.BlockLogFilter, timestamp int64, version int) ([]*chainquery.Log, int, error) {
 	out := []*chainquery.Log{}
-	logs, found, err := s.historyLogs(ctx, c, chain, f.BlockNumber, version)
+	logs, found, err := r.historyLogs(ctx, f.BlockNumber, version)
 	if err != nil || !found || len(logs) == 0 {
 		return out, 0, err
 	}
-	txs, found, err := s.historyTransactions(ctx, c, chain, f.BlockNumber, version)
+	txs, found, err := r.historyTransactions(ctx, f.BlockNumber, version)
 	if err != nil {
 		return nil, 0, err
 	} else if !found {
@@ -153,12 +153,12 @@ func (s *Store) historyBlockLogs(ctx context.Context, c Conn, chain int64, f cha
 // historyTxLogs finds the transaction hash in history as historyTx does
 // and returns copies of it and its logs; tx is nil when history has no
 // such transaction.
-func (s *Store) historyTxLogs(ctx context.Context, c Conn, chain int64, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, logs []*chainquery.Log, err error) {
-	tx, st, err := s.historyTx(ctx, c, chain, hash, block)
+func (r reader) historyTxLogs(ctx context.Context, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, logs []*chainquery.Log, err error) {
+	tx, st, err := r.historyTx(ctx, hash, block)
 	if err != nil || tx == nil {
 		return nil, nil, err
 	}
-	all, found, err := s.historyLogs(ctx, c, chain, tx.BlockNumber, st.version)
+	all, found, err := r.historyLogs(ctx, tx.BlockNumber, st.version)
 	if err != nil || !found {
 		return nil, nil, err
 	}

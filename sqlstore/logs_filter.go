@@ -22,18 +22,19 @@ func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*c
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	lo, hi, ok, err := f.BlockRange(s.blockSeeks(ctx, tx, id))
+	r := s.reader(tx, id)
+	lo, hi, ok, err := f.BlockRange(r.blockSeeks(ctx))
 	if err != nil || !ok {
 		return []*chainquery.Log{}, 0, err
 	}
 	hi = min(hi, math.MaxInt64)
-	below, err := s.historyBelow(ctx, tx, id)
+	below, err := r.historyBelow(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
 	m := &logMatcher{f: &f, page: []*chainquery.Log{}}
 	if int64(lo) < below {
-		if err := s.historyRangeMatches(ctx, tx, id, lo, min(hi, uint64(below-1)), int64(hi) >= below-1, m); err != nil {
+		if err := r.historyRangeMatches(ctx, lo, min(hi, uint64(below-1)), int64(hi) >= below-1, m); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -41,7 +42,7 @@ func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*c
 		// The rows: their matches counted, and their part of the page
 		// read, by the database.
 		rlo := max(int64(lo), below)
-		n, counted, err := s.rowLogCount(ctx, tx, id, rlo, int64(hi), below, &f)
+		n, counted, err := r.rowLogCount(ctx, rlo, int64(hi), below, &f)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -75,11 +76,11 @@ func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*c
 // lists yet, by matching every log of the range, which then must not hold
 // more than chainquery.MaxLogRangeBlocks blocks. toTop says that hi is
 // history's highest block.
-func (s *Store) historyRangeMatches(ctx context.Context, c Conn, chain int64, lo, hi uint64, toTop bool, m *logMatcher) error {
+func (r reader) historyRangeMatches(ctx context.Context, lo, hi uint64, toTop bool, m *logMatcher) error {
 	listed := hi + 1 // the first block read by the lists: none without a key
 	fromBottom := false
 	if m.f.Keyed() {
-		from, err := s.logsFrom(ctx, c, chain)
+		from, err := r.logsFrom(ctx)
 		if err != nil {
 			return err
 		}
@@ -95,12 +96,12 @@ func (s *Store) historyRangeMatches(ctx context.Context, c Conn, chain int64, lo
 		for n := lo; n <= end; n++ {
 			numbers = append(numbers, n)
 		}
-		if err := s.historyRangeLogs(ctx, c, chain, numbers, m); err != nil {
+		if err := r.historyRangeLogs(ctx, numbers, m); err != nil {
 			return err
 		}
 	}
 	if listed <= hi {
-		return s.postingRangeLogs(ctx, c, chain, listed, hi, listEnds{fromBottom, toTop}, m)
+		return r.postingRangeLogs(ctx, listed, hi, listEnds{fromBottom, toTop}, m)
 	}
 	return nil
 }
@@ -151,8 +152,8 @@ func (m *logMatcher) counted() bool {
 // transaction's fields, so that the transactions segment is decoded for
 // the page's blocks alone: decoding every block's logs and transactions
 // whole was most of serve's CPU on Filter Logs (docs/benchmarks.md).
-func (s *Store) historyRangeLogs(ctx context.Context, c Conn, chain int64, numbers []uint64, m *logMatcher) error {
-	blocks, err := s.logBlocks(ctx, c, chain, numbers)
+func (r reader) historyRangeLogs(ctx context.Context, numbers []uint64, m *logMatcher) error {
+	blocks, err := r.logBlocks(ctx, numbers)
 	if err != nil {
 		return err
 	}
@@ -196,11 +197,11 @@ func (s *Store) historyRangeLogs(ctx context.Context, c Conn, chain int64, numbe
 // logBlocks returns the stored history blocks among numbers, each with
 // its logs from the decoded cache or else its log segment, read in one
 // statement.
-func (s *Store) logBlocks(ctx context.Context, c Conn, chain int64, numbers []uint64) (map[uint64]*rangeBlock, error) {
+func (r reader) logBlocks(ctx context.Context, numbers []uint64) (map[uint64]*rangeBlock, error) {
 	if len(numbers) == 0 {
 		return nil, nil
 	}
-	stamps, err := s.historyStamps(ctx, c, chain, numbers)
+	stamps, err := r.historyStamps(ctx, numbers)
 	if err != nil {
 		return nil, err
 	}
@@ -211,9 +212,9 @@ func (s *Store) logBlocks(ctx context.Context, c Conn, chain int64, numbers []ui
 		if !ok {
 			continue
 		}
-		b := &rangeBlock{s: s, c: c, chain: chain, number: n, stamp: st}
+		b := &rangeBlock{r: r, number: n, stamp: st}
 		out[n] = b
-		if v, ok := s.decoded.get(decodedKey{chain, n, st.version, segmentLogs}); ok {
+		if v, ok := r.decoded.get(decodedKey{r.chain, n, st.version, segmentLogs}); ok {
 			b.logs = v.([]*chainquery.Log)
 		} else {
 			missing = append(missing, n)
@@ -226,8 +227,8 @@ func (s *Store) logBlocks(ctx context.Context, c Conn, chain int64, numbers []ui
 	var kind int
 	var data []byte
 	var st stamp
-	q, args := s.Dialect.HistoryLogBlocks(chain, missing)
-	err = c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
+	q, args := r.Dialect.HistoryLogBlocks(r.chain, missing)
+	err = r.c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
 		b := out[uint64(n)]
 		if b == nil || st != b.stamp {
 			return errHistoryMoved
@@ -241,9 +242,7 @@ func (s *Store) logBlocks(ctx context.Context, c Conn, chain int64, numbers []ui
 // rangeBlock is a history block of a Filter Logs range as the page takes
 // its logs: its transactions decoded when the page first needs them.
 type rangeBlock struct {
-	s       *Store
-	c       Conn
-	chain   int64
+	r       reader
 	number  uint64
 	stamp   stamp
 	seg     []byte            // the log segment, when logs is not decoded yet
@@ -262,7 +261,7 @@ func (b *rangeBlock) decode() error {
 		return err
 	}
 	b.logs = logs
-	b.s.decoded.put(decodedKey{b.chain, b.number, b.stamp.version, segmentLogs}, logs, logsSize(logs))
+	b.r.decoded.put(decodedKey{b.r.chain, b.number, b.stamp.version, segmentLogs}, logs, logsSize(logs))
 	return nil
 }
 
@@ -270,7 +269,7 @@ func (b *rangeBlock) decode() error {
 // page.
 func (b *rangeBlock) keep(ctx context.Context, m *logMatcher, l *chainquery.Log) error {
 	if b.byIndex == nil {
-		txs, found, err := b.s.historyTransactions(ctx, b.c, b.chain, b.number, b.stamp.version)
+		txs, found, err := b.r.historyTransactions(ctx, b.number, b.stamp.version)
 		if err != nil {
 			return err
 		} else if !found {

@@ -50,7 +50,7 @@ func (s *Store) findBlockReceipts(ctx context.Context, f chainquery.ReceiptFilte
 		return out, count, nil
 	}
 	// The block's transactions are history.
-	txs, found, err := s.historyTransactions(ctx, s.Read, id, f.BlockNumber, version)
+	txs, found, err := s.reader(s.Read, id).historyTransactions(ctx, f.BlockNumber, version)
 	if err != nil {
 		return nil, 0, err
 	} else if !found {

@@ -185,3 +185,16 @@ func (s *Store) chainTx(ctx context.Context, chain chainquery.Chain) (Tx, int64,
 	tx, err := s.ReadTx(ctx)
 	return tx, id, err
 }
+
+// reader is the reads of one chain on one connection: a request's read
+// transaction, a pool, or a write batch. It carries the store, the
+// connection and the chain's key that the reads of rows and history take
+// from one another.
+type reader struct {
+	*Store
+	c     Conn
+	chain int64
+}
+
+// reader returns the reads of chain on c.
+func (s *Store) reader(c Conn, chain int64) reader { return reader{s, c, chain} }

@@ -247,27 +247,9 @@ func (s *Store) skipOffset(ctx context.Context, tx Tx, p *TracePlan) (narrowed b
 	if p.Page.Offset == 0 || len(p.Also) > 0 {
 		return false, nil
 	}
-	// skipBlocks skips whole blocks from lo to hi by their trace counts.
-	skipBlocks := func(lo, hi int64) (bool, error) {
-		var n int64
-		var traces int
-		err := tx.Query(ctx, qBlockTraceCounts, []any{p.Chain, lo, hi}, []any{&n, &traces}, func() error {
-			if p.Page.Offset < traces {
-				p.Lo = n
-				return errFound
-			}
-			p.Page.Offset -= traces
-			return nil
-		})
-		if errors.Is(err, errFound) {
-			return true, nil
-		}
-		return false, err
-	}
 	if !p.Bucketed() {
 		if all {
-			_, err := skipBlocks(p.Lo, p.Hi)
-			return false, err
+			return false, skipBlocks(ctx, tx, p, p.Lo, p.Hi)
 		}
 		return false, nil
 	}
@@ -278,14 +260,42 @@ func (s *Store) skipOffset(ctx context.Context, tx Tx, p *TracePlan) (narrowed b
 	}
 	if p.Page.Offset < before {
 		if all {
-			_, err := skipBlocks(p.Lo, p.FirstBucket*b-1)
-			return false, err
+			return false, skipBlocks(ctx, tx, p, p.Lo, p.FirstBucket*b-1)
 		}
 		return false, nil
 	}
 	p.Page.Offset -= before
 	narrow := s.Dialect.NarrowWalks && !all
-	start, need := int64(-1), int64(0) // the offset's bucket; the matches the page needs from there
+	start, end, err := s.skipBuckets(ctx, tx, p, narrow)
+	if err != nil {
+		return false, err
+	}
+	if start >= 0 {
+		p.Lo = start * b
+		if all {
+			return false, skipBlocks(ctx, tx, p, p.Lo, p.Lo+b-1)
+		}
+		if narrow && end >= 0 {
+			*p = *p.over(p.Lo, min(p.Hi, end*b+b-1))
+		}
+		return narrow, nil
+	}
+	// Past the last whole bucket: the page lies in the partial one after.
+	p.Lo = (p.LastBucket + 1) * b
+	if all {
+		return false, skipBlocks(ctx, tx, p, p.Lo, p.Hi)
+	}
+	return false, nil
+}
+
+// skipBuckets skips p's offset over its whole buckets by trace_counts: it
+// returns the bucket where the offset falls (-1 when it falls past the
+// last), with p.Page.Offset then counted from its start, and, when narrow,
+// the bucket where the page ends (-1 when past the last: narrowWalks'
+// rule, from the offset's bucket on).
+func (s *Store) skipBuckets(ctx context.Context, tx Tx, p *TracePlan, narrow bool) (start, end int64, err error) {
+	start, end = -1, -1
+	need := int64(0) // the matches the page needs from the offset's bucket
 	var bucket, n int64
 	query, args := s.Dialect.TraceBuckets(p)
 	err = tx.Query(ctx, query, args, []any{&bucket, &n}, func() error {
@@ -300,32 +310,35 @@ func (s *Store) skipOffset(ctx context.Context, tx Tx, p *TracePlan) (narrowed b
 			}
 			need = int64(p.Page.Offset + p.Page.Limit)
 		}
-		if need -= n; need <= 0 { // narrowWalks' rule, from the offset's bucket on
+		if need -= n; need <= 0 {
+			end = bucket
 			return errFound
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errFound) {
-		return false, err
+	if errors.Is(err, errFound) {
+		err = nil
 	}
-	if start >= 0 {
-		p.Lo = start * b
-		if all {
-			_, err := skipBlocks(p.Lo, p.Lo+b-1)
-			return false, err
+	return start, end, err
+}
+
+// skipBlocks skips p's offset over whole blocks from lo to hi by their
+// trace counts, moving p.Lo to the block where it falls.
+func skipBlocks(ctx context.Context, tx Tx, p *TracePlan, lo, hi int64) error {
+	var n int64
+	var traces int
+	err := tx.Query(ctx, qBlockTraceCounts, []any{p.Chain, lo, hi}, []any{&n, &traces}, func() error {
+		if p.Page.Offset < traces {
+			p.Lo = n
+			return errFound
 		}
-		if narrow && err != nil { // errFound: the page ends in bucket
-			*p = *p.over(p.Lo, min(p.Hi, bucket*b+b-1))
-		}
-		return narrow, nil
+		p.Page.Offset -= traces
+		return nil
+	})
+	if errors.Is(err, errFound) {
+		return nil
 	}
-	// Past the last whole bucket: the page lies in the partial one after.
-	p.Lo = (p.LastBucket + 1) * b
-	if all {
-		_, err := skipBlocks(p.Lo, p.Hi)
-		return false, err
-	}
-	return false, nil
+	return err
 }
 
 // narrowWalks ends the range of the plan's address walks at the end of the

@@ -221,53 +221,10 @@ func (s *Store) historyMatches(ctx context.Context, c Conn, p *TracePlan, need i
 // fewer than offset+limit of them (else -1): what a page that goes on
 // into the rows must skip.
 func (s *Store) historyTracePage(ctx context.Context, c Conn, p *TracePlan) ([]*chainquery.Trace, int, error) {
-	need := p.Page.Offset + p.Page.Limit
-	out := []*chainquery.Trace{}
 	if len(p.Walk) == 0 {
-		// Every trace: the blocks in order by their trace counts, decoded
-		// only where the page is.
-		var n int64
-		var count int
-		var blocks []uint64
-		seen, offset := 0, p.Page.Offset
-		err := c.Query(ctx, qBlockTraceCounts, []any{p.Chain, p.Lo, p.Hi}, []any{&n, &count}, func() error {
-			seen += count
-			if len(blocks) == 0 && count <= offset {
-				offset -= count
-				return nil
-			}
-			if count > 0 {
-				blocks = append(blocks, uint64(n))
-			}
-			if seen >= need {
-				return errFound
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, errFound) {
-			return nil, 0, err
-		}
-		loaded, err := s.loadHistoryBlocks(ctx, c, p.Chain, blocks)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, number := range blocks {
-			for _, t := range loaded[number].traces {
-				if offset > 0 {
-					offset--
-					continue
-				}
-				if len(out) < p.Page.Limit {
-					row := *t
-					out = append(out, &row)
-				}
-			}
-		}
-		if seen < need {
-			return out, seen, nil
-		}
-		return out, -1, nil
+		return s.historyTracePageAll(ctx, c, p)
 	}
+	need := p.Page.Offset + p.Page.Limit
 	matches, err := s.historyMatches(ctx, c, p, need)
 	if err != nil {
 		return nil, 0, err
@@ -283,10 +240,11 @@ func (s *Store) historyTracePage(ctx context.Context, c Conn, p *TracePlan) ([]*
 			numbers = append(numbers, m.Block)
 		}
 	}
-	blocks, err := s.loadHistoryBlocks(ctx, c, p.Chain, numbers)
+	blocks, err := s.reader(c, p.Chain).loadHistoryBlocks(ctx, numbers)
 	if err != nil {
 		return nil, 0, err
 	}
+	out := []*chainquery.Trace{}
 	for _, m := range page {
 		hb := blocks[m.Block]
 		first, ok := hb.first[int(m.Tx)]
@@ -298,4 +256,53 @@ func (s *Store) historyTracePage(ctx context.Context, c Conn, p *TracePlan) ([]*
 		out = append(out, &row)
 	}
 	return out, total, nil
+}
+
+// historyTracePageAll is historyTracePage without addresses, every trace:
+// the blocks in order by their trace counts, decoded only where the page
+// is.
+func (s *Store) historyTracePageAll(ctx context.Context, c Conn, p *TracePlan) ([]*chainquery.Trace, int, error) {
+	need := p.Page.Offset + p.Page.Limit
+	var n int64
+	var count int
+	var blocks []uint64
+	seen, offset := 0, p.Page.Offset
+	err := c.Query(ctx, qBlockTraceCounts, []any{p.Chain, p.Lo, p.Hi}, []any{&n, &count}, func() error {
+		seen += count
+		if len(blocks) == 0 && count <= offset {
+			offset -= count
+			return nil
+		}
+		if count > 0 {
+			blocks = append(blocks, uint64(n))
+		}
+		if seen >= need {
+			return errFound
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errFound) {
+		return nil, 0, err
+	}
+	loaded, err := s.reader(c, p.Chain).loadHistoryBlocks(ctx, blocks)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := []*chainquery.Trace{}
+	for _, number := range blocks {
+		for _, t := range loaded[number].traces {
+			if offset > 0 {
+				offset--
+				continue
+			}
+			if len(out) < p.Page.Limit {
+				row := *t
+				out = append(out, &row)
+			}
+		}
+	}
+	if seen < need {
+		return out, seen, nil
+	}
+	return out, -1, nil
 }

@@ -121,13 +121,14 @@ func (s *Store) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]*ch
 		return nil, 0, err
 	}
 	defer tx.Rollback()
+	r := s.reader(tx, id)
 
-	lo, hi, ok, err := f.BlockRange(s.blockSeeks(ctx, tx, id))
+	lo, hi, ok, err := f.BlockRange(r.blockSeeks(ctx))
 	if err != nil || !ok {
 		return []*chainquery.Trace{}, 0, err
 	}
 	p := NewTracePlan(id, lo, hi, f)
-	if p.HistoryBelow, err = s.historyBelow(ctx, tx, id); err != nil {
+	if p.HistoryBelow, err = r.historyBelow(ctx); err != nil {
 		return nil, 0, err
 	}
 	p.lists = &listCache{}
@@ -220,7 +221,7 @@ func (s *Store) FindTransactionTraces(ctx context.Context, f chainquery.Transact
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	found, err := s.findTransaction(ctx, tx, id, f)
+	found, err := s.reader(tx, id).findTransaction(ctx, f)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -229,7 +230,7 @@ func (s *Store) FindTransactionTraces(ctx context.Context, f chainquery.Transact
 		return []*chainquery.Trace{}, 0, nil // before the chain's trace history
 	}
 	if found.history {
-		return s.historyTransactionTraces(ctx, tx, id, t, f.Page)
+		return s.reader(tx, id).historyTransactionTraces(ctx, t, f.Page)
 	}
 	args := []any{id, int64(t.BlockNumber), t.Index}
 	var count int
@@ -258,9 +259,9 @@ func (s *Store) FindTransactionTraces(ctx context.Context, f chainquery.Transact
 // historyTransactionTraces returns the page of t's traces and their count
 // from its history block's traces: none when the block was stored without
 // traces.
-func (s *Store) historyTransactionTraces(ctx context.Context, c Conn, chain int64, t *chainquery.Transaction, page chainquery.Page) ([]*chainquery.Trace, int, error) {
+func (r reader) historyTransactionTraces(ctx context.Context, t *chainquery.Transaction, page chainquery.Page) ([]*chainquery.Trace, int, error) {
 	out := []*chainquery.Trace{}
-	blocks, err := s.loadHistoryBlocks(ctx, c, chain, []uint64{t.BlockNumber})
+	blocks, err := r.loadHistoryBlocks(ctx, []uint64{t.BlockNumber})
 	if err != nil {
 		return nil, 0, err
 	}

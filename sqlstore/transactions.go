@@ -20,7 +20,7 @@ func (s *Store) FindTransaction(ctx context.Context, f chainquery.TransactionFil
 		return nil, err
 	}
 	defer tx.Rollback()
-	found, err := s.findTransaction(ctx, tx, id, f)
+	found, err := s.reader(tx, id).findTransaction(ctx, f)
 	return found.Transaction, err
 }
 
@@ -34,17 +34,17 @@ type foundTx struct {
 
 // findTransaction finds f's transaction in the rows, else in history;
 // ENOTFOUND when it is in neither.
-func (s *Store) findTransaction(ctx context.Context, c Conn, chain int64, f chainquery.TransactionFilter) (foundTx, error) {
+func (r reader) findTransaction(ctx context.Context, f chainquery.TransactionFilter) (foundTx, error) {
 	var t chainquery.Transaction
 	var version int
-	sc := s.txScan(new(scan).counter(&t.BlockNumber).to(&t.Timestamp, &version), &t)
-	q, args := s.Dialect.Transaction(chain, f.TransactionHash, f.BlockNumber)
-	if found, err := queryRow(ctx, c, q, args, sc.dest...); err != nil {
+	sc := r.txScan(new(scan).counter(&t.BlockNumber).to(&t.Timestamp, &version), &t)
+	q, args := r.Dialect.Transaction(r.chain, f.TransactionHash, f.BlockNumber)
+	if found, err := queryRow(ctx, r.c, q, args, sc.dest...); err != nil {
 		return foundTx{}, err
 	} else if found {
 		return foundTx{&t, version, false}, sc.done()
 	}
-	h, st, err := s.historyTx(ctx, c, chain, f.TransactionHash, f.BlockNumber)
+	h, st, err := r.historyTx(ctx, f.TransactionHash, f.BlockNumber)
 	if err != nil {
 		return foundTx{}, err
 	} else if h == nil {
@@ -61,10 +61,10 @@ func (s *Store) findTransaction(ctx context.Context, c Conn, chain int64, f chai
 // given; else the highest block holding it) and returns a copy of it, its
 // Timestamp set, with its block's stamp; tx is nil when history has no
 // such transaction.
-func (s *Store) historyTx(ctx context.Context, c Conn, chain int64, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, st stamp, err error) {
+func (r reader) historyTx(ctx context.Context, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, st stamp, err error) {
 	var candidates []uint64
 	var n int64
-	err = c.Query(ctx, qHistoryTxBlocks, []any{chain, HashPrefix(hash)}, []any{&n}, func() error {
+	err = r.c.Query(ctx, qHistoryTxBlocks, []any{r.chain, HashPrefix(hash)}, []any{&n}, func() error {
 		if block == nil || *block == uint64(n) {
 			candidates = append(candidates, uint64(n))
 		}
@@ -73,7 +73,7 @@ func (s *Store) historyTx(ctx context.Context, c Conn, chain int64, hash chainqu
 	if err != nil || len(candidates) == 0 {
 		return nil, st, err
 	}
-	stamps, err := s.historyStamps(ctx, c, chain, candidates)
+	stamps, err := r.historyStamps(ctx, candidates)
 	if err != nil {
 		return nil, st, err
 	}
@@ -82,7 +82,7 @@ func (s *Store) historyTx(ctx context.Context, c Conn, chain int64, hash chainqu
 		if !ok {
 			continue
 		}
-		txs, found, err := s.historyTransactions(ctx, c, chain, number, st.version)
+		txs, found, err := r.historyTransactions(ctx, number, st.version)
 		if err != nil {
 			return nil, st, err
 		}
