@@ -21,8 +21,8 @@ import (
 // Config configures a Server. Only Store is required.
 type Config struct {
 	// Store answers every request: the API reads its read services and
-	// its API keys. It must not be nil.
-	Store chainquery.Store
+	// its API keys (store.go). It must not be nil.
+	Store Store
 
 	// Logger receives one line per request and the real text of internal
 	// errors. Nil discards everything.
@@ -162,7 +162,7 @@ const (
 
 // Server is the HTTP API. It is safe for concurrent use.
 type Server struct {
-	store        chainquery.Store
+	store        Store
 	keys         *keyCache
 	logger       *slog.Logger
 	now          func() time.Time
