@@ -163,3 +163,17 @@ func (s *Server) handleLatestBlock(w http.ResponseWriter, r *http.Request) error
 	writeJSON(w, http.StatusOK, latestBlockJSON{BlockNumber: n})
 	return nil
 }
+
+// blockPage reads what names a page of one block's items: the chain (as
+// endpoint serves it), the required block_number, limit and offset.
+func blockPage(r *http.Request, endpoint chainquery.Endpoint) (chain chainquery.Chain, number uint64, page chainquery.Page, err error) {
+	if chain, err = chainquery.ParseChain(endpoint, r.PathValue("chain")); err != nil {
+		return
+	}
+	q := r.URL.Query()
+	if number, err = requiredBlockNumber(q); err != nil {
+		return
+	}
+	page, err = parsePage(q)
+	return
+}

@@ -2,10 +2,6 @@ package http
 
 import "github.com/chainquery/chainquery"
 
-// Schemas of the OpenAPI document. Each mirrors a response struct of this
-// package field for field, in the same order; the tests check that every
-// field a handler writes is documented.
-
 var (
 	hashSchema    = obj{{"type", "string"}, {"pattern", "^0x[a-fA-F0-9]{64}$"}}
 	addressSchema = obj{{"type", "string"}, {"pattern", "^0x[a-fA-F0-9]{40}$"}}
@@ -146,6 +142,9 @@ func logFilterMembers() []kv {
 	}
 }
 
+// schemas are the schemas of the OpenAPI document. Each mirrors a response
+// struct of this package field for field, in the same order; the tests check
+// that every field a handler writes is documented.
 func schemas() obj {
 	return append(obj{
 		{"Error", object("Every error response.", obj{{"detail", obj{{"type", "string"}, {"minLength", 1}}}})},

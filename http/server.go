@@ -1,7 +1,3 @@
-// Package http serves the chainquery API over HTTP: one route table, one
-// authentication step, one mapping of error codes to status codes, and one
-// handler file per resource. It reads through the store interfaces of the
-// root package and never imports a store itself.
 package http
 
 import (
@@ -63,7 +59,7 @@ type Config struct {
 	RequestTimeout time.Duration
 
 	// StoreConcurrency is how many requests may use the store at once, all
-	// keys together (admit.go); 0 means DefaultStoreConcurrency, the SQLite
+	// keys together (admission.go); 0 means DefaultStoreConcurrency, the SQLite
 	// read pool's size. A negative value turns fair share off: no slots, no
 	// queue, no cost budget.
 	StoreConcurrency int
