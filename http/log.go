@@ -224,3 +224,25 @@ func parseBodyTopics(name string, v json.RawMessage) ([]chainquery.Hash, error) 
 	}
 	return out, nil
 }
+
+// logSchema is the schema of a log, field for field as
+// appendLog writes it.
+func logSchema() kv {
+	return kv{"Log", object("One event log.", obj{
+		{"block_number", nonNegInt},
+		{"timestamp", integer},
+		{"datetime", datetimeShape},
+		{"transaction_hash", hashSchema},
+		{"transaction_index", nonNegInt},
+		{"transaction_from", addressSchema},
+		{"transaction_to", nullable("string", "null when the transaction created a contract.")},
+		{"log_index", nonNegInt},
+		{"address", addressSchema},
+		{"data", hexSchema},
+		{"topics", obj{{"type", "array"}, {"items", hashSchema}, {"maxItems", 4}}},
+		{"topic1", nullable("string", "topics[0]; null when absent.")},
+		{"topic2", nullable("string", "topics[1]; null when absent.")},
+		{"topic3", nullable("string", "topics[2]; null when absent.")},
+		{"topic4", nullable("string", "topics[3]; null when absent.")},
+	})}
+}
