@@ -140,10 +140,10 @@ func DefaultTraceHistoryStart() map[chainquery.Chain]time.Time {
 
 // DefaultRequestTimeout is the deadline of a keyed request when
 // Config.RequestTimeout is 0: far above what any request of a well-formed
-// query takes on the benchmark datasets (Filter Traces' heaviest page, ten
-// busy senders and ten busy recipients at offset 5000, answers in 0.3 s on
-// SQLite and 1.1 s on PostgreSQL), and short enough that a request that runs
-// past it is refused before a client's own timeout gives up on it.
+// query takes on the benchmark datasets, the heaviest Filter Traces page
+// included (docs/benchmarks.md, "Fair share"), and short enough that a
+// request that runs past it is refused before a client's own timeout gives
+// up on it.
 const DefaultRequestTimeout = 5 * time.Second
 
 // Timeouts of the *http.Server that Serve runs. A slow or stalled client

@@ -29,8 +29,9 @@ type tokenBalanceJSON struct {
 }
 
 // appendJSON writes b as json.Marshal would (TestAppendersMatchMarshal),
-// without its reflection: Token Balance by Account answers in a few
-// microseconds, and encoding/json was 4% of its CPU under load.
+// without its reflection: Token Balance by Account answers quickly enough
+// that encoding/json showed in its profile under load (docs/benchmarks.md,
+// "What changed, each from a profile": Solana keys in base58).
 func (b *tokenBalanceJSON) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"as_of_datetime":`...)
 	dst = appendString(dst, b.AsOfDatetime)
