@@ -29,9 +29,9 @@
 // its answer cache (answer_cache.go); every other answer says
 // Cache-Control: no-cache, so that no cache serves it without asking again.
 //
-// A chain's tip is its latest indexed block as the server last read it, and
-// the tip's bound, the tip less the confirmations, the deepest block an
-// answer may be about and still be deep (tip.go).
+// A chain's tip is its latest indexed block as the server last read it; the
+// tip's bound, the tip less the confirmations, is the deepest block an answer
+// may be about and still be deep (tip.go).
 //
 // Fair share is how keyed requests share the store: each is admitted to a
 // slot (admission.go), and its cost, the time it held the slot, is charged
