@@ -163,3 +163,70 @@ func (s *Server) handleLatestBlock(w http.ResponseWriter, r *http.Request) error
 	writeJSON(w, http.StatusOK, latestBlockJSON{BlockNumber: n})
 	return nil
 }
+
+// blockPage reads what names a page of one block's items: the chain (as
+// endpoint serves it), the required block_number, limit and offset.
+func blockPage(r *http.Request, endpoint chainquery.Endpoint) (chain chainquery.Chain, number uint64, page chainquery.Page, err error) {
+	if chain, err = chainquery.ParseChain(endpoint, r.PathValue("chain")); err != nil {
+		return
+	}
+	q := r.URL.Query()
+	if number, err = requiredBlockNumber(q); err != nil {
+		return
+	}
+	page, err = parsePage(q)
+	return
+}
+
+// blockSchema is the schema of a block, field for field as
+// blockAnswer writes it.
+func blockSchema() kv {
+	return kv{"Block", object("A block header.", obj{
+		{"block_number", nonNegInt},
+		{"timestamp", integer},
+		{"datetime", datetimeShape},
+		{"block_hash", hashSchema},
+		{"block_parent_hash", hashSchema},
+		{"version", nonNegInt},
+		{"logs_bloom", obj{{"type", "string"}, {"description", "Absent when the chain does not supply it."}}},
+		{"transactions_root", hashSchema},
+		{"state_root", hashSchema},
+		{"receipts_root", hashSchema},
+		{"miner", addressSchema},
+		{"extra_data", obj{{"type", "string"}, {"description", "Absent when the chain does not supply it."}}},
+		{"size", nonNegInt},
+		{"gas_limit", nonNegInt},
+		{"gas_used", nonNegInt},
+		{"transaction_count", nonNegInt},
+		{"base_fee_per_gas", nullable("integer", "Wei; null before EIP-1559 or where the chain has none.")},
+		{"transactions", obj{{"type", []string{"array", "null"}}, {"items", ref("Transaction")},
+			{"description", "The block's transactions when full_transactions is true; null otherwise."}}},
+	}, "logs_bloom", "extra_data")}
+}
+
+// transactionSchema is the schema of a transaction, field for field as
+// appendTransaction writes it.
+func transactionSchema() kv {
+	return kv{"Transaction", object("A transaction with its receipt, as in Get Block with full_transactions=true.", obj{
+		{"block_number", nonNegInt},
+		{"timestamp", integer},
+		{"datetime", datetimeShape},
+		{"transaction_hash", hashSchema},
+		{"transaction_index", nonNegInt},
+		{"from_address", addressSchema},
+		{"to_address", nullable("string", "null for a contract creation.")},
+		{"value", weiString},
+		{"gas_limit", nonNegInt},
+		{"gas_price", nullable("integer", "Wei.")},
+		{"effective_gas_price", nullable("integer", "Wei.")},
+		{"max_fee_per_gas", nullable("integer", "Wei; null where the transaction type has none.")},
+		{"max_priority_fee_per_gas", nullable("integer", "Wei; null where the transaction type has none.")},
+		{"gas_used", nonNegInt},
+		{"cumulative_gas_used", nonNegInt},
+		{"nonce", nonNegInt},
+		{"input", hexSchema},
+		{"transaction_type", nonNegInt},
+		{"contract_address", addrOrNull},
+		{"status", boolean},
+	})}
+}

@@ -9,23 +9,20 @@ import (
 )
 
 // GzipMinBytes is the smallest answer (JSON and its trailing newline) sent
-// gzip-compressed to a client that accepts it. Compressing costs about 2 µs
-// plus 3 to 8 ns a byte at gzipLevel, and the header, trailer and chunking
-// add some 30 bytes: under 1 KiB the saving is a few hundred bytes at most.
-// Errors, Get Latest Block and /healthz go as they are; at Polygon shape a
-// header-only Get Block (1.4 KB, with its 256-byte bloom) is compressed to
-// 36% and every page of receipts, logs or traces to 21-25%
-// (BenchmarkGzip).
+// gzip-compressed to a client that accepts it: below it, compressing costs
+// more time than the few bytes it saves are worth. Errors, Get Latest Block
+// and /healthz go as they are; a header-only Get Block and every page of
+// receipts, logs or traces are compressed (BenchmarkGzip; docs/benchmarks.md,
+// "Compression").
 const GzipMinBytes = 1024
 
-// gzipLevel is gzip.BestSpeed: on Polygon-shaped answers it runs 1.6 to 2.4
-// times as fast as the default level for 0.7 to 4 points of ratio; a full
-// block of 106 KB takes 0.9 ms and becomes 36%, where the default level
-// takes 1.6 ms for 32% (BenchmarkGzip; figures in docs/benchmarks.md).
+// gzipLevel is gzip.BestSpeed: on Polygon-shaped answers it runs about twice
+// as fast as the default level for a few points of ratio (BenchmarkGzip;
+// docs/benchmarks.md, "Compression").
 const gzipLevel = gzip.BestSpeed
 
-// gzipPool holds idle compressors: a new one allocates 1.2 MB and takes
-// about 1 ms to set up, more than compressing a full block.
+// gzipPool holds idle compressors: setting a new one up costs more than
+// compressing a full block (docs/benchmarks.md, "Compression").
 var gzipPool = sync.Pool{New: func() any {
 	w, err := gzip.NewWriterLevel(nil, gzipLevel)
 	if err != nil {
@@ -98,7 +95,7 @@ func (w *gzipWriter) WriteHeader(status int) {
 // worthCompressing reports whether an answer with this status and header
 // gets compressed: one with a body, not encoded already (the Prometheus
 // handler compresses its own), and at least GzipMinBytes long, or of a
-// length unknown in advance (the OpenAPI document, 59 KB).
+// length unknown in advance (the OpenAPI document).
 func worthCompressing(status int, h http.Header) bool {
 	if status == http.StatusNoContent || status == http.StatusNotModified || h.Get("Content-Encoding") != "" {
 		return false

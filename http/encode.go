@@ -15,9 +15,10 @@ import (
 // reflection. Its bytes must be exactly those json.Marshal gives of the
 // reflective form of the same answer (field order, null or absent, string
 // escapes): TestAppendersMatchMarshal and the Fuzz*JSON targets hold every
-// appender to it. Only the large answers have one; at Polygon shape
-// encoding/json and the intermediate structs it needed took a fifth of Get
-// Block's time with full transactions.
+// appender to it. Only the large answers have one: at Polygon shape
+// encoding/json and the intermediate structs it needed were a large part of
+// Get Block's time with full transactions (docs/benchmarks.md, "What
+// changed, each from a profile": hand-written encoders).
 type jsonAppender interface {
 	appendJSON(dst []byte) []byte
 }
@@ -102,8 +103,8 @@ func appendDatetime(dst []byte, ts int64) []byte {
 	}
 	// chainquery.DatetimeLayout digit by digit: every row of an answer
 	// carries its block's datetime, and AppendFormat reads its layout
-	// again each time (4.5% of serve's CPU on Get Block with full
-	// transactions).
+	// again each time (docs/benchmarks.md, "The reads that miss": Get
+	// Block, full transactions).
 	h, mi, s := t.Clock()
 	dst = append(dst, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
 	dst = append(dst, byte('0'+int(mo)/10), byte('0'+int(mo)%10), '-', byte('0'+d/10), byte('0'+d%10), 'T')

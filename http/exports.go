@@ -13,13 +13,6 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// Exports: the whole result of a Filter Traces or Filter Logs as NDJSON,
-// the filter endpoint's rows one a line, with a checkpoint line naming a
-// cursor after each chunk (chainquery.Export). Each chunk is admitted,
-// charged and given the request deadline on its own, as a request of its
-// own would be: an export is one key's stream of ordinary reads, and other
-// keys' requests take their turns between its chunks.
-
 // Paths of the exports.
 const (
 	pathExportTraces = "/api/v1/customer/{chain}/traces/export"
@@ -64,6 +57,10 @@ func isExport(e chainquery.Endpoint) bool {
 
 // serveExport runs an export route's handler for key without the request's
 // own admission and deadline: the handler takes them a chunk at a time.
+// Each chunk is admitted, charged and given the request deadline on its own,
+// as a request of its own would be (exportChunk): an export is one key's
+// stream of ordinary reads, and other keys' requests take their turns
+// between its chunks.
 func (s *Server) serveExport(w http.ResponseWriter, r *http.Request, rt route, key *chainquery.APIKey) {
 	r = r.WithContext(context.WithValue(r.Context(), exportCallKey{}, &exportCall{key: key, rt: rt}))
 	if err := rt.handle(w, r); err != nil {

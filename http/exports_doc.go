@@ -1,7 +1,7 @@
 package http
 
-// The OpenAPI document of the exports (exports.go).
-
+// exportTracesDoc and exportLogsDoc are the OpenAPI document of the
+// exports (exports.go).
 var (
 	exportTracesDoc = operation{
 		id:      "exportTraces",

@@ -33,7 +33,7 @@ type metrics struct {
 
 	answerCache *prometheus.CounterVec // result: hit or miss
 
-	admissions *prometheus.CounterVec   // route, result (admit.go)
+	admissions *prometheus.CounterVec   // route, result (admission.go)
 	cost       *prometheus.HistogramVec // route
 	timeouts   *prometheus.CounterVec   // route
 }

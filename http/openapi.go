@@ -23,7 +23,7 @@ type operation struct {
 	response    string
 	notFound    string // when 404 answers an existing path; "" if never
 	unavailable bool   // 503 answers without a key too (readiness)
-	cacheable   bool   // deep answers get an ETag and may be cached (cache.go)
+	cacheable   bool   // deep answers get an ETag and may be cached (etag.go)
 	stream      string // the row schema of an NDJSON answer (exports.go); "" for a JSON answer
 }
 
@@ -407,7 +407,7 @@ func buildOperation(rt route) obj {
 }
 
 // What the OpenAPI document says of the caching headers of cacheable
-// operations (cache.go).
+// operations (etag.go).
 const (
 	cacheControlDoc = "max-age=3600 when every block the answer is about is at least the chain's confirmations below the latest " +
 		"indexed block (such an answer changes only through a reorg deeper than that); no-cache otherwise."

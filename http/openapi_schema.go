@@ -2,10 +2,6 @@ package http
 
 import "github.com/chainquery/chainquery"
 
-// Schemas of the OpenAPI document. Each mirrors a response struct of this
-// package field for field, in the same order; the tests check that every
-// field a handler writes is documented.
-
 var (
 	hashSchema    = obj{{"type", "string"}, {"pattern", "^0x[a-fA-F0-9]{64}$"}}
 	addressSchema = obj{{"type", "string"}, {"pattern", "^0x[a-fA-F0-9]{40}$"}}
@@ -146,6 +142,9 @@ func logFilterMembers() []kv {
 	}
 }
 
+// schemas are the schemas of the OpenAPI document. Each mirrors a response
+// struct of this package field for field, in the same order; the tests check
+// that every field a handler writes is documented.
 func schemas() obj {
 	return append(obj{
 		{"Error", object("Every error response.", obj{{"detail", obj{{"type", "string"}, {"minLength", 1}}}})},
@@ -164,127 +163,20 @@ func schemas() obj {
 			logFilterMembers()...,
 		)},
 		{"LogPage", list("A page of logs.", "Log")},
-		{"Trace", object("One call frame of a transaction's execution.", obj{
-			{"block_number", nonNegInt},
-			{"timestamp", integer},
-			{"datetime", datetimeShape},
-			{"transaction_hash", hashSchema},
-			{"transaction_index", nonNegInt},
-			{"trace_address", obj{{"type", "string"}, {"pattern", `^([0-9]+(\.[0-9]+)*)?$`}, {"description", "Dot-separated position in the call tree; empty for the top-level call."}}},
-			{"transaction_from", addressSchema},
-			{"transaction_to", nullable("string", "Recipient of the transaction; null when it created a contract.")},
-			{"transaction_status", boolean},
-			{"call_type", obj{{"type", "string"}, {"enum", []string{"call", "delegatecall", "staticcall", "create"}}}},
-			{"from_address", addressSchema},
-			{"to_address", nullable("string", "Recipient of this call; for a create the new contract (null when creation failed).")},
-			{"gas", nonNegInt},
-			{"gas_used", nonNegInt},
-			{"gas_refund", obj{{"type", "integer"}, {"minimum", 0}, {"description", "gas - gas_used."}}},
-			{"value", weiString},
-			{"subtraces", nonNegInt},
-			{"type", obj{{"type", "string"}, {"enum", []string{"call", "create", "suicide"}}}},
-			{"input", hexSchema},
-			{"output", hexSchema},
-			{"error", nullable("string", "The node's error text when the call failed; null otherwise.")},
-			{"function_signature", obj{{"type", "string"}, {"pattern", "^0x([a-f0-9]{2}){0,4}$"}, {"description", "First 4 bytes of input; 0x when input is empty."}}},
-			{"version", nonNegInt},
-		})},
+		traceSchema(),
 		{"TraceList", list("A page of traces.", "Trace")},
-		{"Log", object("One event log.", obj{
-			{"block_number", nonNegInt},
-			{"timestamp", integer},
-			{"datetime", datetimeShape},
-			{"transaction_hash", hashSchema},
-			{"transaction_index", nonNegInt},
-			{"transaction_from", addressSchema},
-			{"transaction_to", nullable("string", "null when the transaction created a contract.")},
-			{"log_index", nonNegInt},
-			{"address", addressSchema},
-			{"data", hexSchema},
-			{"topics", obj{{"type", "array"}, {"items", hashSchema}, {"maxItems", 4}}},
-			{"topic1", nullable("string", "topics[0]; null when absent.")},
-			{"topic2", nullable("string", "topics[1]; null when absent.")},
-			{"topic3", nullable("string", "topics[2]; null when absent.")},
-			{"topic4", nullable("string", "topics[3]; null when absent.")},
-		})},
+		logSchema(),
 		{"LogList", list("A page of a transaction's logs.", "Log", kv{"transaction_hash", hashSchema})},
-		{"Receipt", object("A transaction receipt.", obj{
-			{"block_number", nonNegInt},
-			{"timestamp", integer},
-			{"datetime", datetimeShape},
-			{"transaction_hash", hashSchema},
-			{"transaction_index", nonNegInt},
-			{"cumulative_gas_used", nonNegInt},
-			{"gas_used", nonNegInt},
-			{"contract_address", addrOrNull},
-			{"status", boolean},
-			{"effective_gas_price", nonNegInt},
-		})},
+		receiptSchema(),
 		{"ReceiptList", list("A page of a block's receipts.", "Receipt", kv{"block_number", nonNegInt})},
-		{"Block", object("A block header.", obj{
-			{"block_number", nonNegInt},
-			{"timestamp", integer},
-			{"datetime", datetimeShape},
-			{"block_hash", hashSchema},
-			{"block_parent_hash", hashSchema},
-			{"version", nonNegInt},
-			{"logs_bloom", obj{{"type", "string"}, {"description", "Absent when the chain does not supply it."}}},
-			{"transactions_root", hashSchema},
-			{"state_root", hashSchema},
-			{"receipts_root", hashSchema},
-			{"miner", addressSchema},
-			{"extra_data", obj{{"type", "string"}, {"description", "Absent when the chain does not supply it."}}},
-			{"size", nonNegInt},
-			{"gas_limit", nonNegInt},
-			{"gas_used", nonNegInt},
-			{"transaction_count", nonNegInt},
-			{"base_fee_per_gas", nullable("integer", "Wei; null before EIP-1559 or where the chain has none.")},
-			{"transactions", obj{{"type", []string{"array", "null"}}, {"items", ref("Transaction")},
-				{"description", "The block's transactions when full_transactions is true; null otherwise."}}},
-		}, "logs_bloom", "extra_data")},
-		{"Transaction", object("A transaction with its receipt, as in Get Block with full_transactions=true.", obj{
-			{"block_number", nonNegInt},
-			{"timestamp", integer},
-			{"datetime", datetimeShape},
-			{"transaction_hash", hashSchema},
-			{"transaction_index", nonNegInt},
-			{"from_address", addressSchema},
-			{"to_address", nullable("string", "null for a contract creation.")},
-			{"value", weiString},
-			{"gas_limit", nonNegInt},
-			{"gas_price", nullable("integer", "Wei.")},
-			{"effective_gas_price", nullable("integer", "Wei.")},
-			{"max_fee_per_gas", nullable("integer", "Wei; null where the transaction type has none.")},
-			{"max_priority_fee_per_gas", nullable("integer", "Wei; null where the transaction type has none.")},
-			{"gas_used", nonNegInt},
-			{"cumulative_gas_used", nonNegInt},
-			{"nonce", nonNegInt},
-			{"input", hexSchema},
-			{"transaction_type", nonNegInt},
-			{"contract_address", addrOrNull},
-			{"status", boolean},
-		})},
+		blockSchema(),
+		transactionSchema(),
 		{"TransactionTraceList", list("A page of a transaction's traces.", "Trace", kv{"transaction_hash", hashSchema})},
 		{"BlockLogList", list("A page of a block's logs.", "Log", kv{"block_number", nonNegInt})},
 		{"TokenBalanceList", list("A page of an owner's token balances.", "TokenBalance", kv{"owner", obj{{"type", "string"}, {"description", "The owner asked for (base58)."}}})},
 		{"LatestBlock", object("The latest indexed block.", obj{{"block_number", nonNegInt}})},
 		solBalanceSchema(),
 		{"Status", statusSchema()},
-		{"TokenBalance", object("Balance of a Solana token account at a snapshot time.", obj{
-			{"as_of_datetime", balanceDatetime},
-			{"account_owner", nullable("string", "Wallet owner; null when never reported.")},
-			{"token_address", obj{{"type", "string"}, {"description", "Token mint address (base58)."}}},
-			{"token_account", obj{{"type", "string"}, {"description", "Token account address (base58)."}}},
-			{"token_name", nullable("string", "Filled only when include_metadata is true and the registry knows the mint.")},
-			{"token_symbol", nullable("string", "Filled only when include_metadata is true and the registry knows the mint.")},
-			{"balance", obj{{"type", "number"}, {"description", "balance_source / 10^decimals, written exactly."}}},
-			// No "maximum": validators that read JSON numbers as float64
-			// (most, libopenapi-validator among them) round 2^64-1 up to
-			// 2^64 and would refuse the largest amount; words say it instead.
-			{"balance_source", obj{{"type", "integer"}, {"minimum", 0},
-				{"description", "Raw amount in the token's smallest unit: an unsigned 64-bit integer, up to 18446744073709551615, so read it into a 64-bit unsigned or big integer, not a float."}}},
-			{"datetime_last_updated", balanceDatetime},
-			{"block_slot_last_updated", nonNegInt},
-		})},
+		tokenBalanceSchema(),
 	}, exportSchemas()...)
 }

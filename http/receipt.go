@@ -56,3 +56,20 @@ func (s *Server) handleBlockReceipts(w http.ResponseWriter, r *http.Request) err
 		bound.answer(number))
 	return nil
 }
+
+// receiptSchema is the schema of a receipt, field for field as
+// appendReceipt writes it.
+func receiptSchema() kv {
+	return kv{"Receipt", object("A transaction receipt.", obj{
+		{"block_number", nonNegInt},
+		{"timestamp", integer},
+		{"datetime", datetimeShape},
+		{"transaction_hash", hashSchema},
+		{"transaction_index", nonNegInt},
+		{"cumulative_gas_used", nonNegInt},
+		{"gas_used", nonNegInt},
+		{"contract_address", addrOrNull},
+		{"status", boolean},
+		{"effective_gas_price", nonNegInt},
+	})}
+}

@@ -1,7 +1,3 @@
-// Package http serves the chainquery API over HTTP: one route table, one
-// authentication step, one mapping of error codes to status codes, and one
-// handler file per resource. It reads through the store interfaces of the
-// root package and never imports a store itself.
 package http
 
 import (
@@ -21,8 +17,8 @@ import (
 // Config configures a Server. Only Store is required.
 type Config struct {
 	// Store answers every request: the API reads its read services and
-	// its API keys. It must not be nil.
-	Store chainquery.Store
+	// its API keys (store.go). It must not be nil.
+	Store Store
 
 	// Logger receives one line per request and the real text of internal
 	// errors. Nil discards everything.
@@ -63,7 +59,7 @@ type Config struct {
 	RequestTimeout time.Duration
 
 	// StoreConcurrency is how many requests may use the store at once, all
-	// keys together (admit.go); 0 means DefaultStoreConcurrency, the SQLite
+	// keys together (admission.go); 0 means DefaultStoreConcurrency, the SQLite
 	// read pool's size. A negative value turns fair share off: no slots, no
 	// queue, no cost budget.
 	StoreConcurrency int
@@ -144,10 +140,10 @@ func DefaultTraceHistoryStart() map[chainquery.Chain]time.Time {
 
 // DefaultRequestTimeout is the deadline of a keyed request when
 // Config.RequestTimeout is 0: far above what any request of a well-formed
-// query takes on the benchmark datasets (Filter Traces' heaviest page, ten
-// busy senders and ten busy recipients at offset 5000, answers in 0.3 s on
-// SQLite and 1.1 s on PostgreSQL), and short enough that a request that runs
-// past it is refused before a client's own timeout gives up on it.
+// query takes on the benchmark datasets, the heaviest Filter Traces page
+// included (docs/benchmarks.md, "Fair share"), and short enough that a
+// request that runs past it is refused before a client's own timeout gives
+// up on it.
 const DefaultRequestTimeout = 5 * time.Second
 
 // Timeouts of the *http.Server that Serve runs. A slow or stalled client
@@ -162,7 +158,7 @@ const (
 
 // Server is the HTTP API. It is safe for concurrent use.
 type Server struct {
-	store        chainquery.Store
+	store        Store
 	keys         *keyCache
 	logger       *slog.Logger
 	now          func() time.Time

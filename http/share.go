@@ -9,7 +9,7 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// Headers of a keyed answer that used the store (admit.go): what the request
+// Headers of a keyed answer that used the store (admission.go): what the request
 // cost, in milliseconds of store time, and what is left of the key's cost
 // budget after it (below zero when the request cost more than was left: the
 // key's next requests wait until it refills). A cached answer says cost 0.

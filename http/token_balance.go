@@ -29,8 +29,9 @@ type tokenBalanceJSON struct {
 }
 
 // appendJSON writes b as json.Marshal would (TestAppendersMatchMarshal),
-// without its reflection: Token Balance by Account answers in a few
-// microseconds, and encoding/json was 4% of its CPU under load.
+// without its reflection: Token Balance by Account answers quickly enough
+// that encoding/json showed in its profile under load (docs/benchmarks.md,
+// "What changed, each from a profile": Solana keys in base58).
 func (b *tokenBalanceJSON) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"as_of_datetime":`...)
 	dst = appendString(dst, b.AsOfDatetime)
@@ -160,4 +161,25 @@ func (s *Server) handleTokenBalance(w http.ResponseWriter, r *http.Request) erro
 	}
 	writeJSON(w, http.StatusOK, tokenBalanceOf(b, f.At, f.IncludeMetadata))
 	return nil
+}
+
+// tokenBalanceSchema is the schema of a token balance, field for field as
+// tokenBalanceJSON writes it.
+func tokenBalanceSchema() kv {
+	return kv{"TokenBalance", object("Balance of a Solana token account at a snapshot time.", obj{
+		{"as_of_datetime", balanceDatetime},
+		{"account_owner", nullable("string", "Wallet owner; null when never reported.")},
+		{"token_address", obj{{"type", "string"}, {"description", "Token mint address (base58)."}}},
+		{"token_account", obj{{"type", "string"}, {"description", "Token account address (base58)."}}},
+		{"token_name", nullable("string", "Filled only when include_metadata is true and the registry knows the mint.")},
+		{"token_symbol", nullable("string", "Filled only when include_metadata is true and the registry knows the mint.")},
+		{"balance", obj{{"type", "number"}, {"description", "balance_source / 10^decimals, written exactly."}}},
+		// No "maximum": validators that read JSON numbers as float64
+		// (most, libopenapi-validator among them) round 2^64-1 up to
+		// 2^64 and would refuse the largest amount; words say it instead.
+		{"balance_source", obj{{"type", "integer"}, {"minimum", 0},
+			{"description", "Raw amount in the token's smallest unit: an unsigned 64-bit integer, up to 18446744073709551615, so read it into a 64-bit unsigned or big integer, not a float."}}},
+		{"datetime_last_updated", balanceDatetime},
+		{"block_slot_last_updated", nonNegInt},
+	})}
 }

@@ -308,3 +308,33 @@ func parseBodyAddresses(name string, v json.RawMessage) ([]chainquery.Address, e
 func errAddressType(name string) error {
 	return chainquery.Errorf(chainquery.EINVALID, "%s must be an address string or an array of at most %d address strings", name, chainquery.MaxFilterAddresses)
 }
+
+// traceSchema is the schema of a trace, field for field as
+// appendTrace writes it.
+func traceSchema() kv {
+	return kv{"Trace", object("One call frame of a transaction's execution.", obj{
+		{"block_number", nonNegInt},
+		{"timestamp", integer},
+		{"datetime", datetimeShape},
+		{"transaction_hash", hashSchema},
+		{"transaction_index", nonNegInt},
+		{"trace_address", obj{{"type", "string"}, {"pattern", `^([0-9]+(\.[0-9]+)*)?$`}, {"description", "Dot-separated position in the call tree; empty for the top-level call."}}},
+		{"transaction_from", addressSchema},
+		{"transaction_to", nullable("string", "Recipient of the transaction; null when it created a contract.")},
+		{"transaction_status", boolean},
+		{"call_type", obj{{"type", "string"}, {"enum", []string{"call", "delegatecall", "staticcall", "create"}}}},
+		{"from_address", addressSchema},
+		{"to_address", nullable("string", "Recipient of this call; for a create the new contract (null when creation failed).")},
+		{"gas", nonNegInt},
+		{"gas_used", nonNegInt},
+		{"gas_refund", obj{{"type", "integer"}, {"minimum", 0}, {"description", "gas - gas_used."}}},
+		{"value", weiString},
+		{"subtraces", nonNegInt},
+		{"type", obj{{"type", "string"}, {"enum", []string{"call", "create", "suicide"}}}},
+		{"input", hexSchema},
+		{"output", hexSchema},
+		{"error", nullable("string", "The node's error text when the call failed; null otherwise.")},
+		{"function_signature", obj{{"type", "string"}, {"pattern", "^0x([a-f0-9]{2}){0,4}$"}, {"description", "First 4 bytes of input; 0x when input is empty."}}},
+		{"version", nonNegInt},
+	})}
+}

@@ -2,15 +2,9 @@ package http
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/chainquery/chainquery"
 )
-
-// The endpoints of one transaction by its hash (Get Transaction, Get
-// Transaction Receipt, Get Transaction Traces) and of one block's logs (Get
-// Block Logs): the questions that follow Get Block and Get Transaction
-// Logs, in their conventions.
 
 // transactionAnswer is the Get Transaction response: the transaction
 // object of Get Block's full_transactions.
@@ -38,23 +32,12 @@ func (l *txTraceList) appendJSON(dst []byte) []byte {
 	return appendPage(append(dst, ','), l.offset, l.limit, l.count, l.traces, appendTrace)
 }
 
-// blockLogList is the Get Block Logs response: the block's number, offset,
-// limit, the page (never null) and count.
-type blockLogList struct {
-	number               uint64
-	offset, limit, count int
-	logs                 []*chainquery.Log
-}
-
-func (l *blockLogList) appendJSON(dst []byte) []byte {
-	dst = append(dst, `{"block_number":`...)
-	dst = strconv.AppendUint(dst, l.number, 10)
-	return appendPage(append(dst, ','), l.offset, l.limit, l.count, l.logs, appendLog)
-}
-
 // transactionRef reads what names a transaction in a request: the chain
 // (as endpoint serves it) and the transaction_hash of the path, and the
-// optional block_number query parameter.
+// optional block_number query parameter. The endpoints of one transaction by
+// its hash read it: those of this file (Get Transaction, Get Transaction
+// Receipt, Get Transaction Traces), which follow Get Block in its
+// conventions, and Get Transaction Logs (log.go).
 func transactionRef(r *http.Request, endpoint chainquery.Endpoint) (chainquery.TransactionFilter, error) {
 	var f chainquery.TransactionFilter
 	var err error
@@ -129,34 +112,4 @@ func (s *Server) handleTransactionTraces(w http.ResponseWriter, r *http.Request)
 	}
 	s.writeAnswer(w, r, &txTraceList{hash: f.TransactionHash, offset: f.Offset, limit: f.Limit, count: count, traces: traces}, deep)
 	return nil
-}
-
-// handleBlockLogs serves GET /api/v1/customer/{chain}/blocks/logs.
-func (s *Server) handleBlockLogs(w http.ResponseWriter, r *http.Request) error {
-	chain, number, page, err := blockPage(r, chainquery.EndpointGetBlockLogs)
-	if err != nil {
-		return err
-	}
-	f := chainquery.BlockLogFilter{Chain: chain, BlockNumber: number, Page: page}
-	bound := s.deepBound(r.Context(), chain)
-	logs, count, err := s.store.FindBlockLogs(r.Context(), f)
-	if err != nil {
-		return err
-	}
-	s.writeAnswer(w, r, &blockLogList{number: number, offset: f.Offset, limit: f.Limit, count: count, logs: logs}, bound.answer(number))
-	return nil
-}
-
-// blockPage reads what names a page of one block's items: the chain (as
-// endpoint serves it), the required block_number, limit and offset.
-func blockPage(r *http.Request, endpoint chainquery.Endpoint) (chain chainquery.Chain, number uint64, page chainquery.Page, err error) {
-	if chain, err = chainquery.ParseChain(endpoint, r.PathValue("chain")); err != nil {
-		return
-	}
-	q := r.URL.Query()
-	if number, err = requiredBlockNumber(q); err != nil {
-		return
-	}
-	page, err = parsePage(q)
-	return
 }

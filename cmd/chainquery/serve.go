@@ -290,6 +290,10 @@ func listen(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
+// Every store serve opens (sqlite.DB, postgres.DB) answers the API, which
+// reads only a part of it (http.Store).
+var _ http.Store = chainquery.Store(nil)
+
 // startAPI serves store on ln until wait returns. It marks Main as
 // listening, so that tests and dev learn the address.
 // dbAttrs name the database in the log, redacted.

@@ -13,7 +13,7 @@ import (
 )
 
 // shareOptions are serve's flags of fair share between keys and of the
-// request deadline (http/admit.go, docs/operations.md "Limits"). Each has a
+// request deadline (http/admission.go, docs/operations.md "Limits"). Each has a
 // config file field of the same name with underscores; a flag given wins.
 type shareOptions struct {
 	requestTimeout   time.Duration // 0: no deadline

@@ -13,8 +13,9 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// Fair share between API keys. A request that needs the store (an answer
-// cache hit does not) is admitted here first, and charged here after.
+// admission is the store's gate: fair share between API keys. A request
+// that needs the store (an answer cache hit does not) is admitted here first,
+// and charged here after. A nil *admission admits everything.
 //
 //   - The store has a fixed number of slots (Config.StoreConcurrency: the
 //     read pool's size, so that no request waits inside the driver's pool,
@@ -50,10 +51,8 @@ import (
 // concurrency is what overload is made of) and of cost-based limits (GitHub
 // GraphQL's points, Alchemy's compute units), with the cost measured rather
 // than estimated: a request's shape says little about its work here (a
-// Filter Traces page of a cold address and of a hot one differ a
-// thousandfold).
-
-// admission is the store's gate. A nil *admission admits everything.
+// Filter Traces page of a cold address and one of a hot address differ by
+// orders of magnitude: docs/benchmarks.md, "Load, SQLite").
 type admission struct {
 	mu       sync.Mutex
 	slots    int           // the store's slots
@@ -175,11 +174,17 @@ func (a *admission) share(k *chainquery.APIKey, now time.Time) *keyShare {
 		return ks
 	}
 	ks.limits, ks.capped = limits, k.Limits.Concurrency > 0
+	ks.refill(now)
+	return ks
+}
+
+// refill adds to ks's budget what its cost rate gave it since it was last
+// refilled, up to its burst. a.mu must be held.
+func (ks *keyShare) refill(now time.Time) {
 	if dt := now.Sub(ks.updated).Seconds(); dt > 0 {
 		ks.budget = math.Min(ks.limits.CostBurst, ks.budget+dt*ks.limits.CostRate)
 		ks.updated = now
 	}
-	return ks
 }
 
 // ticket is an admitted request's hold on a slot: done gives the slot back
@@ -213,37 +218,18 @@ func (a *admission) admit(ctx context.Context, k *chainquery.APIKey) (*ticket, *
 	a.mu.Lock()
 	ks := a.share(k, now)
 	if ks.budget <= 0 && a.othersActive(ks, now) {
-		// Spent: wait until the budget is positive, a.maxWait at most. A
-		// short debt becomes a short wait rather than a refusal; a long
-		// one is refused after the wait, so that a client that ignores
-		// Retry-After gets at most one answer per connection per
-		// a.maxWait, rather than a storm of refusals that would cost the
-		// other keys more than its requests did.
-		wait := time.Duration(-ks.budget / ks.limits.CostRate * float64(time.Second))
-		lim := a.limit(ks, now)
-		a.mu.Unlock()
-		if !sleepCtx(ctx, min(wait+time.Millisecond, a.maxWait)) {
-			return nil, a.busy(lim, "canceled")
+		var rej *rejection
+		if ks, now, rej = a.awaitBudget(ctx, k, ks, now); rej != nil {
+			return nil, rej
 		}
-		now = a.now()
-		a.mu.Lock()
-		ks = a.share(k, now)
 	}
 	if ks.budget <= 0 && a.othersActive(ks, now) {
-		secs := int(math.Ceil(-ks.budget / ks.limits.CostRate))
 		a.mu.Unlock()
-		return nil, &rejection{
-			err: chainquery.Errorf(chainquery.ERATELIMIT,
-				"this API key's cost budget is spent: it may use %s ms of database time per second (up to %s at once), and its recent requests used more; retry after %d s, or ask for less per request (a shorter range, fewer addresses, a smaller offset)",
-				formatUnits(ks.limits.CostRate), formatUnits(ks.limits.CostBurst), max(1, secs)),
-			retryAfter: max(1, secs), reason: "cost",
-		}
+		return nil, spent(ks)
 	}
 	lim := a.limit(ks, now)
 	if ks.inUse < lim && a.inUse < a.slots && ks.waiting.Len() == 0 {
-		ks.inUse++
-		a.inUse++
-		a.admitted(ks, now)
+		a.hold(ks, now)
 		a.mu.Unlock()
 		return &ticket{a: a, ks: ks, start: now}, nil
 	}
@@ -251,13 +237,65 @@ func (a *admission) admit(ctx context.Context, k *chainquery.APIKey) (*ticket, *
 		a.mu.Unlock()
 		return nil, a.busy(lim, "queue_full")
 	}
+	w := a.enqueue(ks)
+	a.mu.Unlock()
+	return a.await(ctx, ks, w)
+}
+
+// awaitBudget waits until the spent budget of ks is positive again, a.maxWait
+// at most, and returns k's share and the time after the wait. A short debt
+// becomes a short wait rather than a refusal; a long one is refused after the
+// wait, so that a client that ignores Retry-After gets at most one answer per
+// connection per a.maxWait, rather than a storm of refusals that would cost
+// the other keys more than its requests did. a.mu must be held; it is held
+// again on return, except with the rejection of a request whose ctx ended.
+func (a *admission) awaitBudget(ctx context.Context, k *chainquery.APIKey, ks *keyShare, now time.Time) (*keyShare, time.Time, *rejection) {
+	wait := time.Duration(-ks.budget / ks.limits.CostRate * float64(time.Second))
+	lim := a.limit(ks, now)
+	a.mu.Unlock()
+	if !sleepCtx(ctx, min(wait+time.Millisecond, a.maxWait)) {
+		return nil, now, a.busy(lim, "canceled")
+	}
+	now = a.now()
+	a.mu.Lock()
+	return a.share(k, now), now, nil
+}
+
+// spent is the rejection of a request whose key's cost budget is spent
+// while other keys use the store: Retry-After is when the budget is
+// positive again.
+func spent(ks *keyShare) *rejection {
+	secs := max(1, int(math.Ceil(-ks.budget/ks.limits.CostRate)))
+	return &rejection{
+		err: chainquery.Errorf(chainquery.ERATELIMIT,
+			"this API key's cost budget is spent: it may use %s ms of database time per second (up to %s at once), and its recent requests used more; retry after %d s, or ask for less per request (a shorter range, fewer addresses, a smaller offset)",
+			formatUnits(ks.limits.CostRate), formatUnits(ks.limits.CostBurst), secs),
+		retryAfter: secs, reason: "cost",
+	}
+}
+
+// hold gives ks a slot at now. a.mu must be held.
+func (a *admission) hold(ks *keyShare, now time.Time) {
+	ks.inUse++
+	a.inUse++
+	a.admitted(ks, now)
+}
+
+// enqueue puts a request of ks at the back of its key's queue, and the key
+// in the turn if it was not waiting yet. a.mu must be held.
+func (a *admission) enqueue(ks *keyShare) *waiter {
 	w := &waiter{granted: make(chan struct{})}
 	w.el = ks.waiting.PushBack(w)
 	if ks.inTurn == nil {
 		ks.inTurn = a.turn.PushBack(ks)
 	}
-	a.mu.Unlock()
+	return w
+}
 
+// await waits, a.maxWait at most and no longer than ctx allows, for grant
+// to hand w a slot, and otherwise takes w out of its key's queue. a.mu must
+// not be held.
+func (a *admission) await(ctx context.Context, ks *keyShare, w *waiter) (*ticket, *rejection) {
 	timer := time.NewTimer(a.maxWait)
 	defer timer.Stop()
 	var reason string
@@ -281,7 +319,7 @@ func (a *admission) admit(ctx context.Context, k *chainquery.APIKey) (*ticket, *
 		a.turn.Remove(ks.inTurn)
 		ks.inTurn = nil
 	}
-	lim = a.limit(ks, a.now())
+	lim := a.limit(ks, a.now())
 	a.mu.Unlock()
 	return nil, a.busy(lim, reason)
 }
@@ -326,10 +364,7 @@ func (t *ticket) done() {
 		ks.inUse--
 		a.inUse--
 		t.limits = ks.limits
-		if dt := now.Sub(ks.updated).Seconds(); dt > 0 {
-			ks.budget = math.Min(ks.limits.CostBurst, ks.budget+dt*ks.limits.CostRate)
-			ks.updated = now
-		}
+		ks.refill(now)
 		if a.othersActive(ks, now) {
 			ks.budget -= t.cost
 		} else {
@@ -357,9 +392,7 @@ func (a *admission) grant(now time.Time) {
 			continue
 		}
 		w := ks.waiting.Remove(ks.waiting.Front()).(*waiter)
-		ks.inUse++
-		a.inUse++
-		a.admitted(ks, now)
+		a.hold(ks, now)
 		close(w.granted)
 		if ks.waiting.Len() == 0 {
 			a.turn.Remove(el)

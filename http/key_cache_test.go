@@ -24,7 +24,7 @@ func (s *countingStore) FindAPIKeyByHash(ctx context.Context, hash [32]byte) (*c
 }
 
 // TestKeyCache: a known key is looked up once per KeyCacheTTL, not once per
-// request (the lookup was 14% of the CPU of a Get Block under load), an
+// request (the lookup was a large part of the CPU of a Get Block under load), an
 // unknown key goes to the store every time, and a revoked key stops working
 // within the TTL.
 func TestKeyCache(t *testing.T) {

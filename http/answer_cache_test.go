@@ -17,7 +17,7 @@ import (
 // answerReads is the real store, counting the reads of the answers the
 // answer cache may keep.
 type answerReads struct {
-	chainquery.Store
+	cqhttp.Store
 	reads atomic.Int64
 }
 

@@ -11,26 +11,10 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// Deep answers (cache.go) do not change but by a reorg deeper than the
-// chain's confirmations, so the server keeps the encoded bytes of the most
-// recently used ones in memory and answers the same request again without
-// the store: on the Polygon-shaped benchmark, the store read was 39% of
-// serve's CPU on Get Block and most of it on Filter Traces and full blocks
-// (docs/benchmarks.md). The key and the rate limit are checked before the
-// cache is, as for any request; one answer serves every key.
-//
-// An entry is served while it is younger than the deepMaxAge that the
-// answer's Cache-Control gives any other cache, and the chain's tip as last
-// read still calls its block deep. Each tip reading (once per TipTTL) also
-// reads the store's log of rewrites (Store.Rewrites): a rewind, or a block
-// written again, by any process, drops the entries about the heights it
-// reached, so a rewrite is served at most TipTTL late, as the ETags already
-// allow. An answer read from the store under a tip reading older than the
-// last one that dropped entries of its chain is not kept: it may predate
-// the rewrite.
-
-// DefaultAnswerCacheBytes is Config.AnswerCacheBytes's default in serve:
-// 64 MiB holds about 500 full Polygon blocks or 1,400 pages of 50 traces.
+// DefaultAnswerCacheBytes is Config.AnswerCacheBytes's default in serve,
+// chosen for the number of full Polygon blocks and Filter Traces pages it
+// holds (docs/benchmarks.md, "What changed, each from a profile": the answer
+// cache).
 const DefaultAnswerCacheBytes = 64 << 20
 
 // answerMaxAge is how long an entry is served, deepMaxAge's hour.
@@ -55,6 +39,24 @@ func (a *cachedAnswer) cost() int64 { return int64(len(a.key) + len(a.body) + en
 
 // answerCache is a least-recently-used cache of deep answers, bounded in
 // bytes. Its methods are safe for concurrent use.
+//
+// Deep answers do not change but by a reorg deeper than the chain's
+// confirmations, so the server keeps the encoded bytes of the most recently
+// used ones in memory and answers the same request again without the store,
+// which was most of serve's CPU on those answers (docs/benchmarks.md, "What
+// changed, each from a profile": the answer cache). The key and the rate
+// limit are checked before the cache is, as for any request; one answer
+// serves every key.
+//
+// An entry is served while it is younger than the deepMaxAge that the
+// answer's Cache-Control gives any other cache, and the chain's tip as last
+// read still calls its block deep. Each tip reading (once per TipTTL) also
+// reads the store's log of rewrites (Store.Rewrites): a rewind, or a block
+// written again, by any process, drops the entries about the heights it
+// reached, so a rewrite is served at most TipTTL late, as the ETags already
+// allow. An answer read from the store under a tip reading older than the
+// last one that dropped entries of its chain is not kept: it may predate
+// the rewrite.
 type answerCache struct {
 	max      int64 // bytes
 	maxEntry int64 // a larger answer is not kept: it would evict too many others

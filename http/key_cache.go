@@ -8,10 +8,11 @@ import (
 )
 
 // DefaultKeyCacheTTL is how long Server trusts a key it found in the store
-// before asking again. Under load, looking the key up on every request took
-// 14% of the server's CPU (profile of Get Block on the Polygon-shaped
-// dataset); once a second per key costs nothing, and a key revoked or
-// changed with `chainquery keys` stops working within that second.
+// before asking again. Under load, looking the key up on every request was a
+// large part of the server's CPU (docs/benchmarks.md, "What changed, each
+// from a profile": a key found once); once a second per key costs nothing,
+// and a key revoked or changed with `chainquery keys` stops working within
+// that second.
 const DefaultKeyCacheTTL = time.Second
 
 // keyCacheMax bounds the cache: more distinct keys than this within one TTL
