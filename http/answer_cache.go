@@ -32,7 +32,7 @@ type cachedAnswer struct {
 	body  []byte    // the JSON and its newline, as writeJSON sends it; never modified
 	tag   string    // its ETag, uncompressed form
 	at    time.Time // when it was stored
-	seq   uint64    // the tip reading whose bound called it deep
+	seq   uint64    // the head reading whose bound called it deep
 }
 
 func (a *cachedAnswer) cost() int64 { return int64(len(a.key) + len(a.body) + entryOverhead) }
@@ -49,12 +49,12 @@ func (a *cachedAnswer) cost() int64 { return int64(len(a.key) + len(a.body) + en
 // serves every key.
 //
 // An entry is served while it is younger than the deepMaxAge that the
-// answer's Cache-Control gives any other cache, and the chain's tip as last
-// read still calls its block deep. Each tip reading (once per TipTTL) also
+// answer's Cache-Control gives any other cache, and the chain's head as last
+// read still calls its block deep. Each head reading (once per TipTTL) also
 // reads the store's log of rewrites (Store.Rewrites): a rewind, or a block
 // written again, by any process, drops the entries about the heights it
 // reached, so a rewrite is served at most TipTTL late, as the ETags already
-// allow. An answer read from the store under a tip reading older than the
+// allow. An answer read from the store under a head reading older than the
 // last one that dropped entries of its chain is not kept: it may predate
 // the rewrite.
 type answerCache struct {
@@ -65,7 +65,7 @@ type answerCache struct {
 	size   int64
 	byKey  map[string]*clist.Element   // of *cachedAnswer
 	lru    clist.List                  // most recently used first
-	forgot map[chainquery.Chain]uint64 // the tip reading that last dropped answers of the chain
+	forgot map[chainquery.Chain]uint64 // the head reading that last dropped answers of the chain
 }
 
 func newAnswerCache(max int64) *answerCache {
@@ -117,7 +117,7 @@ func (c *answerCache) remove(e *clist.Element) {
 }
 
 // forgetFrom drops the entries about chain's blocks from height up, and
-// refuses those read under a tip reading older than seq, the reading that
+// refuses those read under a head reading older than seq, the reading that
 // found the rewrite. Rewrites are rare (reorgs, a manual rewind), so a walk
 // of every entry is cheap enough.
 func (c *answerCache) forgetFrom(chain chainquery.Chain, height, seq uint64) {
@@ -168,9 +168,9 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request) bool {
 	if key == "" {
 		return false
 	}
-	// The bound first: a tip reading it makes may drop entries, the one
+	// The bound first: a head reading it makes may drop entries, the one
 	// asked for among them. A path naming no chain the server knows has no
-	// tip, and no entry.
+	// head, and no entry.
 	bound := s.deepBound(r.Context(), chainquery.Chain(r.PathValue("chain")))
 	if a := s.answers.get(key); a != nil && bound.covers(a.block) && time.Since(a.at) < answerMaxAge {
 		s.metrics.answerCache.WithLabelValues("hit").Inc()

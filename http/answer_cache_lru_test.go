@@ -51,7 +51,7 @@ func TestAnswerCache_Bounded(t *testing.T) {
 }
 
 // TestAnswerCache_ForgetFrom checks that a rewrite drops the entries of its
-// chain at or above its height, and refuses answers read under an older tip
+// chain at or above its height, and refuses answers read under an older head
 // reading.
 func TestAnswerCache_ForgetFrom(t *testing.T) {
 	c := newAnswerCache(1 << 20)

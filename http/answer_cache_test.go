@@ -156,10 +156,10 @@ func TestAnswerCache_Rewrites(t *testing.T) {
 // TipTTL and a margin for a busy machine.
 func waitChanged(t *testing.T, s *Server, path string, old []byte) {
 	t.Helper()
-	deadline := time.Now().Add(cqhttp.TipTTL + 5*time.Second)
+	deadline := time.Now().Add(cqhttp.HeadTTL + 5*time.Second)
 	for string(MustOK(t, s.Get(t, path))) == string(old) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: the old answer still served %s after the rewrite", path, cqhttp.TipTTL+5*time.Second)
+			t.Fatalf("%s: the old answer still served %s after the rewrite", path, cqhttp.HeadTTL+5*time.Second)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -29,9 +29,14 @@
 // its answer cache (answer_cache.go); every other answer says
 // Cache-Control: no-cache, so that no cache serves it without asking again.
 //
-// A chain's tip is its latest indexed block as the server last read it; the
-// tip's bound, the tip less the confirmations, is the deepest block an answer
-// may be about and still be deep (tip.go).
+// A chain's head is its latest indexed block as the server last read it; the
+// head's bound, the head less the confirmations, is the deepest block an
+// answer may be about and still be deep (head.go).
+//
+// A chain's trace start (Config.TraceStart; the document's and serve's
+// --trace-history-start) is the first time Filter Traces serves. It is a
+// window of the API, not the store's history: in the store packages,
+// history is the compact layout of the blocks below a boundary.
 //
 // Fair share is how keyed requests share the store: each is admitted to a
 // slot (admission.go), and its cost, the time it held the slot, is charged

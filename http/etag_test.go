@@ -218,9 +218,9 @@ func TestCache_Reorg(t *testing.T) {
 	}
 }
 
-// TestCache_TipMoves checks that a block becomes deep once enough blocks are
-// indexed above it, within the server's TTL of the tip.
-func TestCache_TipMoves(t *testing.T) {
+// TestCache_HeadMoves checks that a block becomes deep once enough blocks are
+// indexed above it, within the server's TTL of the head.
+func TestCache_HeadMoves(t *testing.T) {
 	s := openCachingServer(t)
 	path := blockPath("polygon", fmt.Sprintf("?block_number=%d", storetest.PolygonLaterBlock))
 	if tag := s.Get(t, path).Header.Get("ETag"); tag != "" {
@@ -235,10 +235,10 @@ func TestCache_TipMoves(t *testing.T) {
 	if err := s.DB.WriteBlocks(context.Background(), chainquery.Polygon, []*chainquery.BlockData{next}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(cqhttp.TipTTL + 5*time.Second)
+	deadline := time.Now().Add(cqhttp.HeadTTL + 5*time.Second)
 	for s.Get(t, path).Header.Get("ETag") == "" {
 		if time.Now().After(deadline) {
-			t.Fatalf("block %d still not cached %s after a block was indexed above it", storetest.PolygonLaterBlock, cqhttp.TipTTL+5*time.Second)
+			t.Fatalf("block %d still not cached %s after a block was indexed above it", storetest.PolygonLaterBlock, cqhttp.HeadTTL+5*time.Second)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

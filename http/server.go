@@ -28,11 +28,11 @@ type Config struct {
 	// Account is checked against it. Nil means time.Now. Tests pin it.
 	Now func() time.Time
 
-	// TraceHistoryStart is the first time Filter Traces serves, per chain:
+	// TraceStart is the first time Filter Traces serves, per chain:
 	// traces of blocks stamped earlier are left out. Nil means the
 	// interface's default, polygon from 2025-01-01T00:00:00Z; a non-nil map
 	// is used as given, and a chain missing from it has no bound.
-	TraceHistoryStart map[chainquery.Chain]time.Time
+	TraceStart map[chainquery.Chain]time.Time
 
 	// TracedChains are the chains whose blocks this process's followers
 	// store with traces (serve --config): Filter Traces and Get Block
@@ -129,10 +129,10 @@ type FollowError struct {
 	Time time.Time // when it failed
 }
 
-// DefaultTraceHistoryStart is the trace history of the interface ("traces
+// DefaultTraceStart is the trace start of the interface ("traces
 // available from January 2025 onwards" on polygon), used when
-// Config.TraceHistoryStart is nil.
-func DefaultTraceHistoryStart() map[chainquery.Chain]time.Time {
+// Config.TraceStart is nil.
+func DefaultTraceStart() map[chainquery.Chain]time.Time {
 	return map[chainquery.Chain]time.Time{
 		chainquery.Polygon: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
 	}
@@ -171,7 +171,7 @@ type Server struct {
 	ready        func(ctx context.Context) error
 	nodeHeads    func() map[chainquery.Chain]uint64
 	followErrors func() map[chainquery.Chain]FollowError
-	tips         tips         // per chain with confirmations: its latest block, as last read
+	heads        heads        // per chain with confirmations: its latest block, as last read
 	traced       tracedChains // the chains Filter Traces and Get Block serve
 	answers      *answerCache // nil: no answer cache
 	export       exportLimits // an export's sizes (exports.go); zero: the defaults
@@ -198,7 +198,7 @@ func NewServer(cfg Config) *Server {
 		ready:        cfg.Ready,
 		nodeHeads:    cfg.NodeHeads,
 		followErrors: cfg.FollowErrors,
-		tips:         newTips(cfg.Confirmations),
+		heads:        newHeads(cfg.Confirmations),
 		answers:      newAnswerCache(cfg.AnswerCacheBytes),
 		traced:       tracedChains{configured: slices.Clone(cfg.TracedChains)},
 	}
@@ -209,9 +209,9 @@ func NewServer(cfg Config) *Server {
 		s.now = time.Now
 	}
 	s.admission = newAdmissionFor(cfg)
-	start := cfg.TraceHistoryStart
+	start := cfg.TraceStart
 	if start == nil {
-		start = DefaultTraceHistoryStart()
+		start = DefaultTraceStart()
 	}
 	for c, t := range start { // a copy: the caller may change its map later
 		s.historyStart[c] = t

@@ -292,7 +292,7 @@ func TestFilterTraces_HistoryStart(t *testing.T) {
 	})
 	t.Run("Configured", func(t *testing.T) {
 		start := map[chainquery.Chain]time.Time{chainquery.Polygon: time.Unix(storetest.PolygonEmptyTime, 0)}
-		s := open(t, func(c *cqhttp.Config) { c.TraceHistoryStart = start })
+		s := open(t, func(c *cqhttp.Config) { c.TraceStart = start })
 		start[chainquery.Polygon] = time.Time{} // the server keeps its own copy
 		if n := count(t, s, fixtureRange); n != 1 {
 			t.Errorf("block range: count %d, want 1 (only the later block)", n)
@@ -302,7 +302,7 @@ func TestFilterTraces_HistoryStart(t *testing.T) {
 		}
 	})
 	t.Run("NoBound", func(t *testing.T) {
-		s := open(t, func(c *cqhttp.Config) { c.TraceHistoryStart = map[chainquery.Chain]time.Time{} })
+		s := open(t, func(c *cqhttp.Config) { c.TraceStart = map[chainquery.Chain]time.Time{} })
 		if n := count(t, s, oldRange); n != 1 {
 			t.Errorf("block range: count %d, want 1", n)
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// conn runs the shared store code's statements (sqlstore.StoreConn) on a
+// conn runs the shared store code's statements (sqlstore.Conn) on a
 // pgx pool, connection or transaction.
 type conn struct {
 	q interface {
@@ -29,7 +29,7 @@ func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error
 	return tag.RowsAffected(), wrap(err)
 }
 
-// txConn is a pgx transaction (sqlstore.StoreTx).
+// txConn is a pgx transaction (sqlstore.Tx).
 type txConn struct {
 	conn
 	pgxTx pgx.Tx

@@ -68,7 +68,7 @@ func TestQueryPlans(t *testing.T) {
 		// Only a page's address walks may sort: each walk its entries, which
 		// PostgreSQL does not know its nested loop over the buckets keeps
 		// in order (at most offset+limit per bucket, over the buckets the
-		// store narrows the range to: StoreSQL.NarrowWalks), and the merge
+		// store narrows the range to: Dialect.NarrowWalks), and the merge
 		// of several walks, at most 10 × (offset + limit) keys.
 		sorts := q.Walks + min(q.Walks, 1)
 		if strings.Contains(q.Name, "count") {

@@ -72,7 +72,7 @@ func traceCountSQL(p *sqlstore.TracePlan) (string, []any) {
 // (TestReadsWithoutStatistics). PostgreSQL does not know that the loop
 // keeps the searches' order within a bucket, so a page sorts the walk's
 // rows, which the store bounds by ending the range at the page's last
-// bucket (StoreSQL.NarrowWalks). dir is the placeholder of the plan's
+// bucket (Dialect.NarrowWalks). dir is the placeholder of the plan's
 // direction.
 func walkSQL(p *sqlstore.TracePlan, table string, addr []byte, a *args, dir, also, limit string) string {
 	ph := a.add(addr)

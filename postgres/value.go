@@ -20,7 +20,7 @@ func bigArg(v *big.Int) any {
 }
 
 // bigCol reads a numeric(78,0) into a *big.Int, nil for NULL
-// (sqlstore.SQLStore.ScanAmount). It implements pgtype's NumericScanner,
+// (sqlstore.Store.ScanAmount). It implements pgtype's NumericScanner,
 // so that pgx decodes straight into the domain value.
 type bigCol struct{ p **big.Int }
 

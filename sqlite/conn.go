@@ -8,7 +8,7 @@ import (
 	"github.com/chainquery/chainquery/sqlstore"
 )
 
-// conn runs the shared store code's statements (sqlstore.StoreConn) on a
+// conn runs the shared store code's statements (sqlstore.Conn) on a
 // pool or a transaction of database/sql. Its queries run the statements of
 // stmts, the read pool's, when prepared there (nil: none, on the write
 // side).
@@ -67,7 +67,7 @@ func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error
 	return n, wrap(err)
 }
 
-// txConn is a database/sql transaction (sqlstore.StoreTx).
+// txConn is a database/sql transaction (sqlstore.Tx).
 type txConn struct {
 	conn
 	sqlTx *sql.Tx
@@ -93,7 +93,7 @@ func beginner(pool *sql.DB) func(context.Context) (sqlstore.Tx, error) {
 }
 
 // readTx begins a read transaction whose queries run the read pool's
-// prepared statements (sqlstore.SQLStore.ReadTx).
+// prepared statements (sqlstore.Store.ReadTx).
 func (db *DB) readTx(ctx context.Context) (sqlstore.Tx, error) {
 	tx, err := beginTx(ctx, db.read)
 	if err != nil {

@@ -23,7 +23,7 @@ func bigArg(v *big.Int) any {
 // u64Arg writes a uint64 amount (Solana token amounts) the way bigArg does.
 func u64Arg(v uint64) any { return bigArg(new(big.Int).SetUint64(v)) }
 
-// bigCol reads what bigArg wrote (sqlstore.SQLStore.ScanAmount).
+// bigCol reads what bigArg wrote (sqlstore.Store.ScanAmount).
 type bigCol struct{ p **big.Int }
 
 func scanAmount(p **big.Int) any { return bigCol{p} }

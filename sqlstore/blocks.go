@@ -6,7 +6,7 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// The reads of the SQL stores: SQLStore's methods of BlockService,
+// The reads of the SQL stores: Store's methods of BlockService,
 // ReceiptService, LogService, TokenBalanceService, APIKeyService and the
 // reads of the writers. FindTraces is in trace.go.
 

@@ -9,7 +9,7 @@ import (
 )
 
 // The reads of one transaction by its hash (Get Transaction, its receipt,
-// its traces) and of one block's logs: SQLStore's TransactionService. Each
+// its traces) and of one block's logs: Store's TransactionService. Each
 // looks in the rows first and then in history, in one read transaction, as
 // FindTransactionLogs does.
 

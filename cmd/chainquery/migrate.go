@@ -24,7 +24,7 @@ and ingest may run meanwhile.
 `
 
 // historyConverter is a store that converts rows into history
-// (sqlstore.SQLStore.ConvertHistory).
+// (sqlstore.Store.ConvertHistory).
 type historyConverter interface {
 	ConvertHistory(ctx context.Context, chain chainquery.Chain, buckets int) (below, target uint64, err error)
 	IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (left uint64, err error)

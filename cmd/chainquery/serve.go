@@ -213,7 +213,7 @@ func (c *serveCmd) run(ctx context.Context, m *Main) error {
 		followers[i] = &follower{settings: s, store: writer, logger: logger, minBackoff: followerMinBackoff, maxBackoff: followerMaxBackoff}
 	}
 	cfg := http.Config{
-		Store: store, Logger: logger, TraceHistoryStart: c.traceStart,
+		Store: store, Logger: logger, TraceStart: c.traceStart,
 		RateLimit: c.rateLimit, RateBurst: c.rateBurst, Metrics: c.metrics,
 		Ready: readiness(store, followers, c.readyMaxLag), NodeHeads: nodeHeads(followers),
 		FollowErrors:  followErrors(followers),
@@ -298,7 +298,7 @@ var _ http.Store = chainquery.Store(nil)
 // listening, so that tests and dev learn the address.
 // dbAttrs name the database in the log, redacted.
 func (m *Main) startAPI(ln net.Listener, store chainquery.Store, logger *slog.Logger, traceStart map[chainquery.Chain]time.Time, dbAttrs []any) *api {
-	return m.startAPIWith(ln, http.Config{Store: store, Logger: logger, TraceHistoryStart: traceStart}, dbAttrs)
+	return m.startAPIWith(ln, http.Config{Store: store, Logger: logger, TraceStart: traceStart}, dbAttrs)
 }
 
 // startAPIWith is startAPI with the whole http.Config; cfg.Logger must not

@@ -43,7 +43,7 @@ type exportWorkload struct {
 // the traces to the hot callee (about a tenth of them).
 func exportWorkloads(c *polychain.Chain) []exportWorkload {
 	lo, hi := c.First(), c.Last()
-	minTime := cqhttp.DefaultTraceHistoryStart()[chainquery.Polygon] // serve's, which the export applies
+	minTime := cqhttp.DefaultTraceStart()[chainquery.Polygon] // serve's, which the export applies
 	blocks := fmt.Sprintf(`{"from_block": %d, "to_block": %d`, lo, hi)
 	hot := FindAddresses(c).Hot
 	hotAddr, _ := chainquery.ParseAddress("to_address", hot)

@@ -87,7 +87,7 @@ type FloodReport struct {
 // Flood runs the flood: one API key (A) sends the heaviest Filter Traces
 // request back to back on many connections while another key (B) reads Get
 // Block, the cheapest keyed read, on a few. It measures what fair share
-// between keys (serve's --fair-share and its limits, http/admit.go) leaves
+// between keys (serve's --fair-share and its limits, http/admission.go) leaves
 // B: B alone, then B under A's flood, for each preset and each number of
 // A's connections, each on a fresh `chainquery serve` of o.DSN, so that no
 // key's cost budget (kept in the server's memory) carries over from one

@@ -75,7 +75,7 @@ func BenchmarkDrivers(b *testing.B) {
 }
 
 type store struct {
-	sqlstore.SQLStore
+	sqlstore.Store
 	db    *sql.DB
 	stmts map[string]*sql.Stmt
 	texts map[string][]string // bulk's statements by table
@@ -126,7 +126,7 @@ func openStore(b *testing.B, driver string) *store {
 			}
 		}
 	}
-	s.SQLStore = sqlstore.SQLStore{AmountArg: bigArg, BeginBlocks: func(ctx context.Context, _ int64, _ []uint64) (sqlstore.BlockBatch, error) {
+	s.Store = sqlstore.Store{AmountArg: bigArg, BeginBlocks: func(ctx context.Context, _ int64, _ []uint64) (sqlstore.BlockBatch, error) {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return nil, err
@@ -136,12 +136,12 @@ func openStore(b *testing.B, driver string) *store {
 	return s
 }
 
-var traceCounts = sqlstore.StoreTable{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n"}}
+var traceCounts = sqlstore.Table{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n"}}
 
 const bulkRows = 64
 
 // bulk returns the INSERTs of t for 64, 32, ..., 1 rows, as sqlite/bulk.go.
-func bulk(t sqlstore.StoreTable) []string {
+func bulk(t sqlstore.Table) []string {
 	head := "INSERT INTO " + t.Name + " (" + strings.Join(t.Columns, ", ") + ") VALUES "
 	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(t.Columns)), ", ") + ")"
 	tail := ""
@@ -175,7 +175,7 @@ func (t *batch) PriorVersions(context.Context, []uint64) (map[uint64]int, error)
 }
 func (t *batch) DeleteHeights(context.Context, []uint64) error { return fmt.Errorf("not used") }
 
-func (t *batch) Insert(ctx context.Context, tables []sqlstore.StoreTable) error {
+func (t *batch) Insert(ctx context.Context, tables []sqlstore.Table) error {
 	for i := range tables {
 		if err := t.insert(ctx, &tables[i]); err != nil {
 			return err
@@ -184,8 +184,8 @@ func (t *batch) Insert(ctx context.Context, tables []sqlstore.StoreTable) error 
 	return nil
 }
 
-func (t *batch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCountRow) error {
-	tc := sqlstore.StoreTable{Name: traceCounts.Name, Columns: traceCounts.Columns}
+func (t *batch) AddTraceCounts(ctx context.Context, rows []sqlstore.BucketRow) error {
+	tc := sqlstore.Table{Name: traceCounts.Name, Columns: traceCounts.Columns}
 	for _, r := range rows {
 		tc.Values = append(tc.Values, int64(137), r.Dir, r.Address, r.Bucket, r.N)
 	}
@@ -193,7 +193,7 @@ func (t *batch) AddTraceCounts(ctx context.Context, rows []sqlstore.TraceCountRo
 }
 
 // insert is sqlite/bulk.go's: the largest statements first.
-func (t *batch) insert(ctx context.Context, tab *sqlstore.StoreTable) error {
+func (t *batch) insert(ctx context.Context, tab *sqlstore.Table) error {
 	qs, cols, values := t.s.texts[tab.Name], len(tab.Columns), tab.Values
 	for i, n := 0, bulkRows; n >= 1; i, n = i+1, n/2 {
 		for len(values) >= n*cols {

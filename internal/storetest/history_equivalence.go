@@ -346,7 +346,7 @@ func checkSameLogs(t *testing.T, same func(string, func(chainquery.Store) (any, 
 }
 
 // LogIndexer is a store that indexes by address and topic the logs of
-// history written before it did (sqlstore.SQLStore.IndexLogHistory).
+// history written before it did (sqlstore.Store.IndexLogHistory).
 type LogIndexer interface {
 	IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (uint64, error)
 }

@@ -79,7 +79,7 @@ func Run(t *testing.T, open func(testing.TB) chainquery.Store) {
 }
 
 // HistoryFreezer is a store that keeps deep blocks as history
-// (sqlstore.SQLStore.FreezeHistory).
+// (sqlstore.Store.FreezeHistory).
 type HistoryFreezer interface {
 	FreezeHistory(ctx context.Context, chain chainquery.Chain, below uint64) error
 }

@@ -9,27 +9,27 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// TipTTL is how long the server trusts the latest indexed block of a
+// HeadTTL is how long the server trusts the latest indexed block of a
 // chain it last read before reading it again: deep answers cost one
-// LatestBlock query per chain per TTL, not one per request. A stale tip is
+// LatestBlock query per chain per TTL, not one per request. A stale head is
 // lower than the real one (fewer answers count as deep), so staleness only
 // ever withholds caching; after a rewind shallower than the confirmations,
-// the blocks a stale tip calls deep are below the rewind and unchanged.
-const TipTTL = time.Second
+// the blocks a stale head calls deep are below the rewind and unchanged.
+const HeadTTL = time.Second
 
-// tips holds, per chain with confirmations, the latest indexed block as
+// heads holds, per chain with confirmations, the latest indexed block as
 // last read. The map is filled by NewServer and only read afterwards.
-type tips map[chainquery.Chain]*tip
+type heads map[chainquery.Chain]*chainHead
 
-type tip struct {
+type chainHead struct {
 	confirmations uint64
-	state         atomic.Pointer[tipState] // nil until first read
-	refreshing    atomic.Bool              // one request at a time reads a stale tip again
-	mark          atomic.Uint64            // the store's rewrite mark as last read (Rewrites)
+	state         atomic.Pointer[headState] // nil until first read
+	refreshing    atomic.Bool               // one request at a time reads a stale head again
+	mark          atomic.Uint64             // the store's rewrite mark as last read (Rewrites)
 }
 
-// tipState is one reading of a chain's latest indexed block.
-type tipState struct {
+// headState is one reading of a chain's latest indexed block.
+type headState struct {
 	latest uint64
 	at     time.Time
 	seq    uint64 // of readings
@@ -41,24 +41,24 @@ type tipState struct {
 	boundaryOK   bool
 }
 
-func newTips(confirmations map[chainquery.Chain]uint64) tips {
-	t := make(tips, len(confirmations))
+func newHeads(confirmations map[chainquery.Chain]uint64) heads {
+	t := make(heads, len(confirmations))
 	for c, n := range confirmations {
-		t[c] = &tip{confirmations: n}
+		t[c] = &chainHead{confirmations: n}
 	}
 	return t
 }
 
-// tipOf returns the latest reading of chain's tip, reading it again when it
+// headOf returns the latest reading of chain's head, reading it again when it
 // is older than TipTTL, or nil when chain has no confirmations
-// configured or its tip could not be read (nothing is then deep).
-func (s *Server) tipOf(ctx context.Context, chain chainquery.Chain) (*tipState, *tip) {
-	t := s.tips[chain]
+// configured or its head could not be read (nothing is then deep).
+func (s *Server) headOf(ctx context.Context, chain chainquery.Chain) (*headState, *chainHead) {
+	t := s.heads[chain]
 	if t == nil {
 		return nil, nil
 	}
 	st := t.state.Load()
-	if st != nil && time.Since(st.at) < TipTTL {
+	if st != nil && time.Since(st.at) < HeadTTL {
 		return st, t
 	}
 	if st != nil {
@@ -73,9 +73,9 @@ func (s *Server) tipOf(ctx context.Context, chain chainquery.Chain) (*tipState, 
 		s.logger.DebugContext(ctx, "latest block for caching", "chain", chain, "error", err)
 		return st, t
 	}
-	next := &tipState{latest: latest, at: time.Now(), seq: readings.Add(1)}
+	next := &headState{latest: latest, at: time.Now(), seq: readings.Add(1)}
 	if s.answers != nil {
-		// Read after the tip, so that a rewrite the tip reflects is seen
+		// Read after the head, so that a rewrite the head reflects is seen
 		// here too; the answers it reached are dropped before any request
 		// takes this reading's bound.
 		mark, lowest, err := s.store.Rewrites(ctx, chain, t.mark.Load())
@@ -92,26 +92,26 @@ func (s *Server) tipOf(ctx context.Context, chain chainquery.Chain) (*tipState, 
 	return next, t
 }
 
-// readings numbers the tip readings of all chains, in the order they are
+// readings numbers the head readings of all chains, in the order they are
 // made: the answer cache refuses an answer read under a reading older than
 // the last one that dropped answers of its chain.
 var readings atomic.Uint64
 
-// deepBound is the deepest block of a chain's tip reading, latest -
+// deepBound is the deepest block of a chain's head reading, latest -
 // confirmations: answers about blocks at or below it are deep. Handlers take
 // it before they read the answer from the store, so that a block rewritten
 // between the two reads is never called deep (a reorg within the
-// confirmations of a later tip could rewrite a block that tip calls deep);
+// confirmations of a later head could rewrite a block that head calls deep);
 // its zero value (no reading) calls nothing deep.
 type deepBound struct {
 	chain chainquery.Chain
 	block uint64
-	state *tipState // nil: no reading
+	state *headState // nil: no reading
 }
 
 // deepBound returns the current bound of chain.
 func (s *Server) deepBound(ctx context.Context, chain chainquery.Chain) deepBound {
-	st, t := s.tipOf(ctx, chain)
+	st, t := s.headOf(ctx, chain)
 	if st == nil || st.latest < t.confirmations {
 		return deepBound{}
 	}
@@ -127,7 +127,7 @@ type deepAnswer struct {
 	ok    bool
 	chain chainquery.Chain
 	block uint64
-	seq   uint64 // the tip reading that called it deep
+	seq   uint64 // the head reading that called it deep
 }
 
 // answer returns the deepness of an answer about blocks up to block.
@@ -143,7 +143,7 @@ func (d deepBound) answer(block uint64) deepAnswer {
 // deep. Block times do not decrease along a chain, so that holds when to is
 // earlier than the time of the bound block: every block from it on is
 // stamped later than to. The bound block's time is read once per reading
-// of the tip.
+// of the head.
 func (s *Server) coversTime(ctx context.Context, chain chainquery.Chain, d deepBound, to time.Time) bool {
 	st := d.state
 	if st == nil {
