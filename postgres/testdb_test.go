@@ -77,13 +77,7 @@ func MustOpenDB(tb testing.TB) *DB {
 // scans sequentially (issue 29).
 func DisableAutovacuum(tb testing.TB, dsn string, lo, hi uint64) {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	ctx, conn := connectForTest(tb, dsn)
 	for r := int64(lo / PartitionBlocks); r <= int64(hi/PartitionBlocks)+1; r++ {
 		for _, table := range partitionedTables {
 			q := fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)`,
@@ -113,13 +107,7 @@ func DisableAutovacuum(tb testing.TB, dsn string, lo, hi uint64) {
 // range it was given.
 func CheckAutovacuumOff(tb testing.TB, dsn string) {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	ctx, conn := connectForTest(tb, dsn)
 	on, err := queryStrings(ctx, conn, `SELECT oid::regclass::text FROM pg_class c
 		WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r' AND NOT EXISTS (
 			SELECT FROM pg_options_to_table(c.reloptions) WHERE option_name = 'autovacuum_enabled' AND option_value IN ('off', 'false'))
@@ -130,6 +118,20 @@ func CheckAutovacuumOff(tb testing.TB, dsn string) {
 	if len(on) > 0 {
 		tb.Fatalf("autovacuum may change the statistics of %v while the test runs: give DisableAutovacuum the blocks written", on)
 	}
+}
+
+// connectForTest connects to dsn for the test's end or a minute, whichever
+// comes first.
+func connectForTest(tb testing.TB, dsn string) (context.Context, *pgx.Conn) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	tb.Cleanup(cancel)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { conn.Close(context.Background()) })
+	return ctx, conn
 }
 
 // queryStrings returns the first column of the rows of sql.
