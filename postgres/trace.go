@@ -8,12 +8,10 @@ import (
 	"github.com/chainquery/chainquery/sqlstore"
 )
 
-// The statements of a Filter Traces plan (sqlstore.TracePlan) in
-// PostgreSQL's dialect. Every statement takes $1 chain and $2, $3 the block
-// range; the rest are numbered as each statement adds them (args).
-// docs/storage-plans-postgres.md shows the plans.
-
 // args collects a statement's arguments; add returns the placeholder of v.
+// Every statement of a Filter Traces plan (sqlstore.TracePlan) below takes
+// $1 chain and $2, $3 the block range; the rest are numbered as each
+// statement adds them. docs/storage-plans-postgres.md shows the plans.
 type args []any
 
 func (a *args) add(v any) string {

@@ -7,11 +7,10 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// Amounts (wei, token amounts) are numeric(78,0), which pgx reads and writes
-// as pgtype.Numeric: these functions say once how they are written and read
-// back. Every other value has a Go type pgx takes as it is.
-
-// bigArg writes a wei amount as numeric, NULL for nil.
+// bigArg writes a wei amount as numeric, NULL for nil. Amounts (wei, token
+// amounts) are numeric(78,0), which pgx reads and writes as pgtype.Numeric:
+// bigArg and bigCol say once how they are written and read back. Every
+// other value has a Go type pgx takes as it is.
 func bigArg(v *big.Int) any {
 	if v == nil {
 		return nil

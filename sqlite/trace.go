@@ -7,11 +7,10 @@ import (
 	"github.com/chainquery/chainquery/sqlstore"
 )
 
-// The statements of a Filter Traces plan (sqlstore.TracePlan) in SQLite's
-// dialect; the address walks name their index. docs/storage-plans.md shows
-// the plans.
-
 // traceCountSQL counts the plan's traces by their index entries (walkSQL).
+// It and the other statements of a Filter Traces plan (sqlstore.TracePlan)
+// below are SQLite's: the address walks name their index.
+// docs/storage-plans.md shows the plans.
 func traceCountSQL(p *sqlstore.TracePlan) (string, []any) {
 	from, args := walkSQL(p, p.Walk)
 	return `SELECT count(*) ` + from, args

@@ -5,12 +5,11 @@ import (
 	"math/big"
 )
 
-// Amounts (wei, token amounts) are the one value SQLite has no type for: it
-// has no 256-bit integer. These functions say once how they are written and
-// read back; every other value is one of SQLite's own.
-
 // bigArg writes an amount as an integer when it fits in 64 bits (most do,
 // and they take 1 to 8 bytes), as decimal text otherwise, NULL for nil.
+// Amounts (wei, token amounts) are the one value SQLite has no type for: it
+// has no 256-bit integer. bigArg and bigCol say once how they are written
+// and read back; every other value is one of SQLite's own.
 func bigArg(v *big.Int) any {
 	if v == nil {
 		return nil

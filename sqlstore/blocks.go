@@ -6,10 +6,6 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// The reads of the SQL stores: Store's methods of BlockService,
-// ReceiptService, LogService, TokenBalanceService, APIKeyService and the
-// reads of the writers. FindTraces is in trace.go.
-
 // FindBlock returns the block at number, with its transactions when full is
 // set. It returns ENOTFOUND if the block is not indexed.
 func (s *Store) FindBlock(ctx context.Context, chain chainquery.Chain, number uint64, full bool) (*chainquery.Block, error) {

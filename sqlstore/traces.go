@@ -8,9 +8,6 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// Filter Traces in the SQL stores: the query plan, the code tables of trace
-// types and call types, and the read itself.
-
 // TracePlan is how a SQL store finds the traces of one Filter Traces request
 // once its range is a block range. Every statement of the plan is bounded by
 // what it returns: without addresses, the page is a primary-key range scan

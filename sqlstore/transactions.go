@@ -8,12 +8,10 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// The reads of one transaction by its hash (Get Transaction, its receipt,
-// its traces) and of one block's logs: Store's TransactionService. Each
-// looks in the rows first and then in history, in one read transaction, as
-// FindTransactionLogs does.
-
 // FindTransaction returns the transaction hash names (TransactionService).
+// As every read of one transaction by its hash (its receipt, its traces,
+// its logs), it looks in the rows first and then in history, in one read
+// transaction.
 func (s *Store) FindTransaction(ctx context.Context, f chainquery.TransactionFilter) (*chainquery.Transaction, error) {
 	tx, id, err := s.chainTx(ctx, f.Chain)
 	if err != nil {
