@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/evm"
@@ -286,5 +287,40 @@ func TestPayloadEntropy(t *testing.T) {
 	}
 	if g < r/2 || g > r*2 {
 		t.Errorf("generated payloads compress %.1fx, want within a factor of two of the recorded block's %.1fx", g, r)
+	}
+}
+
+// TestNodeDelay: a node with a Delay answers a batch's calls one after
+// another, each after the delay, so that a batch of n calls takes at least
+// n delays; its answers are the same as without one.
+func TestNodeDelay(t *testing.T) {
+	c := tinyChain(t)
+	const delay = 20 * time.Millisecond
+	ctx := context.Background()
+	var answers [2][]json.RawMessage
+	for i, d := range []time.Duration{0, delay} {
+		rpc := jsonrpc.NewClient(serve(t, &polychain.Node{Chain: c, Delay: d}))
+		reqs := make([]*jsonrpc.Request, 3)
+		for j := range reqs {
+			reqs[j] = &jsonrpc.Request{Method: "eth_getBlockByNumber", Params: []any{fmt.Sprintf("0x%x", c.First()+uint64(j)), false}}
+		}
+		start := time.Now()
+		if err := rpc.BatchCall(ctx, reqs); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); d > 0 && took < time.Duration(len(reqs))*d {
+			t.Errorf("a batch of %d calls took %s, want at least %s", len(reqs), took, time.Duration(len(reqs))*d)
+		}
+		for _, r := range reqs {
+			if r.Err != nil {
+				t.Fatal(r.Err)
+			}
+			answers[i] = append(answers[i], r.Result)
+		}
+	}
+	for j := range answers[0] {
+		if !bytes.Equal(answers[0][j], answers[1][j]) {
+			t.Errorf("call %d: the delayed node answered otherwise", j)
+		}
 	}
 }

@@ -7,9 +7,9 @@
 // that its load generator (vegeta) never enters the service's.
 // scripts/bench runs it; docs/benchmarks.md has the figures.
 //
-//	cqbench node   [chain flags] [--cache DIR] [--listen 127.0.0.1:0] [--prerender FIRST-LAST]
+//	cqbench node   [chain flags] [--cache DIR] [--listen 127.0.0.1:0] [--prerender FIRST-LAST] [--delay D]
 //	cqbench shape  [chain flags] [--sample N]
-//	cqbench ingest [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--pg DSN] [--traces M] [--node-cpus LIST]
+//	cqbench ingest [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--pg DSN] [--traces M] [--node-cpus LIST] [--node-delay D]
 //	cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s] [--connections 32] [--only REGEXP]
 //	cqbench flood  [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 5s] [--fair-share both] [--flood-connections 16,64]
 //	cqbench encode [chain flags] [--spans 1,100,1000]
@@ -38,10 +38,10 @@ import (
 )
 
 const usage = `Usage:
-  cqbench node   [chain flags] [--cache DIR] [--listen 127.0.0.1:0] [--prerender FIRST-LAST]
+  cqbench node   [chain flags] [--cache DIR] [--listen 127.0.0.1:0] [--prerender FIRST-LAST] [--delay D]
   cqbench shape  [chain flags] [--sample N]
   cqbench ingest [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--pg DSN]
-                 [--traces trace_block|debug_trace|both] [--batch N] [--concurrency N] [--node-cpus LIST]
+                 [--traces trace_block|debug_trace|both] [--batch N] [--concurrency N] [--node-cpus LIST] [--node-delay D]
   cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s]
                  [--connections 32] [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST] [--server-cpuprofile FILE]
                  [--answer-cache-mb N]
@@ -155,6 +155,7 @@ func runNode(ctx context.Context, args []string) error {
 	cache := fs.String("cache", "", "cache `DIR` for the rendered answers (empty: memory)")
 	listen := fs.String("listen", "127.0.0.1:0", "`ADDR` to listen on (loopback only)")
 	render := fs.String("prerender", "", "render only blocks `FIRST-LAST` before listening, the others when first asked for (default: every block)")
+	delay := fs.Duration("delay", 0, "how long the node takes over each call before answering, a batch's calls one after another (`D`, such as 100ms)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -166,7 +167,7 @@ func runNode(ctx context.Context, args []string) error {
 	if err != nil || !net.ParseIP(host).IsLoopback() {
 		return fmt.Errorf("--listen must be a loopback host:port")
 	}
-	node := &polychain.Node{Chain: c}
+	node := &polychain.Node{Chain: c, Delay: *delay}
 	if *cache != "" {
 		node.Dir = polychain.CacheDir(*cache, c.Config())
 	}
@@ -275,6 +276,7 @@ func runIngest(ctx context.Context, args []string) error {
 	batch := fs.Int("batch", 10, "blocks per fetch, for the ingester and the raw fetch alike")
 	concurrency := fs.Int("concurrency", 4, "fetches in flight, for both")
 	nodeCPUs := fs.String("node-cpus", "", "taskset CPU `LIST` for the node (run cqbench itself under taskset for the ingester's)")
+	nodeDelay := fs.Duration("node-delay", 0, "the node's --delay: how long it takes over each call (`D`)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -287,7 +289,7 @@ func runIngest(ctx context.Context, args []string) error {
 	}
 	say(polychain.Measure(c, c.First(), c.First()+uint64(min(20, c.Config().Blocks))-1).String())
 	say("starting the node (rendering every block once, into " + filepath.Join(w.dir, "cache") + ")")
-	node, url, err := w.startNode(ctx, *nodeCPUs, filepath.Join(w.dir, "cache"))
+	node, url, err := w.startNode(ctx, *nodeCPUs, filepath.Join(w.dir, "cache"), "--delay", nodeDelay.String())
 	if err != nil {
 		return err
 	}
