@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chainquery/chainquery"
@@ -136,19 +137,7 @@ type Fetcher struct {
 	// that lag do), is asked for again up to Attempts times, Wait apart.
 	Attempts int
 	Wait     time.Duration
-
-	// TxsPerCall is the most transactions whose receipts and traces are
-	// asked for in one request (a block's are never split); 0 means
-	// DefaultTxsPerCall. It bounds the answers held in memory at once.
-	TxsPerCall int
 }
-
-// DefaultTxsPerCall keeps one request's answer to a few blocks' receipts and
-// traces on Polygon-sized blocks (about 100 transactions each), while blocks
-// of a few transactions still go ten to a request or more. The answer's size
-// at Polygon's shape is in docs/benchmarks.md ("What changed, each from a
-// profile", Ingestion).
-const DefaultTxsPerCall = 256
 
 // NewFetcher returns a fetcher with default patience: about five minutes for
 // a block to become complete.
@@ -264,105 +253,90 @@ func (f *Fetcher) Blocks(ctx context.Context, from, to uint64) ([]*chainquery.Bl
 	return out, nil
 }
 
-// fetch asks for the given blocks in three batches (blocks, receipts,
-// traces) and returns the complete ones and why the others are not.
+// fetch asks for the given blocks, each in its own requests, all at once,
+// and returns the complete ones and why the others are not. A node takes
+// its time over each call (a trace_block 10-400 ms), and a node such as
+// go-ethereum's answers a batch's calls one after another: one batch of a
+// fetch's blocks, then its receipts and traces, kept the ingester waiting
+// on the node (docs/benchmarks.md, "Issue 30, first measurements"). Each
+// block's answers are decoded as they come and their buffers let go, so a
+// fetch holds at most its own blocks' answers at once.
 func (f *Fetcher) fetch(ctx context.Context, numbers []uint64) (map[uint64]*chainquery.BlockData, map[uint64]error) {
-	failed := map[uint64]error{}
-	blockReqs := make([]*jsonrpc.Request, len(numbers))
+	got := make([]*chainquery.BlockData, len(numbers))
+	errs := make([]error, len(numbers))
+	var wg sync.WaitGroup
 	for i, n := range numbers {
-		blockReqs[i] = &jsonrpc.Request{Method: "eth_getBlockByNumber", Params: []any{hexNumber(n), true}}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = f.fetchBlock(ctx, n)
+		}()
 	}
-	if err := f.Client.BatchCall(ctx, blockReqs); err != nil {
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
 		return nil, allFailed(numbers, err)
 	}
-	blocks := map[uint64]*chainquery.BlockData{}
-	var order []uint64
+	blocks, failed := map[uint64]*chainquery.BlockData{}, map[uint64]error{}
 	for i, n := range numbers {
-		r := blockReqs[i]
-		switch {
-		case r.Err != nil:
-			failed[n] = fmt.Errorf("eth_getBlockByNumber: %w", r.Err)
-		case isNull(r.Result):
-			failed[n] = errors.New("eth_getBlockByNumber: the node does not have this block yet")
-		default:
-			var notes decodeNotes
-			d, err := decodeBlockWithNotes(f.Chain, r.Result, &notes)
-			f.logNotes(n, "eth_getBlockByNumber", notes)
-			if err != nil {
-				failed[n] = fmt.Errorf("eth_getBlockByNumber: %w", err)
-			} else if d.Block.Number != n {
-				failed[n] = fmt.Errorf("eth_getBlockByNumber: asked for block %d, got %d", n, d.Block.Number)
-			} else {
-				blocks[n] = d
-				order = append(order, n)
-			}
+		if errs[i] != nil {
+			failed[n] = errs[i]
+		} else {
+			blocks[n] = got[i]
 		}
-	}
-
-	// Receipts and traces of the decoded blocks, in requests of at most
-	// txsPerCall transactions, each decoded before the next is sent: a
-	// request's answer is one buffer, and a whole batch's receipts and traces
-	// in one request were held until its last block was decoded (its size:
-	// docs/benchmarks.md, "What changed, each from a profile", Ingestion).
-	type part struct {
-		n        uint64
-		receipts []*jsonrpc.Request
-		traces   *jsonrpc.Request
-	}
-	parts := make([]part, 0, len(order))
-	for _, n := range order {
-		d := blocks[n]
-		p := part{n: n}
-		if len(d.Transactions) > 0 {
-			if f.Plan.BlockReceipts {
-				p.receipts = []*jsonrpc.Request{{Method: "eth_getBlockReceipts", Params: []any{hexNumber(n)}}}
-			} else {
-				for _, tx := range d.Transactions {
-					p.receipts = append(p.receipts, &jsonrpc.Request{Method: "eth_getTransactionReceipt", Params: []any{tx.Hash.Hex()}})
-				}
-			}
-			switch f.Plan.Traces {
-			case TracesParity:
-				p.traces = &jsonrpc.Request{Method: "trace_block", Params: []any{hexNumber(n)}}
-			case TracesCallTracer:
-				p.traces = &jsonrpc.Request{Method: "debug_traceBlockByHash", Params: []any{d.Block.Hash.Hex(), map[string]any{"tracer": "callTracer"}}}
-			}
-		}
-		parts = append(parts, p)
-	}
-	limit := f.TxsPerCall
-	if limit <= 0 {
-		limit = DefaultTxsPerCall
-	}
-	for len(parts) > 0 {
-		k, txs := 0, 0
-		for k < len(parts) && (k == 0 || txs+len(blocks[parts[k].n].Transactions) <= limit) {
-			txs += len(blocks[parts[k].n].Transactions)
-			k++
-		}
-		var reqs []*jsonrpc.Request
-		for _, p := range parts[:k] {
-			reqs = append(reqs, p.receipts...)
-			if p.traces != nil {
-				reqs = append(reqs, p.traces)
-			}
-		}
-		if err := f.Client.BatchCall(ctx, reqs); err != nil {
-			return nil, allFailed(numbers, err)
-		}
-		for _, p := range parts[:k] {
-			d := blocks[p.n]
-			if err := f.complete(d, p.receipts, p.traces); err != nil {
-				delete(blocks, p.n)
-				failed[p.n] = err
-			}
-		}
-		for i := range parts[:k] {
-			parts[i] = part{} // the answer's buffer goes with its last reference
-		}
-		parts = parts[k:]
 	}
 	return blocks, failed
+}
+
+// fetchBlock asks for block n, then for its receipts and traces in one
+// request, and returns it complete, or why it is not.
+func (f *Fetcher) fetchBlock(ctx context.Context, n uint64) (*chainquery.BlockData, error) {
+	r := &jsonrpc.Request{Method: "eth_getBlockByNumber", Params: []any{hexNumber(n), true}}
+	if err := f.Client.BatchCall(ctx, []*jsonrpc.Request{r}); err != nil {
+		return nil, err
+	}
+	switch {
+	case r.Err != nil:
+		return nil, fmt.Errorf("eth_getBlockByNumber: %w", r.Err)
+	case isNull(r.Result):
+		return nil, errors.New("eth_getBlockByNumber: the node does not have this block yet")
+	}
+	var notes decodeNotes
+	d, err := decodeBlockWithNotes(f.Chain, r.Result, &notes)
+	f.logNotes(n, "eth_getBlockByNumber", notes)
+	if err != nil {
+		return nil, fmt.Errorf("eth_getBlockByNumber: %w", err)
+	} else if d.Block.Number != n {
+		return nil, fmt.Errorf("eth_getBlockByNumber: asked for block %d, got %d", n, d.Block.Number)
+	}
+	if len(d.Transactions) == 0 {
+		return d, f.complete(d, nil, nil)
+	}
+	var receipts []*jsonrpc.Request
+	if f.Plan.BlockReceipts {
+		receipts = []*jsonrpc.Request{{Method: "eth_getBlockReceipts", Params: []any{hexNumber(n)}}}
+	} else {
+		for _, tx := range d.Transactions {
+			receipts = append(receipts, &jsonrpc.Request{Method: "eth_getTransactionReceipt", Params: []any{tx.Hash.Hex()}})
+		}
+	}
+	var traces *jsonrpc.Request
+	switch f.Plan.Traces {
+	case TracesParity:
+		traces = &jsonrpc.Request{Method: "trace_block", Params: []any{hexNumber(n)}}
+	case TracesCallTracer:
+		traces = &jsonrpc.Request{Method: "debug_traceBlockByHash", Params: []any{d.Block.Hash.Hex(), map[string]any{"tracer": "callTracer"}}}
+	}
+	reqs := receipts
+	if traces != nil {
+		reqs = append(reqs[:len(reqs):len(reqs)], traces)
+	}
+	if err := f.Client.BatchCall(ctx, reqs); err != nil {
+		return nil, err
+	}
+	if err := f.complete(d, receipts, traces); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // complete applies receipts and traces to d and checks that nothing is
