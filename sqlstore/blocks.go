@@ -142,12 +142,12 @@ func (s *Store) BlockHash(ctx context.Context, chain chainquery.Chain, number ui
 // ts, or the last at or before it (BlockService): the seeks of a datetime
 // range (blockSeeks).
 func (s *Store) BlockAtTime(ctx context.Context, chain chainquery.Chain, ts int64, after bool) (uint64, bool, error) {
-	tx, id, err := s.chainTx(ctx, chain)
+	tx, r, err := s.readChain(ctx, chain)
 	if err != nil {
 		return 0, false, err
 	}
 	defer tx.Rollback()
-	firstAtOrAfter, lastAtOrBefore := s.reader(tx, id).blockSeeks(ctx)
+	firstAtOrAfter, lastAtOrBefore := r.blockSeeks(ctx)
 	if after {
 		return firstAtOrAfter(ts)
 	}

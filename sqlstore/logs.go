@@ -86,14 +86,14 @@ func (r reader) historyLogPage(ctx context.Context, f chainquery.LogFilter) ([]*
 // their transactions; from history, the block's logs and transactions
 // segments (or the cache).
 func (s *Store) FindBlockLogs(ctx context.Context, f chainquery.BlockLogFilter) ([]*chainquery.Log, int, error) {
-	tx, id, err := s.chainTx(ctx, f.Chain)
+	tx, r, err := s.readChain(ctx, f.Chain)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer tx.Rollback()
 	var timestamp int64
 	var version, count int
-	args := []any{id, int64(f.BlockNumber)}
+	args := []any{r.chain, int64(f.BlockNumber)}
 	if found, err := queryRow(ctx, tx, qBlockLogCount, args, &timestamp, &version, &count); err != nil {
 		return nil, 0, err
 	} else if !found {
@@ -101,7 +101,7 @@ func (s *Store) FindBlockLogs(ctx context.Context, f chainquery.BlockLogFilter) 
 	}
 	out := []*chainquery.Log{}
 	if count == 0 {
-		return s.reader(tx, id).historyBlockLogs(ctx, f, timestamp, version)
+		return r.historyBlockLogs(ctx, f, timestamp, version)
 	}
 	if f.Offset >= count {
 		return out, count, nil

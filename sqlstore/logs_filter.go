@@ -17,12 +17,11 @@ import (
 // blocks (historyRangeLogs); in rows the database counts the matches and
 // reads the page's, the conditions in the statements.
 func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*chainquery.Log, int, error) {
-	tx, id, err := s.chainTx(ctx, f.Chain)
+	tx, r, err := s.readChain(ctx, f.Chain)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	r := s.reader(tx, id)
 	lo, hi, ok, err := f.BlockRange(r.blockSeeks(ctx))
 	if err != nil || !ok {
 		return []*chainquery.Log{}, 0, err
@@ -47,7 +46,7 @@ func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*c
 			return nil, 0, err
 		}
 		if !counted {
-			q, args := s.Dialect.RangeLogCount(id, rlo, int64(hi), &f)
+			q, args := s.Dialect.RangeLogCount(r.chain, rlo, int64(hi), &f)
 			if _, err := queryRow(ctx, tx, q, args, &n); err != nil {
 				return nil, 0, err
 			}
@@ -58,7 +57,7 @@ func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*c
 			sc := new(scan).counter(&l.BlockNumber).to(&l.Timestamp, &l.TransactionIndex).fixed(l.TransactionHash[:]).
 				fixed(l.TransactionFrom[:]).address(&l.TransactionTo)
 			logScan(sc, &l)
-			q, args := s.Dialect.RangeLogPage(id, rlo, int64(hi), &f, limit, offset)
+			q, args := s.Dialect.RangeLogPage(r.chain, rlo, int64(hi), &f, limit, offset)
 			rows, err := queryRows(ctx, tx, q, args, sc, &l)
 			if err != nil {
 				return nil, 0, err

@@ -138,18 +138,16 @@ const upsertRows = 1000
 // upsert may touch a row once per statement.
 func upsert(ctx context.Context, c Conn, t *Table, key int, replace bool) error {
 	cols := len(t.Columns)
-	last := map[string]int{} // key → its last row
-	var order []int
+	last := map[string]int{} // key → the index in rows of its last row
+	var rows []int           // each key's last row, in the order keys first come
 	for i := 0; i < t.Rows(); i++ {
 		k := fmt.Sprint(t.Values[i*cols : i*cols+key]...)
-		if _, ok := last[k]; !ok {
-			order = append(order, i)
+		if j, ok := last[k]; ok {
+			rows[j] = i
+			continue
 		}
-		last[k] = i
-	}
-	rows := make([]int, 0, len(order))
-	for _, i := range order {
-		rows = append(rows, last[fmt.Sprint(t.Values[i*cols:i*cols+key]...)])
+		last[k] = len(rows)
+		rows = append(rows, i)
 	}
 	conflict := ` ON CONFLICT (` + strings.Join(t.Columns[:key], ", ") + `) DO NOTHING`
 	if replace {

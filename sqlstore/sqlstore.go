@@ -175,15 +175,15 @@ func storeChainID(c chainquery.Chain) (int64, error) {
 	return id, nil
 }
 
-// chainTx resolves chain to its key and begins a read transaction for the
-// statements of one request.
-func (s *Store) chainTx(ctx context.Context, chain chainquery.Chain) (Tx, int64, error) {
+// readChain resolves chain to its key and begins a read transaction for
+// the statements of one request, returning the reads of the chain on it.
+func (s *Store) readChain(ctx context.Context, chain chainquery.Chain) (Tx, reader, error) {
 	id, err := storeChainID(chain)
 	if err != nil {
-		return nil, 0, err
+		return nil, reader{}, err
 	}
 	tx, err := s.ReadTx(ctx)
-	return tx, id, err
+	return tx, s.reader(tx, id), err
 }
 
 // reader is the reads of one chain on one connection: a request's read

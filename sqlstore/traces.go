@@ -113,18 +113,17 @@ var (
 // and trace_counts gives the count and where the offset starts
 // (trace_count.go).
 func (s *Store) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]*chainquery.Trace, int, error) {
-	tx, id, err := s.chainTx(ctx, f.Chain)
+	tx, r, err := s.readChain(ctx, f.Chain)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	r := s.reader(tx, id)
 
 	lo, hi, ok, err := f.BlockRange(r.blockSeeks(ctx))
 	if err != nil || !ok {
 		return []*chainquery.Trace{}, 0, err
 	}
-	p := NewTracePlan(id, lo, hi, f)
+	p := NewTracePlan(r.chain, lo, hi, f)
 	if p.HistoryBelow, err = r.historyBelow(ctx); err != nil {
 		return nil, 0, err
 	}
@@ -213,12 +212,12 @@ func (s *Store) rangeCount(ctx context.Context, tx Tx, p *TracePlan) (int, error
 // traces segment is decoded (or found in the cache) and the transaction's
 // run of it paged.
 func (s *Store) FindTransactionTraces(ctx context.Context, f chainquery.TransactionFilter) ([]*chainquery.Trace, int, error) {
-	tx, id, err := s.chainTx(ctx, f.Chain)
+	tx, r, err := s.readChain(ctx, f.Chain)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	found, err := s.reader(tx, id).findTransaction(ctx, f)
+	found, err := r.findTransaction(ctx, f)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -227,9 +226,9 @@ func (s *Store) FindTransactionTraces(ctx context.Context, f chainquery.Transact
 		return []*chainquery.Trace{}, 0, nil // before the chain's trace history
 	}
 	if found.history {
-		return s.reader(tx, id).historyTransactionTraces(ctx, t, f.Page)
+		return r.historyTransactionTraces(ctx, t, f.Page)
 	}
-	args := []any{id, int64(t.BlockNumber), t.Index}
+	args := []any{r.chain, int64(t.BlockNumber), t.Index}
 	var count int
 	if _, err := queryRow(ctx, tx, s.Dialect.TransactionTraceCount, args, &count); err != nil {
 		return nil, 0, err

@@ -13,12 +13,12 @@ import (
 // its logs), it looks in the rows first and then in history, in one read
 // transaction.
 func (s *Store) FindTransaction(ctx context.Context, f chainquery.TransactionFilter) (*chainquery.Transaction, error) {
-	tx, id, err := s.chainTx(ctx, f.Chain)
+	tx, r, err := s.readChain(ctx, f.Chain)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	found, err := s.reader(tx, id).findTransaction(ctx, f)
+	found, err := r.findTransaction(ctx, f)
 	return found.Transaction, err
 }
 
