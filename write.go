@@ -42,6 +42,21 @@ type BlockWriter interface {
 	HeadBlock(ctx context.Context, chain Chain) (uint64, error)
 }
 
+// BlockAppender is a BlockWriter that takes a backfill in fewer, larger
+// transactions: AppendBlocks adds blocks to the chain's open write
+// transaction, which the store commits when it chooses (sqlstore: when a
+// bucket of its history layout is whole, so that the bucket's posting lists
+// are written once), and FlushBlocks commits it. The other methods commit
+// it first. Blocks appended are durable only once committed; a crash
+// leaves a whole prefix of the chain, as after WriteBlocks, from which an
+// ingester resumes. On an error of either method, what was appended since
+// the last commit is not stored: the caller resumes from HeadBlock.
+type BlockAppender interface {
+	BlockWriter
+	AppendBlocks(ctx context.Context, chain Chain, blocks []*BlockData) error
+	FlushBlocks(ctx context.Context, chain Chain) error
+}
+
 // NodeHeadWriter is a BlockWriter that wants to know how far the node an
 // ingester follows reaches: a block that lies deeper below the node's head
 // than any reorg the ingester handles can be written at once in the

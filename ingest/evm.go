@@ -50,6 +50,19 @@ type EVMLoop struct {
 
 	Progress *Progress // optional
 	Observer Observer  // optional: hears of heads, writes and reorgs (metrics)
+
+	first uint64 // where start said to begin: where to resume when nothing is stored
+	tip   tip    // the last block this loop stored or appended
+}
+
+// tip is the last block a loop stored or appended, whose hash the next
+// batch's parent is checked against without asking the store: a store that
+// appends (chainquery.BlockAppender) would commit its open transaction to
+// answer.
+type tip struct {
+	number uint64
+	hash   chainquery.Hash
+	ok     bool
 }
 
 // defaults fills zero settings.
@@ -99,6 +112,7 @@ func (e *EVMLoop) Run(ctx context.Context) (err error) {
 		}
 		return err
 	}
+	e.first = next
 	waiting := ""
 	for ctx.Err() == nil {
 		head, err := e.Source.Head(ctx)
@@ -313,10 +327,71 @@ func (e *EVMLoop) sync(ctx context.Context, next, target uint64) (uint64, error)
 		fail: func(s span, err error) error { return fmt.Errorf("blocks %d-%d: %w", s.from, s.to, err) },
 	}
 	err := p.run(ctx, spans)
+	// What was appended is committed whether the run ended or failed (it
+	// is a whole prefix), and at a shutdown too: ctx has ended then.
+	if ferr := e.flush(context.WithoutCancel(ctx)); ferr != nil && !errors.Is(err, errResume) {
+		err = ferr
+	}
+	if errors.Is(err, errResume) {
+		e.tip.ok = false
+		return e.resumeAt(ctx)
+	}
 	if errors.Is(err, errRefetch) {
 		return next, nil // the outer loop fetches again from next
 	}
 	return next, err
+}
+
+// errResume says the store lost what was appended since its last commit
+// (chainquery.BlockAppender) and can be reached again: the loop resumes
+// after what it holds.
+var errResume = errors.New("resume after the stored head")
+
+// flush commits what was appended, if the store appends. A store that
+// cannot be reached lost it: errResume.
+func (e *EVMLoop) flush(ctx context.Context) error {
+	a, ok := e.appender()
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return e.lost(ctx, a.FlushBlocks(ctx, e.Chain))
+}
+
+// lost turns a failed append or flush into errResume once the store can be
+// reached again (HeadBlock retries with patience), and returns any other
+// error as it is.
+func (e *EVMLoop) lost(ctx context.Context, err error) error {
+	if err == nil || chainquery.ErrorCode(err) != chainquery.EUNAVAILABLE {
+		return err
+	}
+	e.tip.ok = false
+	e.Logger.Warn("store unavailable: the blocks appended since its last commit are fetched again", "chain", e.Chain, "error", err)
+	return errResume
+}
+
+// resumeAt returns the block after the stored head, or where the loop
+// began when nothing is stored.
+func (e *EVMLoop) resumeAt(ctx context.Context) (uint64, error) {
+	stored, err := e.Store.HeadBlock(ctx, e.Chain)
+	switch {
+	case err == nil:
+		return stored + 1, nil
+	case chainquery.ErrorCode(err) == chainquery.ENOTFOUND:
+		return e.first, nil
+	}
+	return 0, err
+}
+
+// appender returns the store as a chainquery.BlockAppender, if it is one.
+func (e *EVMLoop) appender() (chainquery.BlockAppender, bool) {
+	s := e.Store
+	if p, ok := s.(*patientStore); ok {
+		s = p.BlockWriter
+	}
+	a, ok := s.(chainquery.BlockAppender)
+	return a, ok
 }
 
 // maxGroup is the most blocks written in one store transaction.
@@ -334,7 +409,10 @@ func (e *EVMLoop) write(ctx context.Context, next uint64, blocks []*chainquery.B
 		return errRefetch
 	}
 	if next > 0 {
-		parent, err := e.Store.BlockHash(ctx, e.Chain, next-1)
+		parent, err := e.tip.hash, error(nil)
+		if !e.tip.ok || e.tip.number != next-1 {
+			parent, err = e.Store.BlockHash(ctx, e.Chain, next-1)
+		}
 		switch {
 		case err == nil && parent != blocks[0].Block.ParentHash:
 			if err := e.rewind(ctx, next-1); err != nil {
@@ -346,9 +424,12 @@ func (e *EVMLoop) write(ctx context.Context, next uint64, blocks []*chainquery.B
 		}
 	}
 	began := time.Now()
-	if err := e.Store.WriteBlocks(ctx, e.Chain, blocks); err != nil {
+	if err := e.store(ctx, blocks); err != nil {
+		e.tip.ok = false
 		return fmt.Errorf("store blocks %d-%d: %w", blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number, err)
 	}
+	last := blocks[len(blocks)-1].Block
+	e.tip = tip{number: last.Number, hash: last.Hash, ok: true}
 	e.Observer.Written(evmWrite(blocks, time.Since(began)))
 	if e.Progress != nil {
 		e.Progress.Add(blocks)
@@ -356,10 +437,20 @@ func (e *EVMLoop) write(ctx context.Context, next uint64, blocks []*chainquery.B
 	return nil
 }
 
+// store appends blocks where the store appends (a backfill's buckets then
+// are written whole), and writes them otherwise.
+func (e *EVMLoop) store(ctx context.Context, blocks []*chainquery.BlockData) error {
+	if a, ok := e.appender(); ok {
+		return e.lost(ctx, a.AppendBlocks(ctx, e.Chain, blocks))
+	}
+	return e.Store.WriteBlocks(ctx, e.Chain, blocks)
+}
+
 // rewind finds the highest block at or below top that the store and the node
 // agree on, then replaces every stored block above it with the node's, in
 // one store transaction.
 func (e *EVMLoop) rewind(ctx context.Context, top uint64) error {
+	e.tip.ok = false
 	ancestor := top
 	var topStored, topNode chainquery.Hash
 	for depth := 0; ; depth++ {

@@ -300,6 +300,14 @@ func (s *flakyStore) WriteBlocks(ctx context.Context, chain chainquery.Chain, bl
 	return s.DB.WriteBlocks(ctx, chain, blocks)
 }
 
+func (s *flakyStore) AppendBlocks(ctx context.Context, chain chainquery.Chain, blocks []*chainquery.BlockData) error {
+	if err := s.fail(); err != nil {
+		s.DB.CloseAppends() // what was appended is lost, as when the database goes away
+		return err
+	}
+	return s.DB.AppendBlocks(ctx, chain, blocks)
+}
+
 func (s *flakyStore) BlockHash(ctx context.Context, chain chainquery.Chain, n uint64) (chainquery.Hash, error) {
 	if err := s.fail(); err != nil {
 		return chainquery.Hash{}, err

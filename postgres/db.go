@@ -122,6 +122,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 // Close closes both pools, waiting for connections in use to be returned.
 // It always returns nil: pgxpool reports no error on closing.
 func (db *DB) Close() error {
+	db.CloseAppends()
 	db.read.Close()
 	db.write.Close()
 	return nil

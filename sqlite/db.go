@@ -156,6 +156,7 @@ func (db *DB) prepareWrites(ctx context.Context) error {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.CloseAppends()
 	errs := []error{db.head.close()}
 	for _, s := range []*statements{db.reads, db.writes} {
 		if s != nil {

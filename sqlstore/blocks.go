@@ -81,8 +81,14 @@ func (s *Store) LatestBlock(ctx context.Context, chain chainquery.Chain) (uint64
 }
 
 // HeadBlock is LatestBlock read on the primary: what an ingester resumes
-// from must not lag behind what it wrote.
+// from must not lag behind what it wrote. The chain's open append
+// transaction is committed first.
 func (s *Store) HeadBlock(ctx context.Context, chain chainquery.Chain) (uint64, error) {
+	if id, err := storeChainID(chain); err == nil {
+		if err := s.flushAppend(ctx, id); err != nil {
+			return 0, err
+		}
+	}
 	return s.latestBlock(ctx, s.Primary, chain)
 }
 
@@ -121,11 +127,15 @@ func (s *Store) latestBlock(ctx context.Context, c Conn, chain chainquery.Chain)
 //
 // It reads the primary: the ingester compares it with the node's parent
 // hash right after its own writes, and a lagging replica would make it see
-// a reorg that is not there.
+// a reorg that is not there. The chain's open append transaction is
+// committed first.
 func (s *Store) BlockHash(ctx context.Context, chain chainquery.Chain, number uint64) (chainquery.Hash, error) {
 	var h chainquery.Hash
 	id, err := storeChainID(chain)
 	if err != nil {
+		return h, err
+	}
+	if err := s.flushAppend(ctx, id); err != nil {
 		return h, err
 	}
 	var sc scan

@@ -91,6 +91,9 @@ func (s *Store) writeBlocks(ctx context.Context, chain chainquery.Chain, rewindF
 	if err != nil {
 		return err
 	}
+	if err := s.flushAppend(ctx, id); err != nil {
+		return err
+	}
 	heights := blockHeights(blocks)
 	b, err := s.BeginBlocks(ctx, id, heights)
 	if err != nil {

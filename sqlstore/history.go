@@ -193,6 +193,9 @@ func (s *Store) FreezeHistory(ctx context.Context, chain chainquery.Chain, below
 	if err != nil {
 		return err
 	}
+	if err := s.flushAppend(ctx, id); err != nil {
+		return err
+	}
 	b, err := s.BeginBlocks(ctx, id, nil)
 	if err != nil {
 		return err
@@ -265,10 +268,23 @@ func (s *Store) writeHistory(ctx context.Context, b BlockBatch, chain int64, blo
 	if len(blocks) == 0 {
 		return nil
 	}
+	h := newHistoryBuilder(chain, true)
+	if err := s.addHistory(ctx, b, h, chain, blocks); err != nil {
+		return err
+	}
+	return h.flush(ctx, b)
+}
+
+// addHistory is writeHistory but for the lists and counts, which it adds
+// to h for its caller to flush: an append transaction (append.go) gathers
+// those of many writes and flushes them once.
+func (s *Store) addHistory(ctx context.Context, b BlockBatch, h *historyBuilder, chain int64, blocks []*chainquery.BlockData) error {
+	if len(blocks) == 0 {
+		return nil
+	}
 	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, rowHeaders); err != nil {
 		return err
 	}
-	h := newHistoryBuilder(chain, true)
 	for i := 0; i < len(blocks); i += freezeChunk {
 		chunk := make([]*chainquery.BlockData, 0, freezeChunk)
 		for _, d := range blocks[i:min(len(blocks), i+freezeChunk)] {
@@ -277,9 +293,6 @@ func (s *Store) writeHistory(ctx context.Context, b BlockBatch, chain int64, blo
 		if err := s.insertHistory(ctx, b, h, chunk); err != nil {
 			return err
 		}
-	}
-	if err := h.flush(ctx, b); err != nil {
-		return err
 	}
 	_, err := b.Exec(ctx, qSetHistoryBelow, chain, int64(blocks[len(blocks)-1].Block.Number)+1)
 	return err

@@ -124,6 +124,9 @@ type Store struct {
 	// straight into history.
 	nodeHeads sync.Map
 
+	// appends holds the chains' open append transactions (append.go).
+	appends appends
+
 	// AmountArg returns an amount (wei, token amounts) in the store's form
 	// of a 256-bit integer, as an argument or a value of a row; ScanAmount
 	// returns the scan target that reads it back into *p, nil for NULL.

@@ -93,6 +93,8 @@ func CheckHistory(t *testing.T, open func(testing.TB) chainquery.Store) {
 			blocks = blocks[n:]
 		}
 	}
+	appended := open(t)
+	appendHistory(t, appended)
 	f, ok := hist.(HistoryFreezer)
 	if !ok {
 		t.Fatalf("%T keeps no history", hist)
@@ -100,7 +102,7 @@ func CheckHistory(t *testing.T, open func(testing.TB) chainquery.Store) {
 	if err := f.FreezeHistory(ctx, chainquery.Polygon, HistoryBoundary); err != nil {
 		t.Fatal(err)
 	}
-	for _, other := range []chainquery.Store{hist, direct} {
+	for _, other := range []chainquery.Store{hist, direct, appended} {
 		checkSameAnswers(t, rows, other)
 	}
 	// A rewrite below the boundary thaws history from the start of its
@@ -113,6 +115,48 @@ func CheckHistory(t *testing.T, open func(testing.TB) chainquery.Store) {
 		must(t, s.ReplaceBlocks(ctx, chainquery.Polygon, from, again))
 	}
 	checkSameLogs(t, sameAs(t, rows, hist), blocks)
+}
+
+// appendHistory writes the blocks of CheckHistory into s as an ingester
+// that backfills does, in groups of uneven sizes appended to the store's
+// open transaction (chainquery.BlockAppender), below DirectBoundary
+// straight into history. Halfway it loses the open transaction, as a
+// crash does, and resumes after the stored head: what was committed is a
+// whole prefix of the blocks.
+func appendHistory(t *testing.T, s chainquery.Store) {
+	ctx := context.Background()
+	a, ok := s.(chainquery.BlockAppender)
+	if !ok {
+		t.Fatalf("%T appends no blocks", s)
+	}
+	s.(chainquery.NodeHeadWriter).SetNodeHead(chainquery.Polygon, DirectBoundary-1+sqlstore.DefaultRowBlocks)
+	blocks := polygonHistoryBlocks(t)
+	first := blocks[0].Block.Number
+	sizes := []int{7, 13, 1, 20, 29, 3, 40}
+	crashed := false
+	for i, k := 0, 0; i < len(blocks); k++ {
+		n := min(sizes[k%len(sizes)], len(blocks)-i)
+		must(t, a.AppendBlocks(ctx, chainquery.Polygon, blocks[i:i+n]))
+		i += n
+		if crashed || i < 120 {
+			continue
+		}
+		crashed = true
+		s.(interface{ CloseAppends() }).CloseAppends()
+		head, err := s.HeadBlock(ctx, chainquery.Polygon)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The open transaction began at a bucket's start, and nothing
+		// ends a bucket since; only appendOpenFor, on a slow machine,
+		// may have committed it.
+		if head+1 > first+uint64(i) {
+			t.Fatalf("block %d stored after a crash, of %d appended", head, first+uint64(i)-1)
+		}
+		i = int(head + 1 - first)
+		blocks = polygonHistoryBlocks(t)
+	}
+	must(t, a.FlushBlocks(ctx, chainquery.Polygon))
 }
 
 // checkSameAnswers requires every read of CheckHistory to give the same

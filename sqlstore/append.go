@@ -1,0 +1,193 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/chainquery/chainquery"
+)
+
+// appendOpenFor is the longest an append transaction stays open: other
+// writers of a SQLite file (keys, another chain's ingester) wait for it,
+// and a node that answers slowly would otherwise keep them waiting for a
+// whole bucket. A commit before the bucket ends is what every write did
+// before appends: the bucket's lists are appended to again by the next.
+const appendOpenFor = 2 * time.Second
+
+// appending is a chain's open write transaction of AppendBlocks: the
+// blocks appended since its last commit, their headers, segments and hash
+// prefixes inserted, their posting lists and counts gathered in h, to be
+// written once when the transaction commits.
+type appending struct {
+	b     BlockBatch
+	h     *historyBuilder
+	next  uint64 // the height the next append starts at
+	timer *time.Timer
+	lost  error // set when the timer's commit failed: the next append reports it
+}
+
+// appends holds the open append transactions by chain key.
+type appends struct {
+	mu   sync.Mutex
+	open map[int64]*appending
+	lost map[int64]error // a commit by the timer that failed, reported by the next append
+}
+
+// AppendBlocks stores blocks of chain in the chain's open write
+// transaction (chainquery.BlockAppender), which it commits when the last
+// block ends a bucket of trace_counts, when it has been open for
+// appendOpenFor, when blocks reach the rows of the tip (those are written
+// and committed as WriteBlocks writes them), or on FlushBlocks. So a
+// backfill writes each bucket's posting lists once, whole and sorted,
+// instead of appending to them once a batch. On an error the open
+// transaction is rolled back: the blocks appended since the last commit
+// are not stored.
+func (s *Store) AppendBlocks(ctx context.Context, chain chainquery.Chain, blocks []*chainquery.BlockData) error {
+	id, err := storeChainID(chain)
+	if err != nil || len(blocks) == 0 {
+		return err
+	}
+	s.appends.mu.Lock()
+	defer s.appends.mu.Unlock()
+	if err := s.appends.lost[id]; err != nil {
+		delete(s.appends.lost, id)
+		return fmt.Errorf("the blocks appended before were not stored: %w", err)
+	}
+	a := s.appends.open[id]
+	if a != nil && blocks[0].Block.Number != a.next {
+		// Not the continuation of what is open: a write of its own.
+		if err := s.commitAppend(ctx, id, a); err != nil {
+			return err
+		}
+		a = nil
+	}
+	if a == nil {
+		if a, err = s.beginAppend(ctx, id, blocks); err != nil {
+			return err
+		}
+	}
+	rows, err := s.appendTo(ctx, id, a, blocks)
+	if err != nil {
+		s.dropAppend(id, a)
+		return err
+	}
+	last := blocks[len(blocks)-1].Block.Number
+	a.next = last + 1
+	if len(rows) > 0 || a.next%TraceCountBlocks == 0 {
+		if err := insertBlockRows(ctx, a.b, id, rows, s.AmountArg, rowAll); err != nil {
+			s.dropAppend(id, a)
+			return err
+		}
+		return s.commitAppend(ctx, id, a)
+	}
+	return nil
+}
+
+// beginAppend opens the append transaction of chain id, whose timer
+// commits it after appendOpenFor.
+func (s *Store) beginAppend(ctx context.Context, id int64, blocks []*chainquery.BlockData) (*appending, error) {
+	// The transaction outlives the call's ctx (database/sql rolls a
+	// transaction back when the context it began with ends), as it
+	// outlives the call.
+	b, err := s.BeginBlocks(context.WithoutCancel(ctx), id, blockHeights(blocks))
+	if err != nil {
+		return nil, err
+	}
+	a := &appending{b: b, h: newHistoryBuilder(id, true)}
+	a.timer = time.AfterFunc(appendOpenFor, func() {
+		s.appends.mu.Lock()
+		defer s.appends.mu.Unlock()
+		if s.appends.open[id] != a {
+			return // committed or dropped meanwhile
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := s.commitAppend(ctx, id, a); err != nil {
+			if s.appends.lost == nil {
+				s.appends.lost = map[int64]error{}
+			}
+			s.appends.lost[id] = err
+		}
+	})
+	if s.appends.open == nil {
+		s.appends.open = map[int64]*appending{}
+	}
+	s.appends.open[id] = a
+	return a, nil
+}
+
+// appendTo makes room for blocks in a's transaction and writes those that
+// go straight into history, gathering their lists in a.h; it returns the
+// others, which go into rows.
+func (s *Store) appendTo(ctx context.Context, id int64, a *appending, blocks []*chainquery.BlockData) ([]*chainquery.BlockData, error) {
+	prior, err := s.clearHeights(ctx, a.b, id, nil, blockHeights(blocks))
+	if err != nil {
+		return nil, err
+	}
+	direct, rows, err := s.splitDirect(ctx, a.b, id, planVersions(blocks, prior))
+	if err != nil {
+		return nil, err
+	}
+	return rows, s.addHistory(ctx, a.b, a.h, id, direct)
+}
+
+// commitAppend writes the lists gathered in a, settles and commits its
+// transaction; a is closed whatever the outcome.
+func (s *Store) commitAppend(ctx context.Context, id int64, a *appending) error {
+	defer s.dropAppend(id, a)
+	if err := a.h.flush(ctx, a.b); err != nil {
+		return err
+	}
+	if err := s.settle(ctx, a.b, id); err != nil {
+		return err
+	}
+	return a.b.Commit(ctx)
+}
+
+// dropAppend rolls a's transaction back (nothing, after its commit) and
+// forgets it.
+func (s *Store) dropAppend(id int64, a *appending) {
+	a.timer.Stop()
+	a.b.Rollback()
+	if s.appends.open[id] == a {
+		delete(s.appends.open, id)
+	}
+}
+
+// FlushBlocks commits the open append transaction of chain, if any
+// (chainquery.BlockAppender).
+func (s *Store) FlushBlocks(ctx context.Context, chain chainquery.Chain) error {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return err
+	}
+	return s.flushAppend(ctx, id)
+}
+
+// flushAppend commits the open append transaction of chain id, if any:
+// every other write of the chain, and the reads an ingester resumes from,
+// come after what was appended.
+func (s *Store) flushAppend(ctx context.Context, id int64) error {
+	s.appends.mu.Lock()
+	defer s.appends.mu.Unlock()
+	if err := s.appends.lost[id]; err != nil {
+		delete(s.appends.lost, id)
+		return fmt.Errorf("the blocks appended before were not stored: %w", err)
+	}
+	if a := s.appends.open[id]; a != nil {
+		return s.commitAppend(ctx, id, a)
+	}
+	return nil
+}
+
+// CloseAppends rolls back every open append transaction: the store is
+// closing, and a pool waits for the connections they hold.
+func (s *Store) CloseAppends() {
+	s.appends.mu.Lock()
+	defer s.appends.mu.Unlock()
+	for id, a := range s.appends.open {
+		s.dropAppend(id, a)
+	}
+}
