@@ -55,6 +55,25 @@ func (s *Store) AppendBlocks(ctx context.Context, chain chainquery.Chain, blocks
 		delete(s.appends.lost, id)
 		return fmt.Errorf("the blocks appended before were not stored: %w", err)
 	}
+	// A run of consecutive heights is cut at the ends of buckets, each
+	// piece committed with the bucket it ends.
+	for len(blocks) > 0 {
+		n := 1
+		for n < len(blocks) && blocks[n].Block.Number == blocks[n-1].Block.Number+1 && blocks[n-1].Block.Number%TraceCountBlocks != TraceCountBlocks-1 {
+			n++
+		}
+		if err := s.appendPiece(ctx, id, blocks[:n]); err != nil {
+			return err
+		}
+		blocks = blocks[n:]
+	}
+	return nil
+}
+
+// appendPiece appends blocks, consecutive heights within one bucket, to
+// the open transaction of chain id, and commits it if they end the bucket
+// or reach the tip's rows.
+func (s *Store) appendPiece(ctx context.Context, id int64, blocks []*chainquery.BlockData) error {
 	a := s.appends.open[id]
 	if a != nil && blocks[0].Block.Number != a.next {
 		// Not the continuation of what is open: a write of its own.
@@ -63,6 +82,7 @@ func (s *Store) AppendBlocks(ctx context.Context, chain chainquery.Chain, blocks
 		}
 		a = nil
 	}
+	var err error
 	if a == nil {
 		if a, err = s.beginAppend(ctx, id, blocks); err != nil {
 			return err
@@ -73,8 +93,7 @@ func (s *Store) AppendBlocks(ctx context.Context, chain chainquery.Chain, blocks
 		s.dropAppend(id, a)
 		return err
 	}
-	last := blocks[len(blocks)-1].Block.Number
-	a.next = last + 1
+	a.next = blocks[len(blocks)-1].Block.Number + 1
 	if len(rows) > 0 || a.next%TraceCountBlocks == 0 {
 		if err := insertBlockRows(ctx, a.b, id, rows, s.AmountArg, rowAll); err != nil {
 			s.dropAppend(id, a)

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -15,11 +17,18 @@ import (
 	"github.com/chainquery/chainquery/history"
 )
 
-// bucketKey names a row of trace_counts within a chain.
-type bucketKey struct {
-	dir    int
-	addr   chainquery.Address
+// traceKey names a list of trace_counts within a chain. Its fields leave
+// no padding, so that the map of postingLists hashes it as one run of
+// bytes.
+type traceKey struct {
 	bucket int64
+	addr   chainquery.Address
+	dir    int32
+}
+
+// compareTraceKeys orders lists as trace_counts' primary key does.
+func compareTraceKeys(a, b *traceKey) int {
+	return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.dir, b.dir), bytes.Compare(a.addr[:], b.addr[:]))
 }
 
 // historyBuilder makes the history rows of blocks, given in number order:
@@ -29,13 +38,20 @@ type bucketKey struct {
 type historyBuilder struct {
 	chain   int64
 	counted bool // the traces are not counted yet: flush adds their counts too
-	lists   map[bucketKey][]history.Posting
+	lists   postingLists[traceKey]
 	all     map[int64]int64 // every trace, by bucket (counted only)
 	logs    logLists
 }
 
+// builders keeps flushed builders with the room of their arenas: a
+// bucket's lists are ~200,000 entries, grown anew for every write.
+var builders = sync.Pool{New: func() any { return &historyBuilder{all: map[int64]int64{}} }}
+
+// newHistoryBuilder returns an empty builder; its flush gives it back.
 func newHistoryBuilder(chain int64, counted bool) *historyBuilder {
-	return &historyBuilder{chain: chain, counted: counted, lists: map[bucketKey][]history.Posting{}, all: map[int64]int64{}, logs: logLists{}}
+	h := builders.Get().(*historyBuilder)
+	h.chain, h.counted = chain, counted
+	return h
 }
 
 // segments is a block's three history segments, encoded.
@@ -112,60 +128,72 @@ func (h *historyBuilder) addTraces(d *chainquery.BlockData) {
 			pos, lastTx = 0, t.TransactionIndex
 		}
 		p := history.Posting{Block: n, Tx: uint32(t.TransactionIndex), Pos: pos}
-		from := bucketKey{CountFrom, t.From, bucket}
-		h.lists[from] = append(h.lists[from], p)
+		h.lists.add(traceKey{bucket, t.From, CountFrom}, p)
 		if t.To != nil {
-			to := bucketKey{CountTo, *t.To, bucket}
-			h.lists[to] = append(h.lists[to], p)
+			h.lists.add(traceKey{bucket, *t.To, CountTo}, p)
 		}
 		pos++
 	}
 }
 
-// rows returns the trace_counts changes of the traces added, in the
-// primary key's order, without their lists.
-func (h *historyBuilder) rows() []BucketRow {
-	out := make([]BucketRow, 0, len(h.lists)+len(h.all))
-	for k, ps := range h.lists {
-		r := BucketRow{Kind: k.dir, Key: bytes.Clone(k.addr[:]), Bucket: k.bucket}
+// rows returns the trace_counts changes of the traces added, with their
+// lists, in the primary key's order: a bucket's CountAll row after its
+// addresses'. Keys and lists share h's arenas until it is flushed.
+func (h *historyBuilder) rows() ([]BucketRow, error) {
+	order := h.lists.sorted(compareTraceKeys)
+	out := make([]BucketRow, 0, len(order)+len(h.all))
+	buckets := slices.Sorted(maps.Keys(h.all))
+	all := func(below int64) { // the CountAll rows of the buckets below below
+		for len(buckets) > 0 && buckets[0] < below {
+			out = append(out, BucketRow{Kind: CountAll, Key: []byte{}, Bucket: buckets[0], N: h.all[buckets[0]]})
+			buckets = buckets[1:]
+		}
+	}
+	slab := make([]byte, 0, 4*len(h.lists.entries)+2*len(order))
+	var ps []history.Posting
+	for _, i := range order {
+		k := &h.lists.keys[i]
+		all(k.bucket)
+		ps = h.lists.postings(ps, i)
+		start := len(slab)
+		var err error
+		if slab, err = history.AppendPostings(slab, ps); err != nil {
+			return nil, err
+		}
+		r := BucketRow{Kind: int(k.dir), Key: k.addr[:], Bucket: k.bucket, List: slab[start:len(slab):len(slab)]}
 		if h.counted {
 			r.N = int64(len(ps))
 		}
 		out = append(out, r)
 	}
-	for bucket, n := range h.all {
-		out = append(out, BucketRow{Kind: CountAll, Key: []byte{}, Bucket: bucket, N: n})
-	}
-	slices.SortFunc(out, compareCountKeys)
-	return out
+	all(math.MaxInt64)
+	return out, nil
 }
 
 // flush adds the lists (and counts) of the traces added to trace_counts,
-// appending each list to the row's, and empties the builder.
+// appending each list to the row's, and empties the builder, which its
+// caller no longer uses: it goes back to the pool for the next write.
 func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
-	rows := h.rows()
-	for i := range rows {
-		r := &rows[i]
-		if r.Kind == CountAll {
-			continue
-		}
-		k := bucketKey{dir: r.Kind, bucket: r.Bucket}
-		copy(k.addr[:], r.Key)
-		list, err := history.AppendPostings(nil, h.lists[k])
-		if err != nil {
-			return err
-		}
-		r.List = list
+	defer h.release()
+	rows, err := h.rows()
+	if err != nil {
+		return err
 	}
-	clear(h.lists)
-	clear(h.all)
 	if err := h.logs.flush(ctx, b); err != nil {
 		return err
 	}
-	if len(rows) == 0 {
-		return nil
+	if len(rows) > 0 {
+		err = b.AddTraceCounts(ctx, rows)
 	}
-	return b.AddTraceCounts(ctx, rows)
+	return err
+}
+
+// release empties h and puts it back in the pool.
+func (h *historyBuilder) release() {
+	h.lists.reset()
+	h.logs.reset()
+	clear(h.all)
+	builders.Put(h)
 }
 
 // canonical returns block d as a write takes it (BlockWriter: any trace

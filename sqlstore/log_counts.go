@@ -2,8 +2,8 @@ package sqlstore
 
 import (
 	"bytes"
-	"cmp"
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/chainquery/chainquery"
@@ -31,24 +31,18 @@ type logCounter map[logKey]int64
 func (c logCounter) add(d *chainquery.BlockData) {
 	bucket := int64(d.Block.Number / LogBucketBlocks)
 	for _, l := range d.Logs {
-		c[logKey{logKeyAddress, string(l.Address[:]), bucket}]++
-		if len(l.Topics) > 0 {
-			c[logKey{logKeyTopic0, string(l.Topics[0][:]), bucket}]++
-			c[logKey{logKeyAddressTopic0, string(l.Address[:]) + string(l.Topics[0][:]), bucket}]++
-		}
+		logKeys(l, bucket, func(k logKey) { c[k]++ })
 	}
 }
 
 // rows returns the counts in log_counts' key order (bucket, kind, key), as
 // the rows BlockBatch.AddLogCounts adds: Dir is the kind, Address the key.
 func (c logCounter) rows() []BucketRow {
-	rows := make([]BucketRow, 0, len(c))
-	for k, n := range c {
-		rows = append(rows, BucketRow{Kind: k.kind, Key: []byte(k.key), Bucket: k.bucket, N: n})
+	keys := slices.SortedFunc(maps.Keys(c), func(a, b logKey) int { return compareLogKeys(&a, &b) })
+	rows := make([]BucketRow, 0, len(keys))
+	for _, k := range keys {
+		rows = append(rows, BucketRow{Kind: int(k.kind), Key: bytes.Clone(k.key[:keyLen(k.kind)]), Bucket: k.bucket, N: c[k]})
 	}
-	slices.SortFunc(rows, func(x, y BucketRow) int {
-		return cmp.Or(cmp.Compare(x.Bucket, y.Bucket), cmp.Compare(x.Kind, y.Kind), bytes.Compare(x.Key, y.Key))
-	})
 	return rows
 }
 

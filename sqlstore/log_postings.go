@@ -343,55 +343,92 @@ func (r reader) keepPostings(ctx context.Context, ps []history.Posting, m *logMa
 	return nil
 }
 
-// logKey names a list a write builds.
+// logKey names a list a write builds: its key is the first keyLen(kind)
+// bytes of key. Its fields leave no padding, so that the map of
+// postingLists hashes it as one run of bytes.
 type logKey struct {
-	kind   int
-	key    string
 	bucket int64
+	kind   int32
+	key    [52]byte
+}
+
+// keyLen is the length of a key of kind.
+func keyLen(kind int32) int {
+	switch kind {
+	case logKeyAddress:
+		return len(chainquery.Address{})
+	case logKeyTopic0:
+		return len(chainquery.Hash{})
+	}
+	return len(chainquery.Address{}) + len(chainquery.Hash{})
+}
+
+// compareLogKeys orders lists as log_postings' key does (keys of one kind
+// have one length).
+func compareLogKeys(a, b *logKey) int {
+	return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.kind, b.kind), bytes.Compare(a.key[:], b.key[:]))
 }
 
 // logLists gathers the posting lists of the logs of the history blocks a
 // write adds.
-type logLists map[logKey][]history.Posting
+type logLists struct{ postingLists[logKey] }
 
 // add adds the logs of block d, in log index order (canonical), to the
 // lists.
-func (ls logLists) add(d *chainquery.BlockData) {
+func (ls *logLists) add(d *chainquery.BlockData) {
 	n := d.Block.Number
 	bucket := int64(n / LogBucketBlocks)
 	for i, l := range d.Logs {
 		p := history.Posting{Block: n, Pos: uint32(i)}
-		ls.put(logKey{logKeyAddress, string(l.Address[:]), bucket}, p)
-		if len(l.Topics) > 0 {
-			ls.put(logKey{logKeyTopic0, string(l.Topics[0][:]), bucket}, p)
-			ls.put(logKey{logKeyAddressTopic0, string(l.Address[:]) + string(l.Topics[0][:]), bucket}, p)
-		}
+		logKeys(l, bucket, func(k logKey) { ls.postingLists.add(k, p) })
 	}
 }
 
-func (ls logLists) put(k logKey, p history.Posting) { ls[k] = append(ls[k], p) }
+// logKeys calls f with each key of l's lists in bucket: its address and,
+// when it has topics, its topic0 and both.
+func logKeys(l *chainquery.Log, bucket int64, f func(logKey)) {
+	k := logKey{bucket: bucket, kind: logKeyAddress}
+	copy(k.key[:], l.Address[:])
+	f(k)
+	if len(l.Topics) > 0 {
+		k.kind = logKeyAddressTopic0
+		copy(k.key[len(l.Address):], l.Topics[0][:])
+		f(k)
+		k.kind = logKeyTopic0
+		k.key = [52]byte{}
+		copy(k.key[:], l.Topics[0][:])
+		f(k)
+	}
+}
 
 // flush adds the lists to log_postings, in its key's order, and empties
 // them.
-func (ls logLists) flush(ctx context.Context, b BlockBatch) error {
-	if len(ls) == 0 {
+func (ls *logLists) flush(ctx context.Context, b BlockBatch) error {
+	if len(ls.keys) == 0 {
 		return nil
 	}
-	rows := make([]BucketRow, 0, len(ls))
-	for k, ps := range ls {
+	order := ls.sorted(compareLogKeys)
+	rows := make([]BucketRow, 0, len(order))
+	slab := make([]byte, 0, 4*len(ls.entries)+2*len(order))
+	var ps []history.Posting
+	byPlace := func(x, y history.Posting) int { return cmp.Compare(x.Block, y.Block)*2 + cmp.Compare(x.Pos, y.Pos) }
+	for _, i := range order {
+		k := &ls.keys[i]
+		ps = ls.postings(ps, i)
 		// A backfill reads its blocks in the database's order.
-		slices.SortFunc(ps, func(x, y history.Posting) int { return cmp.Compare(x.Block, y.Block)*2 + cmp.Compare(x.Pos, y.Pos) })
-		list, err := history.AppendPostings(nil, ps)
-		if err != nil {
+		if !slices.IsSortedFunc(ps, byPlace) {
+			slices.SortFunc(ps, byPlace)
+		}
+		start := len(slab)
+		var err error
+		if slab, err = history.AppendPostings(slab, ps); err != nil {
 			return err
 		}
-		rows = append(rows, BucketRow{Kind: k.kind, Key: []byte(k.key), Bucket: k.bucket, N: int64(len(ps)), List: list})
+		rows = append(rows, BucketRow{Kind: int(k.kind), Key: k.key[:keyLen(k.kind)], Bucket: k.bucket, N: int64(len(ps)), List: slab[start:len(slab):len(slab)]})
 	}
-	clear(ls)
-	slices.SortFunc(rows, func(x, y BucketRow) int {
-		return cmp.Or(cmp.Compare(x.Bucket, y.Bucket), cmp.Compare(x.Kind, y.Kind), bytes.Compare(x.Key, y.Key))
-	})
-	return b.AddLogPostings(ctx, rows)
+	err := b.AddLogPostings(ctx, rows)
+	ls.reset()
+	return err
 }
 
 // indexLogs writes the log postings of up to max buckets of chain's
@@ -437,7 +474,7 @@ func (s *Store) listLogBucket(ctx context.Context, b BlockBatch, chain, lo, hi i
 	for n := lo; n <= hi; n++ {
 		numbers = append(numbers, uint64(n))
 	}
-	ls := logLists{}
+	var ls logLists
 	var n int64
 	var kind int
 	var data []byte
