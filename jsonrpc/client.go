@@ -58,7 +58,7 @@ const DefaultMaxResponse = 256 << 20
 func NewClient(url string) *Client {
 	return &Client{
 		URL:        url,
-		HTTP:       &http.Client{},
+		HTTP:       &http.Client{Transport: transport()},
 		Logger:     slog.New(slog.DiscardHandler),
 		MaxBatch:   100,
 		Attempts:   10,
@@ -68,6 +68,20 @@ func NewClient(url string) *Client {
 
 		MaxResponse: DefaultMaxResponse,
 	}
+}
+
+// maxIdlePerHost is how many idle connections to the node a client keeps:
+// the EVM fetcher has a request or two in flight for each block of its
+// window (dozens at once), and net/http's default of 2 closed all but two
+// after each round, to open them again for the next.
+const maxIdlePerHost = 64
+
+// transport is net/http's default transport keeping maxIdlePerHost idle
+// connections to a node.
+func transport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = maxIdlePerHost
+	return t
 }
 
 // Request is one call of a batch. After BatchCall, Result holds the raw
