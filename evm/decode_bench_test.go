@@ -17,7 +17,7 @@ type benchAnswers struct {
 
 // polygonAnswers renders n blocks of the Polygon-shaped chain (about 100
 // transactions, 900 call frames and 400 logs a block, 1 MB of answers).
-func polygonAnswers(b *testing.B, n int) []benchAnswers {
+func polygonAnswers(b testing.TB, n int) []benchAnswers {
 	b.Helper()
 	c, err := polychain.New(polychain.Config{Seed: 11, Blocks: n})
 	if err != nil {
