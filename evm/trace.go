@@ -25,6 +25,29 @@ func newTraceTxIndex(d *chainquery.BlockData) *traceTxIndex {
 	return x
 }
 
+// traceSlab is the slab of the traces of one answer: their values, and
+// the traces themselves.
+type traceSlab struct {
+	*slab
+	traces []chainquery.Trace // within capacity, so that pointers stay valid
+}
+
+// newTraceSlab returns a slab with room for n traces with data bytes of
+// input and output and ints of trace addresses in all.
+func newTraceSlab(n, data, ints int) *traceSlab {
+	// Per trace: its to address and its value.
+	return &traceSlab{slab: newSlab(data, n, n, ints), traces: make([]chainquery.Trace, 0, n)}
+}
+
+// newTrace returns a zero trace of the slab.
+func (sl *traceSlab) newTrace() *chainquery.Trace {
+	if len(sl.traces) == cap(sl.traces) {
+		return new(chainquery.Trace)
+	}
+	sl.traces = append(sl.traces, chainquery.Trace{})
+	return &sl.traces[len(sl.traces)-1]
+}
+
 // resolve returns the hash and index of the transaction that a trace names
 // by hash (when hasHash) and position. Without transactions in d (traces
 // decoded on their own) the trace is trusted; otherwise the hash must be one
