@@ -71,7 +71,9 @@ func decodeBlockWithNotes(chain chainquery.Chain, raw json.RawMessage, notes *de
 		return nil, errors.New("evm: block is null (not known to the node yet?)")
 	}
 	var jb jsonBlock
-	if !fastBlock(raw, &jb) {
+	sc := getScratch()
+	defer sc.release()
+	if !fastBlock(raw, &jb, sc) {
 		jb = jsonBlock{}
 		if err := json.Unmarshal(raw, &jb); err != nil {
 			var te *json.UnmarshalTypeError

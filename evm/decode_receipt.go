@@ -83,6 +83,8 @@ func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage,
 	if d == nil || d.Block == nil {
 		return fmt.Errorf("evm: ApplyReceipts: no block")
 	}
+	sc := getScratch()
+	defer sc.release()
 	jrs := make([]*jsonReceipt, 0, len(receipts))
 	backing := make([]jsonReceipt, len(receipts)) // one allocation for them all
 	for i, raw := range receipts {
@@ -90,7 +92,7 @@ func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage,
 			continue
 		}
 		jr := &backing[i]
-		if !fastReceipt(raw, jr) {
+		if !fastReceipt(raw, jr, sc) {
 			*jr = jsonReceipt{}
 			if err := json.Unmarshal(raw, jr); err != nil {
 				return fmt.Errorf("evm: block %d: receipt: %w", d.Block.Number, err)
@@ -104,7 +106,9 @@ func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage,
 // applyBlockReceipts applies an eth_getBlockReceipts answer, decoded in one
 // pass rather than element by element.
 func applyBlockReceipts(d *chainquery.BlockData, raw json.RawMessage, notes *decodeNotes) error {
-	jrs, ok := fastReceipts(raw)
+	sc := getScratch()
+	defer sc.release()
+	jrs, ok := fastReceipts(raw, sc)
 	if !ok {
 		jrs = nil
 		if err := json.Unmarshal(raw, &jrs); err != nil {

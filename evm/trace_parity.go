@@ -73,7 +73,9 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 	}
 	// Each element is parsed once, into parityTrace: decoding a large
 	// block's traces is most of the ingester's work on a local node.
-	elems, ok := fastParity(raw)
+	sc := getScratch()
+	defer sc.release()
+	elems, ok := fastParity(raw, sc)
 	if !ok {
 		elems = nil
 		if err := json.Unmarshal(raw, &elems); err != nil {
