@@ -64,7 +64,9 @@ func (s *slab) commitBytes(n int) []byte {
 // address returns a pointer to a copy of a.
 func (s *slab) address(a chainquery.Address) *chainquery.Address {
 	if s == nil || len(s.addrs) == cap(s.addrs) {
-		return &a
+		p := new(chainquery.Address) // not &a: a would escape, and be allocated, on every call
+		*p = a
+		return p
 	}
 	s.addrs = append(s.addrs, a) // within capacity: earlier pointers stay valid
 	return &s.addrs[len(s.addrs)-1]
