@@ -101,10 +101,11 @@ func CheckComplete(d *chainquery.BlockData, withTraces bool) error {
 		}
 		end[t.TransactionIndex]++
 	}
-	next := 0
+	next, most := 0, 0
 	for i, n := range end {
 		end[i] = next // where transaction i's traces start, until placed
 		next += n
+		most = max(most, n)
 	}
 	byTx := make([]*chainquery.Trace, len(d.Traces))
 	for _, t := range d.Traces {
@@ -112,7 +113,7 @@ func CheckComplete(d *chainquery.BlockData, withTraces bool) error {
 		end[t.TransactionIndex]++
 	}
 	keys := traceKeys(byTx)
-	var tc treeChecker
+	tc := newTreeChecker(most)
 	start := 0
 	for i, tx := range d.Transactions { // tx.Index is i: checked above
 		traces := byTx[start:end[i]]
@@ -162,15 +163,16 @@ type treeChecker struct {
 	children map[string]int
 }
 
+// newTreeChecker returns a checker for transactions of at most n traces.
+func newTreeChecker(n int) *treeChecker {
+	return &treeChecker{byAddr: make(map[string]*chainquery.Trace, n), children: make(map[string]int, n)}
+}
+
 // check checks the traces of one transaction; keys are their trace
 // addresses as FormatTraceAddress writes them.
 func (c *treeChecker) check(traces []*chainquery.Trace, keys []string) error {
 	if len(traces) == 0 {
 		return nil
-	}
-	if c.byAddr == nil {
-		c.byAddr = make(map[string]*chainquery.Trace, len(traces))
-		c.children = make(map[string]int, len(traces))
 	}
 	clear(c.byAddr)
 	clear(c.children)

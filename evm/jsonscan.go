@@ -373,7 +373,7 @@ func ascii(b []byte) bool {
 }
 
 // internString returns b as a string, without a copy for the words that
-// trace and frame types are made of.
+// trace and frame types are made of and the most common errors.
 func internString(b []byte) string {
 	switch string(b) {
 	case "":
@@ -406,6 +406,10 @@ func internString(b []byte) string {
 		return "Reverted"
 	case "execution reverted":
 		return "execution reverted"
+	case "out of gas":
+		return "out of gas"
+	case "Out of gas":
+		return "Out of gas"
 	}
 	return string(b)
 }

@@ -173,10 +173,11 @@ func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes, sl *tra
 			return nil, fmt.Errorf("result: %w", err)
 		}
 	}
-	errText, _, err := jsonText(pt.Error)
+	errBytes, _, err := jsonBytes(pt.Error)
 	if err != nil {
 		return nil, fmt.Errorf("error: %w", err)
 	}
+	errText := internString(errBytes) // jsonText, without a copy of the usual messages
 	if pt.Type == "reward" || !present(pt.TransactionHash) && !present(pt.TransactionPosition) {
 		return nil, nil
 	}
