@@ -43,6 +43,11 @@ type scratch struct {
 	actions     []parityAction
 	results     []parityResult
 	ints        []int
+	callTops    []*callFrame      // a callTracer answer's frames, one per element
+	callHashes  []json.RawMessage // and their txHash
+	frames      []callFrame       // never grown in place: see newFrame
+	calls       []*callFrame      // every frame's list of children, each a capped part
+	callStack   []*callFrame      // the children read so far of the frames being read
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -64,6 +69,11 @@ func (sc *scratch) release() {
 	sc.actions = clearList(sc.actions)
 	sc.results = clearList(sc.results)
 	sc.ints = sc.ints[:0]
+	sc.callTops = clearList(sc.callTops)
+	sc.callHashes = clearList(sc.callHashes)
+	sc.frames = clearList(sc.frames)
+	sc.calls = clearList(sc.calls)
+	sc.callStack = clearList(sc.callStack)
 	scratchPool.Put(sc)
 }
 
@@ -502,29 +512,44 @@ func (s *scanner) parityResult(r *parityResult) {
 }
 
 // fastCallTraces decodes a debug_traceBlock* result made with the
-// callTracer into one frame per element and the element's txHash. It gives
-// up on every element that is not a frame (a transaction the node failed to
-// trace): DecodeCallTraces explains those.
-func fastCallTraces(raw []byte) (frames []*callFrame, txHashes []json.RawMessage, ok bool) {
+// callTracer into one frame per element and the element's txHash, in sc
+// (nil: lists of their own). It gives up on every element that is not a
+// frame (a transaction the node failed to trace): DecodeCallTraces
+// explains those.
+func fastCallTraces(raw []byte, sc *scratch) (frames []*callFrame, txHashes []json.RawMessage, ok bool) {
 	if !fastPaths {
 		return nil, nil, false
 	}
-	s := newScanner(raw, nil)
+	s := newScanner(raw, sc)
 	if !s.open('[') {
 		return nil, nil, false
 	}
+	frames, txHashes = s.sc.callTops[:0], s.sc.callHashes[:0]
 	for first := true; s.more(']', &first); {
 		f, h := s.callElement()
 		frames, txHashes = append(frames, f), append(txHashes, h)
 	}
+	s.sc.callTops, s.sc.callHashes = frames, txHashes
 	s.end()
-	return frames, txHashes, !s.bad && frames != nil
+	return frames, txHashes, !s.bad && len(frames) > 0
+}
+
+// newFrame returns a zero callFrame of the scratch. A frame is filled
+// while its children are read, through a pointer that must stay valid, so
+// the list of frames is never grown in place: when it is full, a new one
+// takes its place, and the frames handed out stay where they are.
+func (s *scanner) newFrame() *callFrame {
+	if len(s.sc.frames) == cap(s.sc.frames) {
+		s.sc.frames = make([]callFrame, 0, max(256, 2*cap(s.sc.frames)))
+	}
+	s.sc.frames = append(s.sc.frames, callFrame{})
+	return &s.sc.frames[len(s.sc.frames)-1]
 }
 
 // callElement reads one element: a bare frame (its type set), or a
 // {"txHash", "result": frame} wrapper.
 func (s *scanner) callElement() (*callFrame, json.RawMessage) {
-	var el callFrame // the element read as a frame
+	el := s.newFrame() // the element read as a frame
 	var result *callFrame
 	var txHash, errRaw json.RawMessage
 	var typed bool
@@ -545,12 +570,12 @@ func (s *scanner) callElement() (*callFrame, json.RawMessage) {
 				result = nil
 				continue
 			}
-			result = new(callFrame)
+			result = s.newFrame()
 			s.callFrame(result)
 		case "error":
 			s.raw(&errRaw, &seen, 3)
 		default:
-			s.frameField(k, &el, &seen)
+			s.frameField(k, el, &seen)
 		}
 	}
 	if s.bad {
@@ -568,7 +593,7 @@ func (s *scanner) callElement() (*callFrame, json.RawMessage) {
 				return nil, nil
 			}
 		}
-		return &el, txHash
+		return el, txHash
 	}
 	if result == nil {
 		s.fail()
@@ -620,6 +645,10 @@ func (s *scanner) frameField(k []byte, f *callFrame, seen *uint32) {
 	}
 }
 
+// calls reads a frame's children. Their frames' own children are read
+// in between, so each child goes on a stack once it is read, and the
+// frame's list is copied off the stack, into one list for all frames,
+// when the last child is read.
 func (s *scanner) calls() []*callFrame {
 	if s.null() {
 		return nil
@@ -627,15 +656,21 @@ func (s *scanner) calls() []*callFrame {
 	if !s.open('[') {
 		return nil
 	}
-	out := []*callFrame{}
+	base := len(s.sc.callStack)
 	for first := true; s.more(']', &first); {
 		if s.peek() == 'n' {
 			s.fail() // a null child: left to encoding/json
 			return nil
 		}
-		c := new(callFrame)
+		c := s.newFrame()
 		s.callFrame(c)
-		out = append(out, c)
+		s.sc.callStack = append(s.sc.callStack, c)
 	}
-	return out
+	start := len(s.sc.calls)
+	s.sc.calls = append(s.sc.calls, s.sc.callStack[base:]...)
+	s.sc.callStack = s.sc.callStack[:base]
+	if len(s.sc.calls) == start {
+		return []*callFrame{}
+	}
+	return s.sc.calls[start:len(s.sc.calls):len(s.sc.calls)]
 }

@@ -100,7 +100,7 @@ func TestFastPathsPolychain(t *testing.T) {
 		if _, ok := fastParity(parity, nil); !ok {
 			t.Errorf("block %d trace_block: the fast path gave up", n)
 		}
-		if _, _, ok := fastCallTraces(calls); !ok {
+		if _, _, ok := fastCallTraces(calls, nil); !ok {
 			t.Errorf("block %d callTracer: the fast path gave up", n)
 		}
 		for kind, traces := range map[int][]byte{2: parity, 3: calls} {

@@ -98,6 +98,17 @@ func (s *slab) uintBig(v uint64) *big.Int {
 	return z.SetBits(s.words[i : i+1 : i+1])
 }
 
+// takeInts returns n zero ints.
+func (s *slab) takeInts(n int) []int {
+	if s == nil || cap(s.ints)-len(s.ints) < n {
+		return make([]int, n)
+	}
+	i := len(s.ints)
+	s.ints = s.ints[:i+n]
+	clear(s.ints[i:]) // never written yet; cleared all the same, as make would give
+	return s.ints[i : i+n : i+n]
+}
+
 // cloneInts returns a copy of src, as slices.Clone does: nil for nil.
 func (s *slab) cloneInts(src []int) []int {
 	switch {

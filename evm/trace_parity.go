@@ -248,6 +248,6 @@ func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes, sl *tra
 		// as 0 (docs/api.md, Filter Traces), which is where Parity and geth differ.
 		t.GasUsed = r.uint("gasUsed", result.GasUsed)
 	}
-	finishTrace(t)
+	finishTrace(t, sl.slab)
 	return t, nil
 }
