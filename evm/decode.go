@@ -71,7 +71,9 @@ func decodeBlockWithNotes(chain chainquery.Chain, raw json.RawMessage, notes *de
 		return nil, errors.New("evm: block is null (not known to the node yet?)")
 	}
 	var jb jsonBlock
-	if !fastBlock(raw, &jb) {
+	sc := getScratch()
+	defer sc.release()
+	if !fastBlock(raw, &jb, sc) {
 		jb = jsonBlock{}
 		if err := json.Unmarshal(raw, &jb); err != nil {
 			var te *json.UnmarshalTypeError
@@ -103,7 +105,8 @@ func decodeBlockWithNotes(chain chainquery.Chain, raw json.RawMessage, notes *de
 
 	// The rest of the header is informational: an unreadable value is noted
 	// and left empty rather than blocking the chain.
-	r := fieldReader{notes: notes, record: func() string { return fmt.Sprintf("block %d", b.Number) }}
+	sl := blockSlab(&jb)
+	r := fieldReader{notes: notes, record: func() string { return fmt.Sprintf("block %d", b.Number) }, slab: sl}
 	b.LogsBloom = r.bytes("logsBloom", jb.LogsBloom)
 	b.TransactionsRoot = r.hash("transactionsRoot", jb.TransactionsRoot)
 	b.StateRoot = r.hash("stateRoot", jb.StateRoot)
@@ -126,9 +129,10 @@ func decodeBlockWithNotes(chain chainquery.Chain, raw json.RawMessage, notes *de
 	b.BaseFeePerGas = r.big("baseFeePerGas", jb.BaseFeePerGas)
 
 	d := &chainquery.BlockData{Block: b, Transactions: make([]*chainquery.Transaction, 0, len(jb.Transactions))}
+	txs := make([]chainquery.Transaction, len(jb.Transactions)) // one allocation for them all: see slab
 	for i := range jb.Transactions {
-		t, err := decodeTx(b, i, &jb.Transactions[i], notes)
-		if err != nil {
+		t := &txs[i]
+		if err := decodeTx(b, i, &jb.Transactions[i], notes, sl, t); err != nil {
 			return nil, fmt.Errorf("evm: block %d: transaction %d: %w", b.Number, i, err)
 		}
 		d.Transactions = append(d.Transactions, t)
@@ -137,14 +141,28 @@ func decodeBlockWithNotes(chain chainquery.Chain, raw json.RawMessage, notes *de
 	return d, nil
 }
 
-// decodeTx decodes the transaction at position pos of block b.
-func decodeTx(b *chainquery.Block, pos int, jt *jsonTx, notes *decodeNotes) (*chainquery.Transaction, error) {
+// blockSlab is the slab of a block's header and transactions, sized from
+// its answer.
+func blockSlab(jb *jsonBlock) *slab {
+	n := len(jb.Transactions)
+	data := hexBytes(jb.LogsBloom) + hexBytes(jb.ExtraData)
+	for i := range jb.Transactions {
+		data += hexBytes(jb.Transactions[i].Input) + hexBytes(jb.Transactions[i].Data)
+	}
+	// Per transaction: to; value, gasPrice and the two fee caps. Plus the
+	// header's base fee.
+	return newSlab(data, n, 1+4*n, 0)
+}
+
+// decodeTx decodes the transaction at position pos of block b into t, with
+// its values from sl.
+func decodeTx(b *chainquery.Block, pos int, jt *jsonTx, notes *decodeNotes, sl *slab, t *chainquery.Transaction) error {
 	hash, err := requireHash("hash", jt.Hash)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	r := fieldReader{notes: notes, record: func() string { return "transaction " + hash.Hex() }}
-	t := &chainquery.Transaction{
+	r := fieldReader{notes: notes, record: func() string { return "transaction " + hash.Hex() }, slab: sl}
+	*t = chainquery.Transaction{
 		BlockNumber:          b.Number,
 		Timestamp:            b.Timestamp,
 		Hash:                 hash,
@@ -177,7 +195,7 @@ func decodeTx(b *chainquery.Block, pos int, jt *jsonTx, notes *decodeNotes) (*ch
 	} else {
 		t.Input = r.bytes("data", jt.Data)
 	}
-	return t, nil
+	return nil
 }
 
 // hash decodes an optional hash field, noting a malformed one.

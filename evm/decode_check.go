@@ -2,6 +2,8 @@ package evm
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/chainquery/chainquery"
 )
@@ -87,35 +89,96 @@ func CheckComplete(d *chainquery.BlockData, withTraces bool) error {
 		seenLog[k] = true
 	}
 
-	byTx := make(map[int][]*chainquery.Trace)
+	// The traces of each transaction, in their order in d.Traces: counted
+	// per transaction, then placed in one list, where a map of lists grew
+	// one list per transaction. After placing, the traces of transaction i
+	// are byTx[end[i-1]:end[i]] (from 0 for the first).
+	end := make([]int, len(d.Transactions))
 	for _, t := range d.Traces {
 		if !txOf(t.TransactionIndex, t.TransactionHash) {
 			return fail("trace %s names transaction %s at %d, which the block does not hold",
 				chainquery.FormatTraceAddress(t.TraceAddress), t.TransactionHash, t.TransactionIndex)
 		}
-		byTx[t.TransactionIndex] = append(byTx[t.TransactionIndex], t)
+		end[t.TransactionIndex]++
 	}
-	for _, tx := range d.Transactions {
-		traces := byTx[tx.Index]
-		if err := checkTraceTree(traces); err != nil {
+	next, most := 0, 0
+	for i, n := range end {
+		end[i] = next // where transaction i's traces start, until placed
+		next += n
+		most = max(most, n)
+	}
+	byTx := make([]*chainquery.Trace, len(d.Traces))
+	for _, t := range d.Traces {
+		byTx[end[t.TransactionIndex]] = t
+		end[t.TransactionIndex]++
+	}
+	keys := traceKeys(byTx)
+	tc := newTreeChecker(most)
+	start := 0
+	for i, tx := range d.Transactions { // tx.Index is i: checked above
+		traces := byTx[start:end[i]]
+		if err := tc.check(traces, keys[start:end[i]]); err != nil {
 			return fail("traces of %s: %v", tx.Hash, err)
 		}
 		if withTraces && len(traces) == 0 && !isStateSyncTx(b.Chain, tx) {
 			return fail("transaction %s has no top-level trace", tx.Hash)
 		}
+		start = end[i]
 	}
 	return nil
 }
 
-// checkTraceTree checks that the trace rows of one transaction form one
-// call tree as trace_address and subtraces describe it.
-func checkTraceTree(traces []*chainquery.Trace) error {
+// traceKeys returns the chainquery.FormatTraceAddress text of each trace,
+// all made in one string: a string per trace (and another for its
+// parent) was most of the allocations of CheckComplete.
+func traceKeys(traces []*chainquery.Trace) []string {
+	n := 0
+	for _, t := range traces {
+		n += 3 * len(t.TraceAddress) // up to two digits and a dot each: an estimate
+	}
+	buf := make([]byte, 0, n)
+	keys := make([]string, len(traces))
+	ends := make([]int, len(traces))
+	for i, t := range traces {
+		for j, n := range t.TraceAddress {
+			if j > 0 {
+				buf = append(buf, '.')
+			}
+			buf = strconv.AppendInt(buf, int64(n), 10)
+		}
+		ends[i] = len(buf)
+	}
+	all, from := string(buf), 0
+	for i, to := range ends {
+		keys[i], from = all[from:to], to
+	}
+	return keys
+}
+
+// treeChecker checks that the trace rows of one transaction after
+// another form one call tree as trace_address and subtraces describe it.
+// Its maps serve every transaction of a block, cleared in between.
+type treeChecker struct {
+	byAddr   map[string]*chainquery.Trace
+	children map[string]int
+}
+
+// newTreeChecker returns a checker for transactions of at most n traces.
+func newTreeChecker(n int) *treeChecker {
+	return &treeChecker{byAddr: make(map[string]*chainquery.Trace, n), children: make(map[string]int, n)}
+}
+
+// check checks the traces of one transaction; keys are their trace
+// addresses as FormatTraceAddress writes them.
+func (c *treeChecker) check(traces []*chainquery.Trace, keys []string) error {
 	if len(traces) == 0 {
 		return nil
 	}
-	byAddr := make(map[string]*chainquery.Trace, len(traces))
-	for _, t := range traces {
-		k := chainquery.FormatTraceAddress(t.TraceAddress)
+	clear(c.byAddr)
+	clear(c.children)
+	byAddr, children := c.byAddr, c.children
+	for i, t := range traces {
+		k := keys[i]
 		if byAddr[k] != nil {
 			return fmt.Errorf("two traces at %q", k)
 		}
@@ -124,19 +187,22 @@ func checkTraceTree(traces []*chainquery.Trace) error {
 	if byAddr[""] == nil {
 		return fmt.Errorf("no top-level trace")
 	}
-	children := make(map[string]int, len(traces))
-	for _, t := range traces {
+	for i, t := range traces {
 		n := len(t.TraceAddress)
 		if n == 0 {
 			continue
 		}
-		parent := chainquery.FormatTraceAddress(t.TraceAddress[:n-1])
+		// The parent's key is the key up to its last dot: numbers have none.
+		parent := ""
+		if n > 1 {
+			parent = keys[i][:strings.LastIndexByte(keys[i], '.')]
+		}
 		p := byAddr[parent]
 		if p == nil {
-			return fmt.Errorf("trace %q has no parent", chainquery.FormatTraceAddress(t.TraceAddress))
+			return fmt.Errorf("trace %q has no parent", keys[i])
 		}
 		if last := t.TraceAddress[n-1]; last < 0 || last >= p.Subtraces {
-			return fmt.Errorf("trace %q is beyond the %d subtraces of its parent", chainquery.FormatTraceAddress(t.TraceAddress), p.Subtraces)
+			return fmt.Errorf("trace %q is beyond the %d subtraces of its parent", keys[i], p.Subtraces)
 		}
 		children[parent]++
 	}

@@ -1,6 +1,9 @@
 package evm
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"sync"
+)
 
 // fastPaths turns the fast paths of the decoders on; tests turn them off to
 // compare. Each fast path fills the same intermediate structs as
@@ -13,12 +16,88 @@ import "encoding/json"
 // json.Unmarshal, so that the result, or the error, is what it always was.
 var fastPaths = true
 
-// fastBlock decodes an eth_getBlockByNumber result into jb.
-func fastBlock(raw []byte, jb *jsonBlock) bool {
+// scratch holds the intermediate structs that the fast paths fill for one
+// answer, kept from answer to answer in scratchPool rather than made anew:
+// they are garbage once the answer is decoded, and a Polygon block's
+// elements alone (900 trace elements of about 260 bytes, with their
+// actions and results; 400 logs; 100 transactions and receipts) were a
+// megabyte of it a block. Each list is appended to as the scanner reads,
+// and handed out capped (s[i:j:j]) where it is a part of one.
+//
+// Nothing decoded from an answer points into its scratch: the decoders
+// parse every value they keep out of these structs (which only hold slices
+// of the answer), and release clears them, so that the pool keeps no
+// answer alive either. A pointer into a list (an action, a receipt) taken
+// before the list grew points into the array the list had then, which
+// still holds the value it was given. The lists returned whole (txs,
+// receiptPtrs, traces) must be contiguous: the scanner fills each of their
+// elements through a pointer and appends nothing else to the same list
+// meanwhile, which is why a nested trace list is not the scratch's.
+type scratch struct {
+	txs         []jsonTx
+	receipts    []jsonReceipt
+	receiptPtrs []*jsonReceipt
+	logs        []jsonLog
+	topics      []json.RawMessage
+	traces      []parityTrace // the top level of a trace_block answer; nested lists are their own
+	actions     []parityAction
+	results     []parityResult
+	ints        []int
+	callTops    []*callFrame      // a callTracer answer's frames, one per element
+	callHashes  []json.RawMessage // and their txHash
+	frames      []callFrame       // never grown in place: see newFrame
+	calls       []*callFrame      // every frame's list of children, each a capped part
+	callStack   []*callFrame      // the children read so far of the frames being read
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// getScratch returns a scratch for one answer; release it once nothing
+// reads the intermediate structs any more.
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// release clears sc (whose structs hold slices of the answer) and returns
+// it to the pool. It clears each list's whole capacity: a scan that gave
+// up may have filled elements beyond a list's length.
+func (sc *scratch) release() {
+	sc.txs = clearList(sc.txs)
+	sc.receipts = clearList(sc.receipts)
+	sc.receiptPtrs = clearList(sc.receiptPtrs)
+	sc.logs = clearList(sc.logs)
+	sc.topics = clearList(sc.topics)
+	sc.traces = clearList(sc.traces)
+	sc.actions = clearList(sc.actions)
+	sc.results = clearList(sc.results)
+	sc.ints = sc.ints[:0]
+	sc.callTops = clearList(sc.callTops)
+	sc.callHashes = clearList(sc.callHashes)
+	sc.frames = clearList(sc.frames)
+	sc.calls = clearList(sc.calls)
+	sc.callStack = clearList(sc.callStack)
+	scratchPool.Put(sc)
+}
+
+func clearList[T any](l []T) []T {
+	clear(l[:cap(l)])
+	return l[:0]
+}
+
+// newScanner returns a scanner of raw whose lists go to sc, or to a
+// scratch of its own when sc is nil.
+func newScanner(raw []byte, sc *scratch) *scanner {
+	if sc == nil {
+		sc = new(scratch)
+	}
+	return &scanner{data: raw, sc: sc}
+}
+
+// fastBlock decodes an eth_getBlockByNumber result into jb, its
+// transactions into sc (nil: lists of their own).
+func fastBlock(raw []byte, jb *jsonBlock, sc *scratch) bool {
 	if !fastPaths {
 		return false
 	}
-	s := &scanner{data: raw}
+	s := newScanner(raw, sc)
 	if !s.open('{') {
 		return false
 	}
@@ -75,10 +154,14 @@ func (s *scanner) txs() []jsonTx {
 	if !s.open('[') {
 		return nil
 	}
-	out := []jsonTx{}
+	out := s.sc.txs[:0]
 	for first := true; s.more(']', &first); {
 		out = append(out, jsonTx{})
 		s.tx(&out[len(out)-1])
+	}
+	s.sc.txs = out
+	if len(out) == 0 {
+		return []jsonTx{}
 	}
 	return out
 }
@@ -122,41 +205,47 @@ func (s *scanner) tx(jt *jsonTx) {
 	}
 }
 
-// fastReceipts decodes an eth_getBlockReceipts result; null elements stay
-// nil.
-func fastReceipts(raw []byte) ([]*jsonReceipt, bool) {
+// fastReceipts decodes an eth_getBlockReceipts result into sc (nil: lists
+// of their own); null elements stay nil.
+func fastReceipts(raw []byte, sc *scratch) ([]*jsonReceipt, bool) {
 	if !fastPaths {
 		return nil, false
 	}
-	s := &scanner{data: raw}
+	s := newScanner(raw, sc)
 	if !s.open('[') {
 		return nil, false
 	}
-	out := []*jsonReceipt{}
-	var backing []jsonReceipt // one allocation for the receipts of a block
+	out := s.sc.receiptPtrs[:0]
 	for first := true; s.more(']', &first); {
 		if s.null() {
 			out = append(out, nil)
 			continue
 		}
-		if len(backing) == cap(backing) {
-			backing = make([]jsonReceipt, 0, max(16, 2*cap(backing)))
-		}
-		backing = append(backing, jsonReceipt{})
-		jr := &backing[len(backing)-1]
+		jr := s.newReceipt()
 		s.receipt(jr)
 		out = append(out, jr)
 	}
+	s.sc.receiptPtrs = out
 	s.end()
+	if out == nil {
+		out = []*jsonReceipt{}
+	}
 	return out, !s.bad
 }
 
-// fastReceipt decodes one eth_getTransactionReceipt result into jr.
-func fastReceipt(raw []byte, jr *jsonReceipt) bool {
+// newReceipt returns a zero jsonReceipt of the scratch.
+func (s *scanner) newReceipt() *jsonReceipt {
+	s.sc.receipts = append(s.sc.receipts, jsonReceipt{})
+	return &s.sc.receipts[len(s.sc.receipts)-1]
+}
+
+// fastReceipt decodes one eth_getTransactionReceipt result into jr, its
+// logs into sc (nil: lists of their own).
+func fastReceipt(raw []byte, jr *jsonReceipt, sc *scratch) bool {
 	if !fastPaths {
 		return false
 	}
-	s := &scanner{data: raw}
+	s := newScanner(raw, sc)
 	s.receipt(jr)
 	s.end()
 	return !s.bad
@@ -209,16 +298,19 @@ func (s *scanner) logs() []jsonLog {
 	if !s.open('[') {
 		return nil
 	}
-	out := []jsonLog{}
+	start := len(s.sc.logs)
 	for first := true; s.more(']', &first); {
 		if s.peek() == 'n' {
 			s.fail() // a null log: encoding/json keeps a zero element
 			return nil
 		}
-		out = append(out, jsonLog{})
-		s.log(&out[len(out)-1])
+		s.sc.logs = append(s.sc.logs, jsonLog{})
+		s.log(&s.sc.logs[len(s.sc.logs)-1]) // appends to topics only
 	}
-	return out
+	if len(s.sc.logs) == start {
+		return []jsonLog{}
+	}
+	return s.sc.logs[start:len(s.sc.logs):len(s.sc.logs)]
 }
 
 func (s *scanner) log(jl *jsonLog) {
@@ -251,28 +343,33 @@ func (s *scanner) rawList() []json.RawMessage {
 	if !s.open('[') {
 		return nil
 	}
-	var buf [4]json.RawMessage // topics: at most four in a valid log
-	out := buf[:0]
+	start := len(s.sc.topics)
 	for first := true; s.more(']', &first); {
-		out = append(out, s.value())
+		s.sc.topics = append(s.sc.topics, s.value())
 	}
-	return append([]json.RawMessage{}, out...)
+	if len(s.sc.topics) == start {
+		return []json.RawMessage{}
+	}
+	return s.sc.topics[start:len(s.sc.topics):len(s.sc.topics)]
 }
 
 // fastParity decodes a trace_block result (or geth's flatCallTracer
-// output) into its elements.
-func fastParity(raw []byte) ([]parityTrace, bool) {
+// output) into its elements, in sc (nil: lists of their own).
+func fastParity(raw []byte, sc *scratch) ([]parityTrace, bool) {
 	if !fastPaths {
 		return nil, false
 	}
-	s := &scanner{data: raw}
-	out := s.parityList()
+	s := newScanner(raw, sc)
+	out := s.parityList(true)
 	s.end()
 	return out, !s.bad
 }
 
-// parityList reads an array of parityTrace; null is nil.
-func (s *scanner) parityList() []parityTrace {
+// parityList reads an array of parityTrace; null is nil. The top-level
+// list is the scratch's; a nested one (a flatCallTracer wrapper's) is made
+// here, because its elements are read while an element of the top-level
+// list is being filled through a pointer.
+func (s *scanner) parityList(top bool) []parityTrace {
 	if s.null() {
 		return nil
 	}
@@ -280,6 +377,9 @@ func (s *scanner) parityList() []parityTrace {
 		return nil
 	}
 	out := []parityTrace{}
+	if top {
+		out = s.sc.traces[:0]
+	}
 	for first := true; s.more(']', &first); {
 		if s.peek() == 'n' {
 			s.fail() // a null element: encoding/json keeps a zero element
@@ -287,6 +387,12 @@ func (s *scanner) parityList() []parityTrace {
 		}
 		out = append(out, parityTrace{})
 		s.parityTrace(&out[len(out)-1])
+	}
+	if top {
+		s.sc.traces = out
+		if len(out) == 0 {
+			return []parityTrace{}
+		}
 	}
 	return out
 }
@@ -306,7 +412,8 @@ func (s *scanner) parityTrace(pt *parityTrace) {
 				pt.Action = nil
 				continue
 			}
-			pt.Action = new(parityAction)
+			s.sc.actions = append(s.sc.actions, parityAction{})
+			pt.Action = &s.sc.actions[len(s.sc.actions)-1]
 			s.parityAction(pt.Action)
 		case "result":
 			s.once(&seen, 2)
@@ -316,12 +423,13 @@ func (s *scanner) parityTrace(pt *parityTrace) {
 			switch s.peek() {
 			case '{':
 				start := s.i
-				pt.result = new(parityResult)
+				s.sc.results = append(s.sc.results, parityResult{})
+				pt.result = &s.sc.results[len(s.sc.results)-1]
 				s.parityResult(pt.result)
 				pt.Result = s.data[start:s.i]
 			case '[':
 				start := s.i
-				pt.inner = s.parityList()
+				pt.inner = s.parityList(false)
 				pt.hasInner = true
 				pt.Result = s.data[start:s.i]
 			default:
@@ -404,29 +512,44 @@ func (s *scanner) parityResult(r *parityResult) {
 }
 
 // fastCallTraces decodes a debug_traceBlock* result made with the
-// callTracer into one frame per element and the element's txHash. It gives
-// up on every element that is not a frame (a transaction the node failed to
-// trace): DecodeCallTraces explains those.
-func fastCallTraces(raw []byte) (frames []*callFrame, txHashes []json.RawMessage, ok bool) {
+// callTracer into one frame per element and the element's txHash, in sc
+// (nil: lists of their own). It gives up on every element that is not a
+// frame (a transaction the node failed to trace): DecodeCallTraces
+// explains those.
+func fastCallTraces(raw []byte, sc *scratch) (frames []*callFrame, txHashes []json.RawMessage, ok bool) {
 	if !fastPaths {
 		return nil, nil, false
 	}
-	s := &scanner{data: raw}
+	s := newScanner(raw, sc)
 	if !s.open('[') {
 		return nil, nil, false
 	}
+	frames, txHashes = s.sc.callTops[:0], s.sc.callHashes[:0]
 	for first := true; s.more(']', &first); {
 		f, h := s.callElement()
 		frames, txHashes = append(frames, f), append(txHashes, h)
 	}
+	s.sc.callTops, s.sc.callHashes = frames, txHashes
 	s.end()
-	return frames, txHashes, !s.bad && frames != nil
+	return frames, txHashes, !s.bad && len(frames) > 0
+}
+
+// newFrame returns a zero callFrame of the scratch. A frame is filled
+// while its children are read, through a pointer that must stay valid, so
+// the list of frames is never grown in place: when it is full, a new one
+// takes its place, and the frames handed out stay where they are.
+func (s *scanner) newFrame() *callFrame {
+	if len(s.sc.frames) == cap(s.sc.frames) {
+		s.sc.frames = make([]callFrame, 0, max(256, 2*cap(s.sc.frames)))
+	}
+	s.sc.frames = append(s.sc.frames, callFrame{})
+	return &s.sc.frames[len(s.sc.frames)-1]
 }
 
 // callElement reads one element: a bare frame (its type set), or a
 // {"txHash", "result": frame} wrapper.
 func (s *scanner) callElement() (*callFrame, json.RawMessage) {
-	var el callFrame // the element read as a frame
+	el := s.newFrame() // the element read as a frame
 	var result *callFrame
 	var txHash, errRaw json.RawMessage
 	var typed bool
@@ -447,12 +570,12 @@ func (s *scanner) callElement() (*callFrame, json.RawMessage) {
 				result = nil
 				continue
 			}
-			result = new(callFrame)
+			result = s.newFrame()
 			s.callFrame(result)
 		case "error":
 			s.raw(&errRaw, &seen, 3)
 		default:
-			s.frameField(k, &el, &seen)
+			s.frameField(k, el, &seen)
 		}
 	}
 	if s.bad {
@@ -470,7 +593,7 @@ func (s *scanner) callElement() (*callFrame, json.RawMessage) {
 				return nil, nil
 			}
 		}
-		return &el, txHash
+		return el, txHash
 	}
 	if result == nil {
 		s.fail()
@@ -522,6 +645,10 @@ func (s *scanner) frameField(k []byte, f *callFrame, seen *uint32) {
 	}
 }
 
+// calls reads a frame's children. Their frames' own children are read
+// in between, so each child goes on a stack once it is read, and the
+// frame's list is copied off the stack, into one list for all frames,
+// when the last child is read.
 func (s *scanner) calls() []*callFrame {
 	if s.null() {
 		return nil
@@ -529,15 +656,21 @@ func (s *scanner) calls() []*callFrame {
 	if !s.open('[') {
 		return nil
 	}
-	out := []*callFrame{}
+	base := len(s.sc.callStack)
 	for first := true; s.more(']', &first); {
 		if s.peek() == 'n' {
 			s.fail() // a null child: left to encoding/json
 			return nil
 		}
-		c := new(callFrame)
+		c := s.newFrame()
 		s.callFrame(c)
-		out = append(out, c)
+		s.sc.callStack = append(s.sc.callStack, c)
 	}
-	return out
+	start := len(s.sc.calls)
+	s.sc.calls = append(s.sc.calls, s.sc.callStack[base:]...)
+	s.sc.callStack = s.sc.callStack[:base]
+	if len(s.sc.calls) == start {
+		return []*callFrame{}
+	}
+	return s.sc.calls[start:len(s.sc.calls):len(s.sc.calls)]
 }

@@ -91,16 +91,16 @@ func TestFastPathsPolychain(t *testing.T) {
 		parity := polychain.Render(b, polychain.KindParity)
 		calls := polychain.Render(b, polychain.KindCallTracer)
 		var jb jsonBlock
-		if !fastBlock(block, &jb) {
+		if !fastBlock(block, &jb, nil) {
 			t.Errorf("block %d: the fast path gave up", n)
 		}
-		if _, ok := fastReceipts(receipts); !ok {
+		if _, ok := fastReceipts(receipts, nil); !ok {
 			t.Errorf("block %d receipts: the fast path gave up", n)
 		}
-		if _, ok := fastParity(parity); !ok {
+		if _, ok := fastParity(parity, nil); !ok {
 			t.Errorf("block %d trace_block: the fast path gave up", n)
 		}
-		if _, _, ok := fastCallTraces(calls); !ok {
+		if _, _, ok := fastCallTraces(calls, nil); !ok {
 			t.Errorf("block %d callTracer: the fast path gave up", n)
 		}
 		for kind, traces := range map[int][]byte{2: parity, 3: calls} {

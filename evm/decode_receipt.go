@@ -49,8 +49,8 @@ type receiptFill struct {
 	cumGas   uint64
 	price    *big.Int // nil when the node does not report it
 	contract *chainquery.Address
-	logs     []*chainquery.Log
-	hasIndex []bool // per log: the node gave a logIndex
+	logs     []chainquery.Log // this receipt's part of the receipts' log slab
+	hasIndex []bool           // per log: the node gave a logIndex
 }
 
 // ApplyReceipts fills the receipt fields of d's transactions (gas_used,
@@ -83,13 +83,16 @@ func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage,
 	if d == nil || d.Block == nil {
 		return fmt.Errorf("evm: ApplyReceipts: no block")
 	}
+	sc := getScratch()
+	defer sc.release()
 	jrs := make([]*jsonReceipt, 0, len(receipts))
-	for _, raw := range receipts {
+	backing := make([]jsonReceipt, len(receipts)) // one allocation for them all
+	for i, raw := range receipts {
 		if !present(raw) {
 			continue
 		}
-		jr := new(jsonReceipt)
-		if !fastReceipt(raw, jr) {
+		jr := &backing[i]
+		if !fastReceipt(raw, jr, sc) {
 			*jr = jsonReceipt{}
 			if err := json.Unmarshal(raw, jr); err != nil {
 				return fmt.Errorf("evm: block %d: receipt: %w", d.Block.Number, err)
@@ -103,7 +106,9 @@ func applyReceiptsWithNotes(d *chainquery.BlockData, receipts []json.RawMessage,
 // applyBlockReceipts applies an eth_getBlockReceipts answer, decoded in one
 // pass rather than element by element.
 func applyBlockReceipts(d *chainquery.BlockData, raw json.RawMessage, notes *decodeNotes) error {
-	jrs, ok := fastReceipts(raw)
+	sc := getScratch()
+	defer sc.release()
+	jrs, ok := fastReceipts(raw, sc)
 	if !ok {
 		jrs = nil
 		if err := json.Unmarshal(raw, &jrs); err != nil {
@@ -119,10 +124,12 @@ func applyJSONReceipts(d *chainquery.BlockData, receipts []*jsonReceipt, notes *
 		return fmt.Errorf("evm: ApplyReceipts: no block")
 	}
 	b := d.Block
+	sl := newReceiptSlab(receipts)
+	fills := make([]receiptFill, len(receipts)) // one allocation for them all
 	byHash := make(map[chainquery.Hash]*receiptFill, len(receipts))
-	for _, jr := range receipts {
-		rf, err := decodeReceipt(b, jr, notes)
-		if err != nil {
+	for i, jr := range receipts {
+		rf := &fills[i]
+		if err := decodeReceipt(b, jr, notes, sl, rf); err != nil {
 			return err
 		}
 		if _, dup := byHash[rf.hash]; dup {
@@ -131,7 +138,7 @@ func applyJSONReceipts(d *chainquery.BlockData, receipts []*jsonReceipt, notes *
 		byHash[rf.hash] = rf
 	}
 
-	fills := make([]*receiptFill, len(d.Transactions))
+	txFills := make([]*receiptFill, len(d.Transactions))
 	var missing []string
 	for i, t := range d.Transactions {
 		rf := byHash[t.Hash]
@@ -142,7 +149,7 @@ func applyJSONReceipts(d *chainquery.BlockData, receipts []*jsonReceipt, notes *
 		if rf.index >= 0 && rf.index != t.Index {
 			return fmt.Errorf("evm: block %d: receipt of %s has index %d, transaction has %d", b.Number, t.Hash, rf.index, t.Index)
 		}
-		fills[i] = rf
+		txFills[i] = rf
 		delete(byHash, t.Hash)
 	}
 	if len(missing) > 0 {
@@ -165,11 +172,11 @@ func applyJSONReceipts(d *chainquery.BlockData, receipts []*jsonReceipt, notes *
 	txs := slices.Clone(d.Transactions)
 	for _, rf := range extra {
 		txs = append(txs, stateSyncTx(b, rf))
-		fills = append(fills, rf)
+		txFills = append(txFills, rf)
 	}
-	var logs []*chainquery.Log
+	logs := make([]*chainquery.Log, 0, len(sl.logs))
 	for i, t := range txs {
-		rf := fills[i]
+		rf := txFills[i]
 		t.Status = rf.status
 		t.GasUsed = rf.gasUsed
 		t.CumulativeGasUsed = rf.cumGas
@@ -183,7 +190,8 @@ func applyJSONReceipts(d *chainquery.BlockData, receipts []*jsonReceipt, notes *
 			t.EffectiveGasPrice = new(big.Int)
 		}
 		t.LogCount = len(rf.logs)
-		for j, l := range rf.logs {
+		for j := range rf.logs {
+			l := &rf.logs[j]
 			l.TransactionIndex = t.Index
 			l.TransactionFrom = t.From
 			l.TransactionTo = t.To
@@ -200,20 +208,71 @@ func applyJSONReceipts(d *chainquery.BlockData, receipts []*jsonReceipt, notes *
 	return nil
 }
 
-// decodeReceipt decodes one receipt of block b and checks that it belongs to it.
-func decodeReceipt(b *chainquery.Block, jr *jsonReceipt, notes *decodeNotes) (*receiptFill, error) {
+// receiptSlab is the slab of a block's receipts: their values, and their
+// logs and topics, each log's topics a capped part of topics.
+type receiptSlab struct {
+	*slab
+	logs     []chainquery.Log // all of them, cut into each receipt's logs by decodeReceipt
+	hasIndex []bool
+	used     int               // logs handed out
+	topics   []chainquery.Hash // the room left
+}
+
+func newReceiptSlab(receipts []*jsonReceipt) *receiptSlab {
+	var logs, topics, data int
+	for _, jr := range receipts {
+		logs += len(jr.Logs)
+		for j := range jr.Logs {
+			jl := &jr.Logs[j]
+			topics += len(jl.Topics)
+			data += hexBytes(jl.Data)
+		}
+	}
+	// Per receipt: from, to and contractAddress; effectiveGasPrice.
+	return &receiptSlab{
+		slab:     newSlab(data, 3*len(receipts), len(receipts), 0),
+		logs:     make([]chainquery.Log, logs),
+		hasIndex: make([]bool, logs),
+		topics:   make([]chainquery.Hash, topics),
+	}
+}
+
+// takeLogs returns the next n logs of the slab and their hasIndex flags.
+func (sl *receiptSlab) takeLogs(n int) ([]chainquery.Log, []bool) {
+	if n > len(sl.logs)-sl.used {
+		return make([]chainquery.Log, n), make([]bool, n) // more logs than counted: cannot happen
+	}
+	i, j := sl.used, sl.used+n
+	sl.used = j
+	return sl.logs[i:j:j], sl.hasIndex[i:j:j]
+}
+
+// takeTopics returns n hashes of the slab for a log's topics: a non-nil
+// slice, as make gives.
+func (sl *receiptSlab) takeTopics(n int) []chainquery.Hash {
+	if n == 0 || n > len(sl.topics) {
+		return make([]chainquery.Hash, n)
+	}
+	out := sl.topics[:n:n]
+	sl.topics = sl.topics[n:]
+	return out
+}
+
+// decodeReceipt decodes one receipt of block b into rf, with its values
+// and logs from sl, and checks that it belongs to b.
+func decodeReceipt(b *chainquery.Block, jr *jsonReceipt, notes *decodeNotes, sl *receiptSlab, rf *receiptFill) error {
 	hash, err := requireHash("transactionHash", jr.TransactionHash)
 	if err != nil {
-		return nil, fmt.Errorf("evm: block %d: receipt: %w", b.Number, err)
+		return fmt.Errorf("evm: block %d: receipt: %w", b.Number, err)
 	}
 	if bh, ok, err := fieldHash(jr.BlockHash); err == nil && ok && bh != b.Hash {
-		return nil, fmt.Errorf("evm: block %d: receipt of %s is of block %s, not %s", b.Number, hash, bh, b.Hash)
+		return fmt.Errorf("evm: block %d: receipt of %s is of block %s, not %s", b.Number, hash, bh, b.Hash)
 	}
 	if n, err := fieldUint(jr.BlockNumber); err == nil && present(jr.BlockNumber) && n != b.Number {
-		return nil, fmt.Errorf("evm: block %d: receipt of %s is of block %d", b.Number, hash, n)
+		return fmt.Errorf("evm: block %d: receipt of %s is of block %d", b.Number, hash, n)
 	}
-	r := fieldReader{notes: notes, record: func() string { return "receipt " + hash.Hex() }}
-	rf := &receiptFill{
+	r := fieldReader{notes: notes, record: func() string { return "receipt " + hash.Hex() }, slab: sl.slab}
+	*rf = receiptFill{
 		hash:     hash,
 		index:    -1,
 		from:     r.address("from", jr.From),
@@ -231,44 +290,47 @@ func decodeReceipt(b *chainquery.Block, jr *jsonReceipt, notes *decodeNotes) (*r
 	if present(jr.Status) {
 		rf.status = r.uint("status", jr.Status) == 1
 	}
-	for j, jl := range jr.Logs {
-		l, hasIndex, err := decodeLog(b, hash, jl)
-		if err != nil {
-			return nil, fmt.Errorf("evm: block %d: receipt of %s: log %d: %w", b.Number, hash, j, err)
-		}
-		rf.logs = append(rf.logs, l)
-		rf.hasIndex = append(rf.hasIndex, hasIndex)
+	if len(jr.Logs) > 0 {
+		rf.logs, rf.hasIndex = sl.takeLogs(len(jr.Logs))
 	}
-	return rf, nil
+	for j := range jr.Logs {
+		hasIndex, err := decodeLog(b, hash, &jr.Logs[j], sl, &rf.logs[j])
+		if err != nil {
+			return fmt.Errorf("evm: block %d: receipt of %s: log %d: %w", b.Number, hash, j, err)
+		}
+		rf.hasIndex[j] = hasIndex
+	}
+	return nil
 }
 
-// decodeLog decodes one log strictly: its address and topics are what users
-// filter on, so a malformed one is an error, not an empty field.
-func decodeLog(b *chainquery.Block, tx chainquery.Hash, jl jsonLog) (*chainquery.Log, bool, error) {
-	addr, err := fieldAddress(jl.Address)
+// decodeLog decodes one log strictly into l, with its data and topics
+// from sl: its address and topics are what users filter on, so a
+// malformed one is an error, not an empty field.
+func decodeLog(b *chainquery.Block, tx chainquery.Hash, jl *jsonLog, sl *receiptSlab, l *chainquery.Log) (bool, error) {
+	addr, ok, err := fieldAddressValue(jl.Address)
 	if err != nil {
-		return nil, false, fmt.Errorf("address: %w", err)
+		return false, fmt.Errorf("address: %w", err)
 	}
-	if addr == nil {
-		return nil, false, fmt.Errorf("address is missing")
+	if !ok {
+		return false, fmt.Errorf("address is missing")
 	}
 	if len(jl.Topics) > 4 {
-		return nil, false, fmt.Errorf("%d topics (at most 4)", len(jl.Topics))
+		return false, fmt.Errorf("%d topics (at most 4)", len(jl.Topics))
 	}
-	l := &chainquery.Log{
+	*l = chainquery.Log{
 		BlockNumber:     b.Number,
 		Timestamp:       b.Timestamp,
 		TransactionHash: tx,
-		Address:         *addr,
-		Topics:          make([]chainquery.Hash, len(jl.Topics)),
+		Address:         addr,
+		Topics:          sl.takeTopics(len(jl.Topics)),
 	}
 	for i, rt := range jl.Topics {
 		if l.Topics[i], err = requireHash("topic", rt); err != nil {
-			return nil, false, fmt.Errorf("topic %d: %w", i, err)
+			return false, fmt.Errorf("topic %d: %w", i, err)
 		}
 	}
-	if l.Data, err = fieldBytes(jl.Data); err != nil {
-		return nil, false, fmt.Errorf("data: %w", err)
+	if l.Data, err = fieldBytesIn(sl.slab, jl.Data); err != nil {
+		return false, fmt.Errorf("data: %w", err)
 	}
 	if l.Data == nil {
 		l.Data = []byte{}
@@ -277,11 +339,11 @@ func decodeLog(b *chainquery.Block, tx chainquery.Hash, jl jsonLog) (*chainquery
 	if hasIndex {
 		n, err := fieldUint(jl.LogIndex)
 		if err != nil {
-			return nil, false, fmt.Errorf("logIndex: %w", err)
+			return false, fmt.Errorf("logIndex: %w", err)
 		}
 		l.LogIndex = int(n)
 	}
-	return l, hasIndex, nil
+	return hasIndex, nil
 }
 
 // isStateSyncReceipt reports whether a receipt is a Bor state-sync receipt:

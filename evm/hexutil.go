@@ -133,25 +133,28 @@ func parseUint64[T text](s T) (uint64, error) {
 
 // parseBig parses a quantity of any size with the rules of parseUint64.
 // Negative values are refused: no EVM amount is negative.
-func parseBig[T text](s T) (*big.Int, error) {
+func parseBig[T text](s T) (*big.Int, error) { return parseBigIn(nil, s) }
+
+// parseBigIn is parseBig with the value taken from sl.
+func parseBigIn[T text](sl *slab, s T) (*big.Int, error) {
 	digits, base := s, 10
 	if hasHexPrefix(s) {
 		digits, base = s[2:], 16
 		if len(digits) == 0 {
-			return new(big.Int), nil
+			return sl.newBig(), nil
 		}
 		if sig := trimZeros(digits); len(sig) <= 16 {
 			if v, ok := hexUint64(sig); ok {
-				return new(big.Int).SetUint64(v), nil
+				return sl.uintBig(v), nil
 			}
 		}
 	} else if v, ok := decUint64(s); ok {
-		return new(big.Int).SetUint64(v), nil
+		return sl.uintBig(v), nil
 	}
 	if len(digits) == 0 || digits[0] == '-' || digits[0] == '+' {
 		return nil, fmt.Errorf("bad quantity %.24q", s)
 	}
-	v, ok := new(big.Int).SetString(string(digits), base)
+	v, ok := sl.newBig().SetString(string(digits), base)
 	if !ok {
 		return nil, fmt.Errorf("bad quantity %.24q", s)
 	}
@@ -163,28 +166,51 @@ func parseBig[T text](s T) (*big.Int, error) {
 // slightly off must still be stored (one Avalanche fixture has such an
 // input); the prefix is optional for the same reason. "" and "0x" are an
 // empty, non-nil slice.
-func parseBytes[T text](s T) ([]byte, error) {
+func parseBytes[T text](s T) ([]byte, error) { return parseBytesIn(nil, s) }
+
+// parseBytesIn is parseBytes with the bytes taken from sl.
+func parseBytesIn[T text](sl *slab, s T) ([]byte, error) {
 	if hasHexPrefix(s) {
 		s = s[2:]
 	}
-	out := make([]byte, (len(s)+1)/2)
+	n := (len(s) + 1) / 2
+	if n == 0 {
+		return []byte{}, nil
+	}
+	if room := sl.byteRoom(n); room != nil {
+		if !unhex(room, s) {
+			return nil, errHexSyntax
+		}
+		return sl.commitBytes(n), nil
+	}
+	out := make([]byte, n)
+	if !unhex(out, s) {
+		return nil, errHexSyntax
+	}
+	return out, nil
+}
+
+// unhex decodes the hex digits s (an odd count has a leading zero nibble)
+// into dst, which is exactly long enough, and reports whether they were all
+// hex digits.
+func unhex[T text](dst []byte, s T) bool {
 	i, j := 0, 0
 	if len(s)%2 == 1 {
 		d := hexVal[s[0]]
 		if d == 0xff {
-			return nil, errHexSyntax
+			return false
 		}
-		out[0] = d
+		dst[0] = d
 		i, j = 1, 1
 	}
 	for ; i < len(s); i, j = i+2, j+1 {
 		hi, lo := hexVal[s[i]], hexVal[s[i+1]]
 		if hi == 0xff || lo == 0xff {
-			return nil, errHexSyntax
+			return false
 		}
-		out[j] = hi<<4 | lo
+		dst[j] = hi<<4 | lo
 	}
-	return out, nil
+	return true
 }
 
 // parseFixed parses hex data that must be exactly len(dst) bytes long.
@@ -212,17 +238,23 @@ func fieldUint(raw json.RawMessage) (uint64, error) {
 }
 
 // fieldBig decodes an optional quantity field; absent or null is nil.
-func fieldBig(raw json.RawMessage) (*big.Int, error) {
+func fieldBig(raw json.RawMessage) (*big.Int, error) { return fieldBigIn(nil, raw) }
+
+// fieldBigIn is fieldBig with the value taken from sl.
+func fieldBigIn(sl *slab, raw json.RawMessage) (*big.Int, error) {
 	s, ok, err := jsonBytes(raw)
 	if err != nil || !ok {
 		return nil, err
 	}
-	return parseBig(s)
+	return parseBigIn(sl, s)
 }
 
 // fieldBytes decodes an optional data field; absent or null is nil, "0x" is
 // an empty, non-nil slice.
-func fieldBytes(raw json.RawMessage) ([]byte, error) {
+func fieldBytes(raw json.RawMessage) ([]byte, error) { return fieldBytesIn(nil, raw) }
+
+// fieldBytesIn is fieldBytes with the bytes taken from sl.
+func fieldBytesIn(sl *slab, raw json.RawMessage) ([]byte, error) {
 	s, ok, err := jsonBytes(raw)
 	if err != nil || !ok {
 		return nil, err
@@ -230,21 +262,34 @@ func fieldBytes(raw json.RawMessage) ([]byte, error) {
 	if bytes.TrimSpace(raw)[0] != '"' {
 		return nil, errHexSyntax // a number is never data
 	}
-	return parseBytes(s)
+	return parseBytesIn(sl, s)
 }
 
 // fieldAddress decodes an optional address field; absent, null, "" and "0x"
 // are nil (nodes write all four for "no address").
-func fieldAddress(raw json.RawMessage) (*chainquery.Address, error) {
+func fieldAddress(raw json.RawMessage) (*chainquery.Address, error) { return fieldAddressIn(nil, raw) }
+
+// fieldAddressIn is fieldAddress with the address taken from sl.
+func fieldAddressIn(sl *slab, raw json.RawMessage) (*chainquery.Address, error) {
+	a, ok, err := fieldAddressValue(raw)
+	if !ok {
+		return nil, err
+	}
+	return sl.address(a), nil
+}
+
+// fieldAddressValue is fieldAddress for callers that want the address
+// itself, not a pointer to a copy: ok is false where fieldAddress gives
+// nil, and a is then the zero address.
+func fieldAddressValue(raw json.RawMessage) (a chainquery.Address, ok bool, err error) {
 	s, ok, err := jsonBytes(raw)
 	if err != nil || !ok || len(s) == 0 || string(s) == "0x" {
-		return nil, err
+		return a, false, err
 	}
-	var a chainquery.Address
 	if err := parseFixed(s, a[:]); err != nil {
-		return nil, err
+		return chainquery.Address{}, false, err // parseFixed may have written some bytes
 	}
-	return &a, nil
+	return a, true, nil
 }
 
 // fieldHash decodes an optional 32-byte hash field; present is false when
@@ -274,6 +319,7 @@ func (n *decodeNotes) add(format string, args ...any) {
 type fieldReader struct {
 	notes  *decodeNotes
 	record func() string // names the record, e.g. "transaction 0xab...": built only for a note
+	slab   *slab         // where amounts, data and address pointers come from; nil: allocate each
 }
 
 func (r fieldReader) note(field string, err error) {
@@ -289,29 +335,29 @@ func (r fieldReader) uint(field string, raw json.RawMessage) uint64 {
 }
 
 func (r fieldReader) big(field string, raw json.RawMessage) *big.Int {
-	v, err := fieldBig(raw)
+	v, err := fieldBigIn(r.slab, raw)
 	r.note(field, err)
 	return v
 }
 
 func (r fieldReader) bytes(field string, raw json.RawMessage) []byte {
-	v, err := fieldBytes(raw)
+	v, err := fieldBytesIn(r.slab, raw)
 	r.note(field, err)
 	return v
 }
 
 func (r fieldReader) address(field string, raw json.RawMessage) *chainquery.Address {
-	v, err := fieldAddress(raw)
+	v, err := fieldAddressIn(r.slab, raw)
 	r.note(field, err)
 	return v
 }
 
-// addressOrZero is address for fields the schema never leaves empty.
+// addressOrZero is address for fields the schema never leaves empty; it
+// needs no pointer, so it takes nothing from the slab.
 func (r fieldReader) addressOrZero(field string, raw json.RawMessage) chainquery.Address {
-	if a := r.address(field, raw); a != nil {
-		return *a
-	}
-	return chainquery.Address{}
+	a, _, err := fieldAddressValue(raw)
+	r.note(field, err)
+	return a
 }
 
 // present reports whether a field holds a value other than null.

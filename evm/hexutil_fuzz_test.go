@@ -87,13 +87,23 @@ func FuzzHexParsers(f *testing.F) {
 		ru, rerr := refUint64(s)
 		same("parseUint64", u, ru, err, rerr)
 		b, err := parseBig([]byte(s))
-		rb, rerr := refBig(s)
-		same("parseBig", b, rb, err, rerr)
+		rb, rbErr := refBig(s)
+		same("parseBig", b, rb, err, rbErr)
 		by, err := parseBytes([]byte(s))
-		rby, rerr := refBytes(s)
-		same("parseBytes", by, rby, err, rerr)
+		rby, rbyErr := refBytes(s)
+		same("parseBytes", by, rby, err, rbyErr)
 		if err == nil && by == nil {
 			t.Fatalf("parseBytes(%q) is nil", s)
+		}
+		// The same from a slab, with room and without.
+		for _, sl := range []*slab{newSlab(len(s), 1, 1, 0), newSlab(1, 0, 0, 0)} {
+			b, err := parseBigIn(sl, []byte(s))
+			same("parseBigIn", b, rb, err, rbErr)
+			by, err := parseBytesIn(sl, []byte(s))
+			same("parseBytesIn", by, rby, err, rbyErr)
+			if err == nil && (by == nil || cap(by) != len(by)) {
+				t.Fatalf("parseBytesIn(%q) = %v, cap %d: nil or not capped", s, by, cap(by))
+			}
 		}
 		var a, ra [20]byte
 		err, rerr = parseFixed([]byte(s), a[:]), refFixed(s, ra[:])

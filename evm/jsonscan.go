@@ -23,6 +23,7 @@ type scanner struct {
 	bad   bool
 	depth int
 	kbuf  [24]byte // the lowered key of the member being read
+	sc    *scratch // where lists of elements go
 }
 
 // maxDepth is encoding/json's nesting limit: deeper answers are its errors.
@@ -372,7 +373,7 @@ func ascii(b []byte) bool {
 }
 
 // internString returns b as a string, without a copy for the words that
-// trace and frame types are made of.
+// trace and frame types are made of and the most common errors.
 func internString(b []byte) string {
 	switch string(b) {
 	case "":
@@ -405,6 +406,10 @@ func internString(b []byte) string {
 		return "Reverted"
 	case "execution reverted":
 		return "execution reverted"
+	case "out of gas":
+		return "out of gas"
+	case "Out of gas":
+		return "Out of gas"
 	}
 	return string(b)
 }
@@ -460,13 +465,17 @@ func (s *scanner) ints(dst *[]int, seen *uint32, bit uint) {
 	if !s.open('[') {
 		return
 	}
-	out := []int{}
+	start := len(s.sc.ints)
 	for first := true; s.more(']', &first); {
 		if s.peek() == 'n' {
 			s.fail() // encoding/json keeps the element's old value
 			return
 		}
-		out = append(out, s.intValue())
+		s.sc.ints = append(s.sc.ints, s.intValue())
 	}
-	*dst = out
+	if len(s.sc.ints) == start {
+		*dst = []int{}
+		return
+	}
+	*dst = s.sc.ints[start:len(s.sc.ints):len(s.sc.ints)]
 }

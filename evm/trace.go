@@ -2,7 +2,6 @@ package evm
 
 import (
 	"fmt"
-	"math/big"
 	"strings"
 
 	"github.com/chainquery/chainquery"
@@ -23,6 +22,29 @@ func newTraceTxIndex(d *chainquery.BlockData) *traceTxIndex {
 		x.byHash[t.Hash] = t
 	}
 	return x
+}
+
+// traceSlab is the slab of the traces of one answer: their values, and
+// the traces themselves.
+type traceSlab struct {
+	*slab
+	traces []chainquery.Trace // within capacity, so that pointers stay valid
+}
+
+// newTraceSlab returns a slab with room for n traces with data bytes of
+// input and output and ints of trace addresses in all.
+func newTraceSlab(n, data, ints int) *traceSlab {
+	// Per trace: its to address and its value.
+	return &traceSlab{slab: newSlab(data, n, n, ints), traces: make([]chainquery.Trace, 0, n)}
+}
+
+// newTrace returns a zero trace of the slab.
+func (sl *traceSlab) newTrace() *chainquery.Trace {
+	if len(sl.traces) == cap(sl.traces) {
+		return new(chainquery.Trace)
+	}
+	sl.traces = append(sl.traces, chainquery.Trace{})
+	return &sl.traces[len(sl.traces)-1]
 }
 
 // resolve returns the hash and index of the transaction that a trace names
@@ -57,7 +79,8 @@ func (x *traceTxIndex) resolve(hash chainquery.Hash, hasHash bool, pos int) (cha
 // call_type (docs/api.md, Filter Traces): callcode is reported as call, create2 as
 // create, and anything unknown as call.
 func callTypeOf(kind string) (traceType, callType string) {
-	switch strings.ToLower(kind) {
+	var buf [16]byte
+	switch string(lowerKind(kind, buf[:])) {
 	case "delegatecall":
 		return chainquery.TraceCall, chainquery.CallTypeDelegateCall
 	case "staticcall":
@@ -73,10 +96,31 @@ func callTypeOf(kind string) (traceType, callType string) {
 	return chainquery.TraceCall, chainquery.CallTypeCall
 }
 
+// lowerKind returns strings.ToLower(kind), in buf when kind is short
+// ASCII (every kind a node sends), where ToLower allocated for the
+// upper-case kinds of the callTracer.
+func lowerKind(kind string, buf []byte) []byte {
+	if len(kind) > len(buf) {
+		return []byte(strings.ToLower(kind))
+	}
+	for i := 0; i < len(kind); i++ {
+		c := kind[i]
+		switch {
+		case c >= 0x80:
+			return []byte(strings.ToLower(kind)) // Unicode's rules
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return buf[:len(kind)]
+}
+
 // finishTrace applies the rules both decoders share: a failed creation has
 // no address, a suicide has no gas, input or output, and input, output and
-// value are never nil so that both paths give equal rows.
-func finishTrace(t *chainquery.Trace) {
+// value are never nil so that both paths give equal rows. A zero value
+// comes from sl.
+func finishTrace(t *chainquery.Trace, sl *slab) {
 	if t.Type == chainquery.TraceCreate && t.Error != "" {
 		t.To = nil
 	}
@@ -91,7 +135,7 @@ func finishTrace(t *chainquery.Trace) {
 		t.Output = []byte{}
 	}
 	if t.Value == nil {
-		t.Value = new(big.Int)
+		t.Value = sl.newBig()
 	}
 	if t.TraceAddress == nil {
 		t.TraceAddress = []int{}

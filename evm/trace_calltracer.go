@@ -58,6 +58,7 @@ func decodeCallTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, not
 	}
 	x := newTraceTxIndex(d)
 	var out []*chainquery.Trace
+	var sl *traceSlab
 	add := func(i int, frame *callFrame, txHash json.RawMessage) error {
 		hash, hasHash, err := fieldHash(txHash)
 		if err != nil {
@@ -67,12 +68,18 @@ func decodeCallTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, not
 		if err != nil {
 			return fmt.Errorf("evm: block %d: callTracer: %w", d.Block.Number, err)
 		}
-		f := &frameFlattener{block: d.Block, hash: hash, index: idx, notes: notes, out: out}
-		f.flatten(frame, []int{}, nil)
+		f := &frameFlattener{block: d.Block, hash: hash, index: idx, notes: notes, out: out, slab: sl}
+		f.flatten(frame, []int{}, chainquery.Address{}, false)
 		out = f.out
 		return nil
 	}
-	if frames, txHashes, ok := fastCallTraces(raw); ok {
+	sc := getScratch()
+	defer sc.release()
+	if frames, txHashes, ok := fastCallTraces(raw, sc); ok {
+		sl = newCallSlab(frames)
+		if n := cap(sl.traces); n > 0 {
+			out = make([]*chainquery.Trace, 0, n)
+		}
 		for i, frame := range frames {
 			if err := add(i, frame, txHashes[i]); err != nil {
 				return err
@@ -106,12 +113,36 @@ func decodeCallTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, not
 		case frame == nil:
 			return fmt.Errorf("evm: block %d: callTracer element %d is not a frame: %.80s", d.Block.Number, i, el)
 		}
+		sl = newCallSlab([]*callFrame{frame}) // the frames come one element at a time here
 		if err := add(i, frame, ce.TxHash); err != nil {
 			return err
 		}
 	}
 	d.Traces = out
 	return nil
+}
+
+// newCallSlab sizes the slab of the traces of frame trees: one trace, to
+// address and value per frame, and room for their trace addresses (as
+// long as their depth), input and output.
+func newCallSlab(frames []*callFrame) *traceSlab {
+	var n, ints, data int
+	var count func(f *callFrame, depth int)
+	count = func(f *callFrame, depth int) {
+		if f == nil {
+			return // not a frame: flatten's to deal with
+		}
+		n++
+		ints += depth
+		data += hexBytes(f.Input) + hexBytes(f.Output)
+		for _, c := range f.Calls {
+			count(c, depth+1)
+		}
+	}
+	for _, f := range frames {
+		count(f, 0)
+	}
+	return newTraceSlab(n, data, ints)
 }
 
 // frameFlattener turns the frame tree of one transaction into trace rows.
@@ -121,15 +152,17 @@ type frameFlattener struct {
 	index int
 	notes *decodeNotes
 	out   []*chainquery.Trace
+	slab  *traceSlab // where the rows and their values come from
 }
 
-// flatten appends f and its subtree in depth-first pre-order. self is the
-// account whose code ran the parent frame: the contract a SELFDESTRUCT
-// child destroys when the tracer leaves its from empty (the legacy JS
-// tracer did).
-func (ff *frameFlattener) flatten(f *callFrame, addr []int, self *chainquery.Address) {
-	r := fieldReader{notes: ff.notes, record: func() string { return fmt.Sprintf("frame %s/%s", ff.hash, chainquery.FormatTraceAddress(addr)) }}
-	t := &chainquery.Trace{
+// flatten appends f and its subtree in depth-first pre-order. self, when
+// known, is the account whose code ran the parent frame: the contract a
+// SELFDESTRUCT child destroys when the tracer leaves its from empty (the
+// legacy JS tracer did).
+func (ff *frameFlattener) flatten(f *callFrame, addr []int, self chainquery.Address, knowSelf bool) {
+	r := fieldReader{notes: ff.notes, record: func() string { return fmt.Sprintf("frame %s/%s", ff.hash, chainquery.FormatTraceAddress(addr)) }, slab: ff.slab.slab}
+	t := ff.slab.newTrace()
+	*t = chainquery.Trace{
 		BlockNumber:      ff.block.Number,
 		TransactionHash:  ff.hash,
 		TransactionIndex: ff.index,
@@ -145,24 +178,28 @@ func (ff *frameFlattener) flatten(f *callFrame, addr []int, self *chainquery.Add
 		Output:           r.bytes("output", f.Output),
 	}
 	t.Type, t.CallType = callTypeOf(f.Type)
-	if t.Type == chainquery.TraceSuicide && !present(f.From) && self != nil {
-		t.From = *self
+	if t.Type == chainquery.TraceSuicide && !present(f.From) && knowSelf {
+		t.From = self
 	}
-	finishTrace(t)
+	finishTrace(t, ff.slab.slab)
 	ff.out = append(ff.out, t)
 
 	// The account whose code runs in this frame: the callee, except for
 	// DELEGATECALL and CALLCODE, which run the callee's code as the caller.
-	runner := t.To
+	// A value, not a pointer to one: that was an allocation per frame.
+	var runner chainquery.Address
+	knowRunner := t.To != nil
+	if knowRunner {
+		runner = *t.To
+	}
 	switch strings.ToUpper(f.Type) {
 	case "DELEGATECALL", "CALLCODE":
-		from := t.From
-		runner = &from
+		runner, knowRunner = t.From, true
 	}
 	for i, c := range f.Calls {
-		child := make([]int, len(addr)+1)
+		child := ff.slab.takeInts(len(addr) + 1)
 		copy(child, addr)
 		child[len(addr)] = i
-		ff.flatten(c, child, runner)
+		ff.flatten(c, child, runner, knowRunner)
 	}
 }

@@ -3,7 +3,6 @@ package evm
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/chainquery/chainquery"
 )
@@ -74,7 +73,9 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 	}
 	// Each element is parsed once, into parityTrace: decoding a large
 	// block's traces is most of the ingester's work on a local node.
-	elems, ok := fastParity(raw)
+	sc := getScratch()
+	defer sc.release()
+	elems, ok := fastParity(raw, sc)
 	if !ok {
 		elems = nil
 		if err := json.Unmarshal(raw, &elems); err != nil {
@@ -85,7 +86,8 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 		return fmt.Errorf("evm: block %d: trace_block answered null", d.Block.Number)
 	}
 	x := newTraceTxIndex(d)
-	var out []*chainquery.Trace
+	sl := newParitySlab(elems)
+	var out []*chainquery.Trace // nil while there is no trace, as DecodeParityTraces always left it
 	var add func(elems []parityTrace) error
 	add = func(elems []parityTrace) error {
 		for i := range elems {
@@ -96,11 +98,14 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 			// is {"txHash", "error"}.
 			switch {
 			case el.Action != nil:
-				t, err := parityToTrace(x, el, notes)
+				t, err := parityToTrace(x, el, notes, sl)
 				if err != nil {
 					return fmt.Errorf("element %d: %w", i, err)
 				}
 				if t != nil {
+					if out == nil {
+						out = make([]*chainquery.Trace, 0, cap(sl.traces))
+					}
 					out = append(out, t)
 				}
 			case len(el.Result) > 0 && el.Result[0] == '[':
@@ -128,9 +133,39 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 	return nil
 }
 
-// parityToTrace converts one Parity trace; it returns nil for traces the
-// API does not serve (rewards and other traces without a transaction).
-func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes) (*chainquery.Trace, error) {
+// newParitySlab sizes the slab of the traces of a trace_block answer
+// from its elements: one trace, to address and value per element with an
+// action, and room for their trace addresses, input and output.
+func newParitySlab(elems []parityTrace) *traceSlab {
+	var n, ints, data int
+	var count func(elems []parityTrace)
+	count = func(elems []parityTrace) {
+		for i := range elems {
+			pt := &elems[i]
+			if pt.hasInner {
+				count(pt.inner)
+			}
+			if pt.Action == nil {
+				continue
+			}
+			n++
+			ints += len(pt.TraceAddress)
+			data += hexBytes(pt.Action.Input) + hexBytes(pt.Action.Init)
+			if r := pt.result; r != nil {
+				data += hexBytes(r.Output) + hexBytes(r.Code)
+			} else {
+				data += hexBytes(pt.Result) // decoded later by parityToTrace
+			}
+		}
+	}
+	count(elems)
+	return newTraceSlab(n, data, ints)
+}
+
+// parityToTrace converts one Parity trace, into a trace of sl; it returns
+// nil for traces the API does not serve (rewards and other traces without
+// a transaction).
+func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes, sl *traceSlab) (*chainquery.Trace, error) {
 	result := pt.result
 	if result == nil && present(pt.Result) {
 		result = new(parityResult)
@@ -138,10 +173,11 @@ func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes) (*chain
 			return nil, fmt.Errorf("result: %w", err)
 		}
 	}
-	errText, _, err := jsonText(pt.Error)
+	errBytes, _, err := jsonBytes(pt.Error)
 	if err != nil {
 		return nil, fmt.Errorf("error: %w", err)
 	}
+	errText := internString(errBytes) // jsonText, without a copy of the usual messages
 	if pt.Type == "reward" || !present(pt.TransactionHash) && !present(pt.TransactionPosition) {
 		return nil, nil
 	}
@@ -167,12 +203,13 @@ func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes) (*chain
 		return nil, err
 	}
 
-	r := fieldReader{notes: notes, record: func() string { return fmt.Sprintf("trace %s/%s", hash, chainquery.FormatTraceAddress(pt.TraceAddress)) }}
-	t := &chainquery.Trace{
+	r := fieldReader{notes: notes, record: func() string { return fmt.Sprintf("trace %s/%s", hash, chainquery.FormatTraceAddress(pt.TraceAddress)) }, slab: sl.slab}
+	t := sl.newTrace()
+	*t = chainquery.Trace{
 		BlockNumber:      x.block.Number,
 		TransactionHash:  hash,
 		TransactionIndex: pos,
-		TraceAddress:     slices.Clone(pt.TraceAddress),
+		TraceAddress:     sl.cloneInts(pt.TraceAddress),
 		Subtraces:        pt.Subtraces,
 		Error:            errText,
 		Gas:              r.uint("gas", pt.Action.Gas),
@@ -211,6 +248,6 @@ func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes) (*chain
 		// as 0 (docs/api.md, Filter Traces), which is where Parity and geth differ.
 		t.GasUsed = r.uint("gasUsed", result.GasUsed)
 	}
-	finishTrace(t)
+	finishTrace(t, sl.slab)
 	return t, nil
 }
