@@ -29,7 +29,8 @@ type EVMSource interface {
 }
 
 // EVMLoop ingests one EVM chain. The store is the cursor: blocks are written
-// whole, in order, one transaction per batch, so the highest stored block is
+// whole, in order, in transactions of a batch or more (a store that appends
+// commits a backfill where its buckets end), so the highest stored block is
 // where a restarted ingester resumes, with no gap and no duplicate.
 type EVMLoop struct {
 	Chain  chainquery.Chain
@@ -394,7 +395,7 @@ func (e *EVMLoop) appender() (chainquery.BlockAppender, bool) {
 	return a, ok
 }
 
-// maxGroup is the most blocks written in one store transaction.
+// maxGroup is the most blocks written in one store call.
 func (e *EVMLoop) maxGroup() int { return 10 * e.BatchBlocks }
 
 // write stores one batch after checking that it links to the stored chain;

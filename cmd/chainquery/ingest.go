@@ -175,8 +175,8 @@ func ingestEVMUsage() string {
                           [--pg-max-conns N] [--pg-statement-timeout DURATION]
 
 Ingests blocks, transactions, receipts, logs and (where enabled) traces of one
-EVM chain from a JSON-RPC node, in order, one database transaction per batch:
-a rerun after Ctrl-C, a crash or kill -9 resumes after the last stored block,
+EVM chain from a JSON-RPC node, in order, in database transactions of a batch
+(deep below the head, of a bucket of 100 blocks): a rerun after Ctrl-C, a crash or kill -9 resumes after the last stored block,
 with no gap and no duplicate. A database that stops answering (a PostgreSQL
 restart or failover) pauses it: it retries, waiting 1 s and doubling up to
 30 s, and goes on where it stopped. Run one ingester per chain, against the
