@@ -68,6 +68,9 @@ func decodeCallTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, not
 		if err != nil {
 			return fmt.Errorf("evm: block %d: callTracer: %w", d.Block.Number, err)
 		}
+		if hasNilFrame(frame) {
+			return fmt.Errorf("evm: block %d: callTracer element %d: a call that is null, not a frame", d.Block.Number, i)
+		}
 		f := &frameFlattener{block: d.Block, hash: hash, index: idx, notes: notes, out: out, slab: sl}
 		f.flatten(frame, []int{}, chainquery.Address{}, false)
 		out = f.out
@@ -143,6 +146,20 @@ func newCallSlab(frames []*callFrame) *traceSlab {
 		count(f, 0)
 	}
 	return newTraceSlab(n, data, ints)
+}
+
+// hasNilFrame reports whether the tree of f holds a null call ("calls":
+// [null]), which flatten cannot read.
+func hasNilFrame(f *callFrame) bool {
+	if f == nil {
+		return true
+	}
+	for _, c := range f.Calls {
+		if hasNilFrame(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // frameFlattener turns the frame tree of one transaction into trace rows.

@@ -248,3 +248,12 @@ func TestFinishStatus(t *testing.T) {
 		}
 	}
 }
+
+// A callTracer answer whose calls hold a null is an error, not a panic.
+func TestCallTracesNullCall(t *testing.T) {
+	d := &chainquery.BlockData{Block: &chainquery.Block{Number: 1}}
+	raw := []byte(`[{"txHash":"0x` + strings.Repeat("ab", 32) + `","result":{"type":"CALL","from":"0x` + strings.Repeat("11", 20) + `","to":"0x` + strings.Repeat("22", 20) + `","value":"0x0","gas":"0x1","gasUsed":"0x1","input":"0x","calls":[null]}}]`)
+	if err := evm.DecodeCallTraces(d, raw); err == nil {
+		t.Fatal("a null call was decoded")
+	}
+}
