@@ -288,25 +288,32 @@ func (f *Fetcher) fetch(ctx context.Context, numbers []uint64) (map[uint64]*chai
 }
 
 // fetchBlock asks for block n, then for its receipts and traces in one
-// request, and returns it complete, or why it is not.
+// request, and returns it complete, or why it is not. The answers' buffers
+// are used again once decoded (jsonrpc.Client.BatchCallThen): the decoders
+// copy what they keep.
 func (f *Fetcher) fetchBlock(ctx context.Context, n uint64) (*chainquery.BlockData, error) {
+	var d *chainquery.BlockData
 	r := &jsonrpc.Request{Method: "eth_getBlockByNumber", Params: []any{hexNumber(n), true}}
-	if err := f.Client.BatchCall(ctx, []*jsonrpc.Request{r}); err != nil {
-		return nil, err
-	}
-	switch {
-	case r.Err != nil:
-		return nil, fmt.Errorf("eth_getBlockByNumber: %w", r.Err)
-	case isNull(r.Result):
-		return nil, errors.New("eth_getBlockByNumber: the node does not have this block yet")
-	}
-	var notes decodeNotes
-	d, err := decodeBlockWithNotes(f.Chain, r.Result, &notes)
-	f.logNotes(n, "eth_getBlockByNumber", notes)
+	err := f.Client.BatchCallThen(ctx, []*jsonrpc.Request{r}, func() error {
+		switch {
+		case r.Err != nil:
+			return fmt.Errorf("eth_getBlockByNumber: %w", r.Err)
+		case isNull(r.Result):
+			return errors.New("eth_getBlockByNumber: the node does not have this block yet")
+		}
+		var notes decodeNotes
+		var err error
+		d, err = decodeBlockWithNotes(f.Chain, r.Result, &notes)
+		f.logNotes(n, "eth_getBlockByNumber", notes)
+		if err != nil {
+			return fmt.Errorf("eth_getBlockByNumber: %w", err)
+		} else if d.Block.Number != n {
+			return fmt.Errorf("eth_getBlockByNumber: asked for block %d, got %d", n, d.Block.Number)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("eth_getBlockByNumber: %w", err)
-	} else if d.Block.Number != n {
-		return nil, fmt.Errorf("eth_getBlockByNumber: asked for block %d, got %d", n, d.Block.Number)
+		return nil, err
 	}
 	if len(d.Transactions) == 0 {
 		return d, f.complete(d, nil, nil)
@@ -330,10 +337,7 @@ func (f *Fetcher) fetchBlock(ctx context.Context, n uint64) (*chainquery.BlockDa
 	if traces != nil {
 		reqs = append(reqs[:len(reqs):len(reqs)], traces)
 	}
-	if err := f.Client.BatchCall(ctx, reqs); err != nil {
-		return nil, err
-	}
-	if err := f.complete(d, receipts, traces); err != nil {
+	if err := f.Client.BatchCallThen(ctx, reqs, func() error { return f.complete(d, receipts, traces) }); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -42,6 +43,10 @@ type Client struct {
 	// Observer, when set, hears of every call, failure and retry (for
 	// metrics).
 	Observer Observer
+
+	// PoisonAnswers, for tests, overwrites the answers BatchCallThen
+	// releases, so that a value still pointing into one shows.
+	PoisonAnswers bool
 
 	noBatch  atomic.Bool  // set once the node refused a batch
 	batchCap atomic.Int64 // most calls per batch after a too large answer; 0: MaxBatch
@@ -158,6 +163,39 @@ func (c *Client) Call(ctx context.Context, result any, method string, params ...
 // retries the calls that failed in a retryable way. It returns an error only
 // when ctx ends; each request's own outcome is in its Result or Err.
 func (c *Client) BatchCall(ctx context.Context, reqs []*Request) error {
+	return c.batchCall(ctx, reqs, nil)
+}
+
+// BatchCallThen is BatchCall followed by use, after which the answers'
+// buffers are used again for later answers: the Results of reqs are set to
+// nil, and use must keep nothing of them (copy what it keeps). An answer
+// of a megabyte a block, made anew each time and zeroed before it was
+// read, was the ingester's largest allocation. An answer that holds an
+// error is not reused: errors may keep parts of it.
+func (c *Client) BatchCallThen(ctx context.Context, reqs []*Request, use func() error) error {
+	var bodies [][]byte
+	err := c.batchCall(ctx, reqs, &bodies)
+	if err == nil {
+		err = use()
+	}
+	for _, r := range reqs {
+		r.Result = nil
+	}
+	for _, b := range bodies {
+		if c.PoisonAnswers {
+			for i := range b {
+				b[i] = 0xff
+			}
+		}
+		putAnswer(b)
+	}
+	return err
+}
+
+// batchCall is BatchCall; when bodies is not nil, the answers are read
+// into buffers of the pool, and those whose calls all succeeded are
+// appended to *bodies for the caller to release.
+func (c *Client) batchCall(ctx context.Context, reqs []*Request, bodies *[][]byte) error {
 	obs := c.observer()
 	pending := reqs
 	for attempt := 1; len(pending) > 0; attempt++ {
@@ -166,7 +204,7 @@ func (c *Client) BatchCall(ctx context.Context, reqs []*Request) error {
 		for start := 0; start < len(pending); {
 			chunk := pending[start:min(start+c.batchSize(), len(pending))]
 			start += len(chunk)
-			err := c.send(ctx, chunk)
+			err := c.send(ctx, chunk, bodies)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -263,8 +301,10 @@ type rpcRequest struct {
 }
 
 // send posts one batch (or a single call) and sets each request's Result or
-// Err. The error it returns concerns the whole exchange.
-func (c *Client) send(ctx context.Context, reqs []*Request) error {
+// Err. The error it returns concerns the whole exchange. When bodies is not
+// nil, the answer is read into a buffer of the pool, appended to *bodies
+// when every call of the batch succeeded.
+func (c *Client) send(ctx context.Context, reqs []*Request, bodies *[][]byte) error {
 	msgs := make([]rpcRequest, len(reqs))
 	ids := make([]uint64, len(reqs))
 	obs := c.observer()
@@ -288,7 +328,7 @@ func (c *Client) send(ctx context.Context, reqs []*Request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := c.post(ctx, body)
+	resp, err := c.post(ctx, body, bodies != nil)
 	if errors.Is(err, errTooLarge) && len(reqs) > 1 {
 		// Fewer calls per request make smaller answers: halve the batches
 		// from now on rather than fail calls that fit one at a time.
@@ -302,6 +342,9 @@ func (c *Client) send(ctx context.Context, reqs []*Request) error {
 		return exchangeError(reqs, err)
 	}
 	err = matchAnswers(reqs, ids, resp)
+	if bodies != nil && err == nil && !slices.ContainsFunc(reqs, func(r *Request) bool { return r.Err != nil }) {
+		*bodies = append(*bodies, resp)
+	}
 	var refused *batchRefusedError
 	if errors.As(err, &refused) {
 		c.noBatch.Store(true)

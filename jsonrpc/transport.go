@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -42,7 +44,7 @@ var errTooLarge = errors.New("answer too large")
 // exchange that is not JSON-RPC is checked here: status, size, encoding,
 // and the time it takes, the body's last byte included (a node that drips
 // its answer is cut off at Timeout like one that never answers).
-func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
+func (c *Client) post(ctx context.Context, body []byte, pooled bool) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
@@ -75,7 +77,7 @@ func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 		defer zr.Close()
 		rd = zr
 	}
-	data, err := readBody(rd, resp.ContentLength, rd == io.Reader(br), limit)
+	data, err := readBody(rd, resp.ContentLength, rd == io.Reader(br), limit, pooled)
 	if err != nil {
 		return nil, fmt.Errorf("read answer (%d bytes read): %w", len(data), hideURL(err))
 	}
@@ -100,11 +102,16 @@ func (c *Client) post(ctx context.Context, body []byte) ([]byte, error) {
 // that size at once: growing it from nothing copied a batch's megabytes
 // of blocks and traces several times over (its share of the ingester's
 // CPU: docs/benchmarks.md, "What changed, each from a profile", Ingestion).
-func readBody(rd io.Reader, size int64, plain bool, limit int64) ([]byte, error) {
+func readBody(rd io.Reader, size int64, plain bool, limit int64, pooled bool) ([]byte, error) {
 	if !plain || size <= 0 || size > limit {
 		return io.ReadAll(io.LimitReader(rd, limit+1))
 	}
-	data := make([]byte, size, size+1)
+	var data []byte
+	if pooled {
+		data = getAnswer(int(size))
+	} else {
+		data = make([]byte, size, size+1)
+	}
 	n, err := io.ReadFull(rd, data)
 	if err != nil {
 		return data[:n], err
@@ -113,6 +120,36 @@ func readBody(rd io.Reader, size int64, plain bool, limit int64) ([]byte, error)
 	// a reader that gives more is read as io.ReadAll would.
 	rest, err := io.ReadAll(io.LimitReader(rd, limit+1-size))
 	return append(data, rest...), err
+}
+
+// answers holds the buffers of answers that BatchCallThen released, by
+// size class: answers[k] those of 2^k bytes. A block's header answer is a
+// tenth of its receipts and traces; one pool would hand the small buffers
+// to the large answers, which could not use them.
+var answers [40]sync.Pool
+
+// getAnswer returns a buffer of size bytes (and room for one more) from
+// the pool, or a new one. Its bytes are not zeroed: the answer is read
+// over them.
+func getAnswer(size int) []byte {
+	k := bits.Len(uint(size)) // 2^k > size
+	if k >= len(answers) {
+		return make([]byte, size, size+1)
+	}
+	if p, ok := answers[k].Get().(*[]byte); ok {
+		return (*p)[:size]
+	}
+	return make([]byte, size, 1<<k)
+}
+
+// putAnswer gives b back to the pool of its size class.
+func putAnswer(b []byte) {
+	k := bits.Len(uint(cap(b))) - 1 // 2^k <= cap(b)
+	if k < 0 || k >= len(answers) {
+		return
+	}
+	b = b[:0]
+	answers[k].Put(&b)
 }
 
 // hideURL keeps only the cause of a net/http error: it quotes the URL, and
