@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/chainquery/chainquery"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -223,6 +224,46 @@ func (r *reader) big() *big.Int {
 type dict[T comparable] struct {
 	index  map[T]uint64
 	values []T
+}
+
+// reset empties d, keeping its room.
+func (d *dict[T]) reset() {
+	clear(d.index)
+	d.values = d.values[:0]
+}
+
+// scratch is what encoding one segment works in: its column buffers and
+// its dictionaries, kept in a pool with their room. A block's columns grew
+// from nothing for every segment, several allocations each: most of the
+// ingester's allocations after its decoding stopped making a heap object
+// per row (docs/benchmarks.md, issue 30).
+type scratch struct {
+	cols   [16][]byte
+	addrs  dict[chainquery.Address]
+	hashes dict[chainquery.Hash]
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+// getScratch returns an empty scratch from the pool.
+func getScratch() *scratch {
+	s := scratches.Get().(*scratch)
+	for i := range s.cols {
+		s.cols[i] = s.cols[i][:0]
+	}
+	s.addrs.reset()
+	s.hashes.reset()
+	return s
+}
+
+// col returns column buffer i, empty, with room for n bytes.
+func (s *scratch) col(i, n int) []byte { return slices.Grow(s.cols[i][:0], n) }
+
+// keep takes the columns back, as grown, for the next segment, and puts s
+// back in the pool: the segment's bytes are copied out of them by finish.
+func (s *scratch) keep(cols ...[]byte) {
+	copy(s.cols[:], cols)
+	scratches.Put(s)
 }
 
 func (d *dict[T]) id(v T) uint64 {

@@ -17,12 +17,10 @@ const maxLogs = 1 << 22
 // index order, to dst. It fails on logs out of order or with more than
 // four topics.
 func AppendLogs(dst []byte, logs []*chainquery.Log) ([]byte, error) {
-	var addrs []chainquery.Address
-	addrIndex := map[chainquery.Address]uint64{}
-	var topics []chainquery.Hash
-	topicIndex := map[chainquery.Hash]uint64{}
-	var txs, idx, addrCol, topicCol []byte
-	data := make([]byte, 0, lenBytesSize(logs, func(l *chainquery.Log) []byte { return l.Data }))
+	sc := getScratch()
+	addrs, topics := &sc.addrs, &sc.hashes
+	txs, idx, addrCol, topicCol := sc.col(0, len(logs)), sc.col(1, len(logs)), sc.col(2, 2*len(logs)), sc.col(3, 4*len(logs))
+	data := sc.col(4, lenBytesSize(logs, func(l *chainquery.Log) []byte { return l.Data }))
 	prevTx, prevIdx := 0, -1
 	for i, l := range logs {
 		if l.TransactionIndex < prevTx || l.LogIndex <= prevIdx || len(l.Topics) > 4 {
@@ -31,36 +29,26 @@ func AppendLogs(dst []byte, logs []*chainquery.Log) ([]byte, error) {
 		txs = binary.AppendUvarint(txs, uint64(l.TransactionIndex-prevTx))
 		idx = binary.AppendUvarint(idx, uint64(l.LogIndex-prevIdx-1))
 		prevTx, prevIdx = l.TransactionIndex, l.LogIndex
-		j, ok := addrIndex[l.Address]
-		if !ok {
-			j = uint64(len(addrs))
-			addrIndex[l.Address] = j
-			addrs = append(addrs, l.Address)
-		}
-		addrCol = binary.AppendUvarint(addrCol, j)
+		addrCol = binary.AppendUvarint(addrCol, addrs.id(l.Address))
 		topicCol = append(topicCol, byte(len(l.Topics)))
 		for _, t := range l.Topics {
-			k, ok := topicIndex[t]
-			if !ok {
-				k = uint64(len(topics))
-				topicIndex[t] = k
-				topics = append(topics, t)
-			}
-			topicCol = binary.AppendUvarint(topicCol, k)
+			topicCol = binary.AppendUvarint(topicCol, topics.id(t))
 		}
 		data = appendLenBytes(data, l.Data)
 	}
 	raw := append(logMagic[:len(logMagic):len(logMagic)], logVersion)
 	raw = binary.AppendUvarint(raw, uint64(len(logs)))
-	raw = binary.AppendUvarint(raw, uint64(len(addrs)))
-	for _, a := range addrs {
+	raw = binary.AppendUvarint(raw, uint64(len(addrs.values)))
+	for _, a := range addrs.values {
 		raw = append(raw, a[:]...)
 	}
-	raw = binary.AppendUvarint(raw, uint64(len(topics)))
-	for _, t := range topics {
+	raw = binary.AppendUvarint(raw, uint64(len(topics.values)))
+	for _, t := range topics.values {
 		raw = append(raw, t[:]...)
 	}
-	return finish(dst, raw, txs, idx, addrCol, topicCol, data), nil
+	dst = finish(dst, raw, txs, idx, addrCol, topicCol, data)
+	sc.keep(txs, idx, addrCol, topicCol, data)
+	return dst, nil
 }
 
 // DecodeLogs returns the logs of the segment src, with BlockNumber set to

@@ -27,23 +27,16 @@ const maxTraces = 1 << 22
 // their order, to dst. It fails on a trace the segment cannot hold: an
 // unknown type or call type, a negative value or index.
 func AppendTraces(dst []byte, traces []*chainquery.Trace) ([]byte, error) {
-	var addrs []chainquery.Address
-	addrIndex := map[chainquery.Address]uint64{}
-	addr := func(a chainquery.Address) uint64 {
-		i, ok := addrIndex[a]
-		if !ok {
-			i = uint64(len(addrs))
-			addrIndex[a] = i
-			addrs = append(addrs, a)
-		}
-		return i
-	}
+	sc := getScratch()
+	addrs := &sc.addrs
 	var errs []string
-	errIndex := map[string]uint64{}
+	var errIndex map[string]uint64
 
-	var txs, paths, kinds, froms, tos, gas, used, values, subs, errCol []byte
-	inputs := make([]byte, 0, lenBytesSize(traces, func(t *chainquery.Trace) []byte { return t.Input }))
-	outputs := make([]byte, 0, lenBytesSize(traces, func(t *chainquery.Trace) []byte { return t.Output }))
+	n := len(traces)
+	txs, paths, kinds, froms, tos := sc.col(0, n), sc.col(1, 4*n), sc.col(2, n), sc.col(3, 2*n), sc.col(4, 2*n)
+	gas, used, values, subs, errCol := sc.col(5, 4*n), sc.col(6, 3*n), sc.col(7, 2*n), sc.col(8, n), sc.col(9, n)
+	inputs := sc.col(10, lenBytesSize(traces, func(t *chainquery.Trace) []byte { return t.Input }))
+	outputs := sc.col(11, lenBytesSize(traces, func(t *chainquery.Trace) []byte { return t.Output }))
 	prevTx := 0
 	for i, t := range traces {
 		if t.TransactionIndex < prevTx || t.Subtraces < 0 {
@@ -63,11 +56,11 @@ func AppendTraces(dst []byte, traces []*chainquery.Trace) ([]byte, error) {
 			return nil, corrupt("trace %d: type %q, call type %q", i, t.Type, t.CallType)
 		}
 		kinds = append(kinds, byte(ty)|byte(ct)<<2)
-		froms = binary.AppendUvarint(froms, addr(t.From))
+		froms = binary.AppendUvarint(froms, addrs.id(t.From))
 		if t.To == nil {
 			tos = append(tos, 0)
 		} else {
-			tos = binary.AppendUvarint(tos, addr(*t.To)+1)
+			tos = binary.AppendUvarint(tos, addrs.id(*t.To)+1)
 		}
 		gas = binary.AppendUvarint(gas, t.Gas)
 		used = binary.AppendUvarint(used, t.GasUsed)
@@ -81,6 +74,9 @@ func AppendTraces(dst []byte, traces []*chainquery.Trace) ([]byte, error) {
 		} else {
 			j, ok := errIndex[t.Error]
 			if !ok {
+				if errIndex == nil {
+					errIndex = map[string]uint64{}
+				}
 				j = uint64(len(errs))
 				errIndex[t.Error] = j
 				errs = append(errs, t.Error)
@@ -93,15 +89,17 @@ func AppendTraces(dst []byte, traces []*chainquery.Trace) ([]byte, error) {
 
 	raw := append(traceMagic[:len(traceMagic):len(traceMagic)], traceVersion)
 	raw = binary.AppendUvarint(raw, uint64(len(traces)))
-	raw = binary.AppendUvarint(raw, uint64(len(addrs)))
-	for _, a := range addrs {
+	raw = binary.AppendUvarint(raw, uint64(len(addrs.values)))
+	for _, a := range addrs.values {
 		raw = append(raw, a[:]...)
 	}
 	raw = binary.AppendUvarint(raw, uint64(len(errs)))
 	for _, e := range errs {
 		raw = appendLenBytes(raw, []byte(e))
 	}
-	return finish(dst, raw, txs, paths, kinds, froms, tos, gas, used, values, subs, errCol, inputs, outputs), nil
+	dst = finish(dst, raw, txs, paths, kinds, froms, tos, gas, used, values, subs, errCol, inputs, outputs)
+	sc.keep(txs, paths, kinds, froms, tos, gas, used, values, subs, errCol, inputs, outputs)
+	return dst, nil
 }
 
 // DecodeTraces returns the traces of the segment src, with BlockNumber set

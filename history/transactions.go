@@ -18,15 +18,19 @@ const maxTxs = 1 << 20
 // block in index order, to dst. It fails on transactions out of order or
 // with a negative amount or count.
 func AppendTransactions(dst []byte, txs []*chainquery.Transaction) ([]byte, error) {
-	var addrs dict[chainquery.Address]
+	sc := getScratch()
+	addrs := &sc.addrs
 	optAddr := func(col []byte, a *chainquery.Address) []byte {
 		if a == nil {
 			return append(col, 0)
 		}
 		return binary.AppendUvarint(col, addrs.id(*a)+1)
 	}
-	var hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts []byte
-	inputs := make([]byte, 0, lenBytesSize(txs, func(t *chainquery.Transaction) []byte { return t.Input }))
+	n := len(txs)
+	hashes, idx, froms, tos, values := sc.col(0, 32*n), sc.col(1, n), sc.col(2, 2*n), sc.col(3, 2*n), sc.col(4, 2*n)
+	limits, prices, used, cumul, nonces := sc.col(5, 4*n), sc.col(6, 16*n), sc.col(7, 4*n), sc.col(8, 4*n), sc.col(9, 3*n)
+	types, contracts, statuses, logCounts := sc.col(10, n), sc.col(11, n), sc.col(12, n), sc.col(13, n)
+	inputs := sc.col(14, lenBytesSize(txs, func(t *chainquery.Transaction) []byte { return t.Input }))
 	prevIdx := -1
 	var prevCumul uint64
 	for i, t := range txs {
@@ -68,7 +72,9 @@ func AppendTransactions(dst []byte, txs []*chainquery.Transaction) ([]byte, erro
 	for _, a := range addrs.values {
 		raw = append(raw, a[:]...)
 	}
-	return finish(dst, raw, hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts, inputs), nil
+	dst = finish(dst, raw, hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts, inputs)
+	sc.keep(hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts, inputs)
+	return dst, nil
 }
 
 // DecodeTransactions returns the transactions of the segment src, with

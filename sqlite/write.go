@@ -69,12 +69,13 @@ func (b *blockBatch) Insert(ctx context.Context, tables []sqlstore.Table) error 
 // AddTraceCounts upserts the rows in bulk (bulk.go).
 func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.BucketRow) error {
 	t := sqlstore.Table{Name: traceCounts.Name, Columns: traceCounts.Columns, Values: make([]any, 0, 6*len(rows))}
+	chain, bucket := boxed(b.chain), boxedBucket()
 	for _, r := range rows {
 		var list any // NULL: the row's list stays as it is
 		if r.List != nil {
 			list = r.List
 		}
-		t.Values = append(t.Values, b.chain, r.Kind, r.Key, r.Bucket, r.N, list)
+		t.Values = append(t.Values, chain, r.Kind, r.Key, bucket(r.Bucket), r.N, list)
 	}
 	return wrap(b.db.insert(ctx, b.sqlTx, &t))
 }
@@ -82,8 +83,9 @@ func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.BucketR
 // AddLogPostings upserts the rows in bulk (bulk.go).
 func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.BucketRow) error {
 	t := sqlstore.Table{Name: logPostings.Name, Columns: logPostings.Columns, Values: make([]any, 0, 6*len(rows))}
+	chain, bucket := boxed(b.chain), boxedBucket()
 	for _, r := range rows {
-		t.Values = append(t.Values, b.chain, r.Kind, r.Key, r.Bucket, r.N, r.List)
+		t.Values = append(t.Values, chain, r.Kind, r.Key, bucket(r.Bucket), r.N, r.List)
 	}
 	return wrap(b.db.insert(ctx, b.sqlTx, &t))
 }
@@ -91,10 +93,28 @@ func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.BucketR
 // AddLogCounts upserts the rows in bulk (bulk.go).
 func (b *blockBatch) AddLogCounts(ctx context.Context, rows []sqlstore.BucketRow) error {
 	t := sqlstore.Table{Name: logCounts.Name, Columns: logCounts.Columns, Values: make([]any, 0, 5*len(rows))}
+	chain, bucket := boxed(b.chain), boxedBucket()
 	for _, r := range rows {
-		t.Values = append(t.Values, b.chain, r.Kind, r.Key, r.Bucket, r.N)
+		t.Values = append(t.Values, chain, r.Kind, r.Key, bucket(r.Bucket), r.N)
 	}
 	return wrap(b.db.insert(ctx, b.sqlTx, &t))
+}
+
+// boxed returns v in an interface once, for every row that takes it: an
+// int64 above 255 put into an interface is an allocation each time, and
+// the rows of a bucket's lists are hundreds of thousands.
+func boxed(v int64) any { return v }
+
+// boxedBucket returns a function that boxes a bucket number, once for a
+// run of rows of the same bucket (rows come in key order, bucket first).
+func boxedBucket() func(int64) any {
+	last, box := int64(-1), any(nil)
+	return func(b int64) any {
+		if b != last || box == nil {
+			last, box = b, b
+		}
+		return box
+	}
 }
 
 // Write statements of blocks, prepared once at Open.
