@@ -13,6 +13,10 @@ type BlockData struct {
 	Transactions []*Transaction
 	Logs         []*Log
 	Traces       []*Trace
+
+	// Prepared is what a store made of the block ahead of its write
+	// (BlockPreparer), opaque to everyone else; nil when nothing was.
+	Prepared any
 }
 
 // BlockWriter is what the EVM ingester writes. Every method runs in one store
@@ -55,6 +59,15 @@ type BlockAppender interface {
 	BlockWriter
 	AppendBlocks(ctx context.Context, chain Chain, blocks []*BlockData) error
 	FlushBlocks(ctx context.Context, chain Chain) error
+}
+
+// BlockPreparer is a BlockWriter that does part of a write's work ahead of
+// it: PrepareBlocks, called on the goroutine that fetched the blocks, sets
+// their Prepared (sqlstore: the segments of the blocks that go straight
+// into history). The writer, which takes one batch after another, then
+// finds that work done; the fetching goroutines do it side by side.
+type BlockPreparer interface {
+	PrepareBlocks(chain Chain, blocks []*BlockData)
 }
 
 // NodeHeadWriter is a BlockWriter that wants to know how far the node an

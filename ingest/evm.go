@@ -316,7 +316,11 @@ func (e *EVMLoop) sync(ctx context.Context, next, target uint64) (uint64, error)
 		concurrency: e.Concurrency,
 		maxGroup:    e.maxGroup(),
 		fetch: func(ctx context.Context, s span) ([]*chainquery.BlockData, error) {
-			return e.Source.Blocks(ctx, s.from, s.to)
+			blocks, err := e.Source.Blocks(ctx, s.from, s.to)
+			if p, ok := e.inner().(chainquery.BlockPreparer); ok && err == nil {
+				p.PrepareBlocks(e.Chain, blocks) // here, side by side, not in the writer
+			}
+			return blocks, err
 		},
 		write: func(ctx context.Context, last span, blocks []*chainquery.BlockData) error {
 			if err := e.write(ctx, next, blocks); err != nil {
@@ -387,12 +391,16 @@ func (e *EVMLoop) resumeAt(ctx context.Context) (uint64, error) {
 
 // appender returns the store as a chainquery.BlockAppender, if it is one.
 func (e *EVMLoop) appender() (chainquery.BlockAppender, bool) {
-	s := e.Store
-	if p, ok := s.(*patientStore); ok {
-		s = p.BlockWriter
-	}
-	a, ok := s.(chainquery.BlockAppender)
+	a, ok := e.inner().(chainquery.BlockAppender)
 	return a, ok
+}
+
+// inner returns the store the loop was given, without its patience.
+func (e *EVMLoop) inner() chainquery.BlockWriter {
+	if p, ok := e.Store.(*patientStore); ok {
+		return p.BlockWriter
+	}
+	return e.Store
 }
 
 // maxGroup is the most blocks written in one store call.

@@ -125,7 +125,7 @@ func (s *Store) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi int
 		if err != nil {
 			return err
 		}
-		if err := s.insertHistory(ctx, b, h, blocks); err != nil {
+		if err := s.insertHistory(ctx, b, h, blocks, nil); err != nil {
 			return err
 		}
 	}
@@ -139,8 +139,8 @@ func (s *Store) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi int
 
 // insertHistory inserts the segments and hash prefixes of blocks, given in
 // number order, and adds their traces to h's lists.
-func (s *Store) insertHistory(ctx context.Context, b BlockBatch, h *historyBuilder, blocks []*chainquery.BlockData) error {
-	segs, err := encodeBlocks(blocks)
+func (s *Store) insertHistory(ctx context.Context, b BlockBatch, h *historyBuilder, blocks []*chainquery.BlockData, done []*segments) error {
+	segs, err := encodeBlocks(blocks, done)
 	if err != nil {
 		return err
 	}
@@ -286,11 +286,13 @@ func (s *Store) addHistory(ctx context.Context, b BlockBatch, h *historyBuilder,
 		return err
 	}
 	for i := 0; i < len(blocks); i += freezeChunk {
-		chunk := make([]*chainquery.BlockData, 0, freezeChunk)
+		var chunk []*chainquery.BlockData
+		var done []*segments
 		for _, d := range blocks[i:min(len(blocks), i+freezeChunk)] {
-			chunk = append(chunk, canonical(d))
+			c, seg := historyOf(d)
+			chunk, done = append(chunk, c), append(done, seg)
 		}
-		if err := s.insertHistory(ctx, b, h, chunk); err != nil {
+		if err := s.insertHistory(ctx, b, h, chunk, done); err != nil {
 			return err
 		}
 	}

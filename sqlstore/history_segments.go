@@ -59,13 +59,58 @@ type segments struct {
 	txs, logs, traces []byte
 }
 
-// encodeBlocks encodes the segments of blocks (canonical), on as many
-// goroutines as there are CPUs: compressing them is most of a history
-// write's work, and the writer is the ingester's one goroutine that the
-// others wait for.
-func encodeBlocks(blocks []*chainquery.BlockData) ([]segments, error) {
+// prepared is a block's history made ahead of its write by PrepareBlocks:
+// its canonical form and its segments.
+type prepared struct {
+	canon *chainquery.BlockData
+	seg   segments
+}
+
+// PrepareBlocks encodes the segments of those of blocks that a write will
+// put straight into history, those below finalBelow now
+// (chainquery.BlockPreparer): compressing them is most of a history
+// write's work, done here on the ingester's fetching goroutines, side by
+// side, rather than by the writer, which the others wait for. A block the
+// write finds unprepared (finalBelow moved, or its encoding failed) is
+// encoded then.
+func (s *Store) PrepareBlocks(chain chainquery.Chain, blocks []*chainquery.BlockData) {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return
+	}
+	final := s.finalBelow(id)
+	for _, d := range blocks {
+		if int64(d.Block.Number) >= final {
+			continue
+		}
+		c := canonical(d)
+		if seg, err := encodeBlock(c); err == nil {
+			d.Prepared = &prepared{canon: c, seg: seg}
+		}
+	}
+}
+
+// historyOf returns the canonical form of d and, when PrepareBlocks made
+// them, its segments.
+func historyOf(d *chainquery.BlockData) (*chainquery.BlockData, *segments) {
+	if p, ok := d.Prepared.(*prepared); ok {
+		return p.canon, &p.seg
+	}
+	return canonical(d), nil
+}
+
+// encodeBlocks encodes the segments of blocks (canonical), but for those
+// done gives (done may be nil), on as many goroutines as there are CPUs:
+// compressing them is most of a history write's work, and the writer is
+// the ingester's one goroutine that the others wait for.
+func encodeBlocks(blocks []*chainquery.BlockData, done []*segments) ([]segments, error) {
 	out := make([]segments, len(blocks))
 	errs := make([]error, len(blocks))
+	for i := range done {
+		if done[i] != nil {
+			out[i] = *done[i]
+		}
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(blocks)) {
@@ -73,7 +118,9 @@ func encodeBlocks(blocks []*chainquery.BlockData) ([]segments, error) {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(blocks); i = int(next.Add(1) - 1) {
-				out[i], errs[i] = encodeBlock(blocks[i])
+				if done == nil || done[i] == nil {
+					out[i], errs[i] = encodeBlock(blocks[i])
+				}
 			}
 		}()
 	}

@@ -120,7 +120,8 @@ func CheckHistory(t *testing.T, open func(testing.TB) chainquery.Store) {
 // appendHistory writes the blocks of CheckHistory into s as an ingester
 // that backfills does, in groups of uneven sizes appended to the store's
 // open transaction (chainquery.BlockAppender), below DirectBoundary
-// straight into history. Halfway it loses the open transaction, as a
+// straight into history, every other group prepared first
+// (chainquery.BlockPreparer). Halfway it loses the open transaction, as a
 // crash does, and resumes after the stored head: what was committed is a
 // whole prefix of the blocks.
 func appendHistory(t *testing.T, s chainquery.Store) {
@@ -136,6 +137,9 @@ func appendHistory(t *testing.T, s chainquery.Store) {
 	crashed := false
 	for i, k := 0, 0; i < len(blocks); k++ {
 		n := min(sizes[k%len(sizes)], len(blocks)-i)
+		if p, ok := s.(chainquery.BlockPreparer); ok && k%2 == 0 {
+			p.PrepareBlocks(chainquery.Polygon, blocks[i:i+n]) // as the ingester's fetch does, every other group
+		}
 		must(t, a.AppendBlocks(ctx, chainquery.Polygon, blocks[i:i+n]))
 		i += n
 		if crashed || i < 120 {
