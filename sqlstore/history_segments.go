@@ -187,7 +187,7 @@ func (h *historyBuilder) addTraces(d *chainquery.BlockData) {
 // lists, in the primary key's order: a bucket's CountAll row after its
 // addresses'. Keys and lists share h's arenas until it is flushed.
 func (h *historyBuilder) rows() ([]BucketRow, error) {
-	order := h.lists.sorted(compareTraceKeys)
+	order, at, grouped := h.lists.group(compareTraceKeys)
 	out := make([]BucketRow, 0, len(order)+len(h.all))
 	buckets := slices.Sorted(maps.Keys(h.all))
 	all := func(below int64) { // the CountAll rows of the buckets below below
@@ -197,11 +197,10 @@ func (h *historyBuilder) rows() ([]BucketRow, error) {
 		}
 	}
 	slab := make([]byte, 0, 4*len(h.lists.entries)+2*len(order))
-	var ps []history.Posting
-	for _, i := range order {
+	for j, i := range order {
 		k := &h.lists.keys[i]
 		all(k.bucket)
-		ps = h.lists.postings(ps, i)
+		ps := grouped[at[j]:at[j+1]]
 		start := len(slab)
 		var err error
 		if slab, err = history.AppendPostings(slab, ps); err != nil {

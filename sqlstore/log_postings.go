@@ -407,14 +407,13 @@ func (ls *logLists) flush(ctx context.Context, b BlockBatch) error {
 	if len(ls.keys) == 0 {
 		return nil
 	}
-	order := ls.sorted(compareLogKeys)
+	order, at, grouped := ls.group(compareLogKeys)
 	rows := make([]BucketRow, 0, len(order))
 	slab := make([]byte, 0, 4*len(ls.entries)+2*len(order))
-	var ps []history.Posting
 	byPlace := func(x, y history.Posting) int { return cmp.Compare(x.Block, y.Block)*2 + cmp.Compare(x.Pos, y.Pos) }
-	for _, i := range order {
+	for j, i := range order {
 		k := &ls.keys[i]
-		ps = ls.postings(ps, i)
+		ps := grouped[at[j]:at[j+1]]
 		// A backfill reads its blocks in the database's order.
 		if !slices.IsSortedFunc(ps, byPlace) {
 			slices.SortFunc(ps, byPlace)
