@@ -14,6 +14,7 @@ import (
 // TestQueryPlans checks the plans of the very statements the store runs;
 // pgx prepares each once per connection.
 var dialect = sqlstore.Dialect{
+	InsertMany: `INSERT INTO`,
 	EmptyBytes: `'\x'::bytea`,
 	Bytes:      func(expr string) string { return expr },
 	// A batch's heights in one array, each statement run once.

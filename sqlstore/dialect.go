@@ -20,6 +20,12 @@ type Dialect struct {
 	// A store binds each statement once, when it prepares it.
 	Bind func(query string) string
 
+	// InsertMany starts an INSERT of many rows that a conflict fails:
+	// SQLite's OR FAIL keeps it from copying every page it changes into a
+	// statement journal first, in memory here, to undo the statement alone
+	// (sqlite/bulk.go); a failure ends the transaction anyway.
+	InsertMany string
+
 	// EmptyBytes is the literal of an empty blob (trace_counts' key of
 	// CountAll). Bytes wraps an expression of blobs, such as a || b, so
 	// that its value is a blob again.
@@ -191,6 +197,10 @@ type builtSQL struct {
 	// deleteHeights deletes every row of the heights of Dialect.Heights
 	// and their orphan records (a batch writing them again).
 	deleteHeights []string
+
+	// mergeHashes moves the rows of chain $1 from recent_tx_hashes into
+	// history_tx_hashes (mergeHashes).
+	mergeHashes []string
 }
 
 // statements returns the statements made from s.Dialect, made on first use.
@@ -208,6 +218,7 @@ func (s *Store) statements() *builtSQL {
 		}}, false)
 		b.deleteHeights = append(deleteBlocks(d, d.Heights, true),
 			`DELETE FROM orphaned_blocks WHERE chain = $1 AND number `+d.Heights.Number)
+		b.mergeHashes = mergeHashesSQL(d)
 	})
 	return &s.built
 }

@@ -36,13 +36,43 @@ const (
 )
 
 // HistoryTables returns the tables a freeze fills, without rows: segments
-// and hash prefixes. The posting lists go into trace_counts
+// and hash prefixes (into recent_tx_hashes, which mergeHashes empties into
+// history_tx_hashes). The posting lists go into trace_counts
 // (BlockBatch.AddTraceCounts).
 func HistoryTables() []Table {
 	return []Table{
 		{Name: "history_segments", Columns: []string{"chain", "number", "kind", "data"}},
-		{Name: "history_tx_hashes", Columns: []string{"chain", "prefix", "block_number"}},
+		{Name: "recent_tx_hashes", Columns: []string{"chain", "prefix", "block_number"}},
 	}
+}
+
+// HashMergeBlocks is how many heights of history a chain's hash prefixes
+// gather in recent_tx_hashes before mergeHashes moves them into
+// history_tx_hashes (migration 0015). A commit of 100 blocks dirties
+// about as many pages of recent_tx_hashes as it holds, up to 10,000; a
+// merge writes each page of history_tx_hashes once. 2,000 heights keep
+// the first at ~1,200 pages and, at 50,000 blocks, write the second's
+// 30,000 pages once every 2,000 blocks rather than a third of them every
+// 100.
+const HashMergeBlocks = 2000
+
+// mergeHashes moves the hash prefixes of chain from recent_tx_hashes into
+// history_tx_hashes, in key order, once the boundary has passed a multiple
+// of HashMergeBlocks since the last merge.
+func (s *Store) mergeHashes(ctx context.Context, b BlockBatch, chain int64) error {
+	var below, merged int64
+	if found, err := queryRow(ctx, b, qHashesMerged, []any{chain}, &below, &merged); err != nil || !found {
+		return err
+	}
+	at := below / HashMergeBlocks * HashMergeBlocks
+	if at <= merged {
+		return nil
+	}
+	if err := exec(ctx, b, s.statements().mergeHashes, chain); err != nil {
+		return err
+	}
+	_, err := b.Exec(ctx, qSetHashesMerged, chain, at)
+	return err
 }
 
 // HashPrefix is the key of a transaction hash in history_tx_hashes: its
@@ -206,6 +236,9 @@ func (s *Store) FreezeHistory(ctx context.Context, chain chainquery.Chain, below
 	if err := s.freezeTo(ctx, b, id, target, math.MaxInt); err != nil {
 		return err
 	}
+	if err := s.mergeHashes(ctx, b, id); err != nil {
+		return err
+	}
 	return b.Commit(ctx)
 }
 
@@ -329,6 +362,9 @@ func (s *Store) ConvertHistory(ctx context.Context, chain chainquery.Chain, buck
 	if err := s.freezeTo(ctx, b, id, to, buckets); err != nil {
 		return 0, 0, err
 	}
+	if err := s.mergeHashes(ctx, b, id); err != nil {
+		return 0, 0, err
+	}
 	at, err := s.reader(b, id).historyBelow(ctx)
 	if err != nil {
 		return 0, 0, err
@@ -439,11 +475,27 @@ func (r reader) blocksIn(ctx context.Context, lo, hi int64) ([]*chainquery.Block
 	return blocks, at, err
 }
 
+// mergeHashesSQL returns the statements that, run in order with chain as
+// $1, move the chain's rows of recent_tx_hashes into history_tx_hashes, in
+// its key's order (a page of the large table is written once a merge).
+func mergeHashesSQL(d *Dialect) []string {
+	return []string{
+		d.InsertMany + ` history_tx_hashes (chain, prefix, block_number)
+			SELECT chain, prefix, block_number FROM recent_tx_hashes WHERE chain = $1 ORDER BY prefix, block_number`,
+		`DELETE FROM recent_tx_hashes WHERE chain = $1`,
+	}
+}
+
+// qSetHashesMerged: chain, at (a multiple of HashMergeBlocks) records a
+// merge.
+const qSetHashesMerged = `UPDATE history SET hashes_merged = $2 WHERE chain = $1`
+
 // The statements of the boundary. qHistoryBelow: chain → below, the
 // boundary (no row: 0). qSetHistoryBelow: chain, below; it makes the row
 // when missing. qFirstBlockFrom: chain, from → the lowest number stored
 // at or above from, NULL when none.
 const (
+	qHashesMerged    = `SELECT below, hashes_merged FROM history WHERE chain = $1`
 	qHistoryBelow    = `SELECT below FROM history WHERE chain = $1`
 	qSetHistoryBelow = `INSERT INTO history (chain, below) VALUES ($1, $2) ON CONFLICT (chain) DO UPDATE SET below = excluded.below`
 	qFirstBlockFrom  = `SELECT (SELECT number FROM blocks WHERE chain = $1 AND number >= $2 ORDER BY number LIMIT 1)`
@@ -463,6 +515,7 @@ const qRowLogs = `SELECT block_number, tx_index, log_index, address, topic0, top
 var qDeleteHistory = []string{
 	`DELETE FROM history_segments WHERE chain = $1 AND number >= $2`,
 	`DELETE FROM history_tx_hashes WHERE chain = $1 AND block_number >= $2`,
+	`DELETE FROM recent_tx_hashes WHERE chain = $1 AND block_number >= $2`,
 	`DELETE FROM log_postings WHERE chain = $1 AND bucket >= $2 / ` + strconv.Itoa(LogBucketBlocks),
 }
 

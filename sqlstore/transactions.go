@@ -96,5 +96,8 @@ func (r reader) historyTx(ctx context.Context, hash chainquery.Hash, block *uint
 }
 
 // qHistoryTxBlocks: chain, prefix (HashPrefix) → block_number of each
-// history block holding a transaction whose hash starts so, highest first.
-const qHistoryTxBlocks = `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2 ORDER BY block_number DESC`
+// history block holding a transaction whose hash starts so, highest first:
+// those merged and those not yet (mergeHashes).
+const qHistoryTxBlocks = `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2
+	UNION ALL SELECT block_number FROM recent_tx_hashes WHERE chain = $1 AND prefix = $2
+	ORDER BY block_number DESC`
