@@ -338,7 +338,6 @@ func (e *EVMLoop) sync(ctx context.Context, next, target uint64) (uint64, error)
 		err = ferr
 	}
 	if errors.Is(err, errResume) {
-		e.tip.ok = false
 		return e.resumeAt(ctx)
 	}
 	if errors.Is(err, errRefetch) {

@@ -25,7 +25,6 @@ type appending struct {
 	h     *historyBuilder
 	next  uint64 // the height the next append starts at
 	timer *time.Timer
-	lost  error // set when the timer's commit failed: the next append reports it
 }
 
 // appends holds the open append transactions by chain key.
@@ -33,6 +32,17 @@ type appends struct {
 	mu   sync.Mutex
 	open map[int64]*appending
 	lost map[int64]error // a commit by the timer that failed, reported by the next append
+}
+
+// takeLost returns, once, the failure of the timer's commit of chain id:
+// the blocks appended before it are not stored. Called with mu held.
+func (a *appends) takeLost(id int64) error {
+	err := a.lost[id]
+	if err == nil {
+		return nil
+	}
+	delete(a.lost, id)
+	return fmt.Errorf("the blocks appended before were not stored: %w", err)
 }
 
 // AppendBlocks stores blocks of chain in the chain's open write
@@ -51,9 +61,8 @@ func (s *Store) AppendBlocks(ctx context.Context, chain chainquery.Chain, blocks
 	}
 	s.appends.mu.Lock()
 	defer s.appends.mu.Unlock()
-	if err := s.appends.lost[id]; err != nil {
-		delete(s.appends.lost, id)
-		return fmt.Errorf("the blocks appended before were not stored: %w", err)
+	if err := s.appends.takeLost(id); err != nil {
+		return err
 	}
 	// A run of consecutive heights is cut at the ends of buckets, each
 	// piece committed with the bucket it ends.
@@ -191,9 +200,8 @@ func (s *Store) FlushBlocks(ctx context.Context, chain chainquery.Chain) error {
 func (s *Store) flushAppend(ctx context.Context, id int64) error {
 	s.appends.mu.Lock()
 	defer s.appends.mu.Unlock()
-	if err := s.appends.lost[id]; err != nil {
-		delete(s.appends.lost, id)
-		return fmt.Errorf("the blocks appended before were not stored: %w", err)
+	if err := s.appends.takeLost(id); err != nil {
+		return err
 	}
 	if a := s.appends.open[id]; a != nil {
 		return s.commitAppend(ctx, id, a)
