@@ -64,12 +64,14 @@ var dialect = sqlstore.Dialect{
 	RowTraces: `SELECT block_number, tx_index, trace_address, type, call_type, from_addr, to_addr, gas, gas_used,
 		value, subtraces, input, output, error
 		FROM traces WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, trace_pos`,
-	HistoryBlocks:    historyBlocksSQL("0, 2"),
-	HistoryLogBlocks: historyBlocksSQL("1"),
-	HistoryStamps:    historyStampsSQL,
-	TracePostings:    historyPostingsSQL,
-	LogPostingCounts: logPostingCountsSQL,
-	LogPostings:      logPostingsSQL,
+	HistoryBlocks:     historyBlocksSQL("0, 2"),
+	HistoryLogBlocks:  historyBlocksSQL("1"),
+	HistoryStamps:     historyStampsSQL,
+	TracePostings:     historyPostingsSQL,
+	LogPostingCounts:  logPostingCountsSQL,
+	LogPostings:       logPostingsSQL,
+	LogTopics:         logTopicsSQL,
+	LogTaggedPostings: logTaggedPostingsSQL,
 
 	TokenBalance: `SELECT c.block_time, b.mint IS NOT NULL, b.owner, coalesce(b.mint, '\x'::bytea), coalesce(b.amount, 0),
 			coalesce(b.decimals, 0), coalesce(b.block_time, 0), coalesce(b.slot, 0), k.name, k.symbol

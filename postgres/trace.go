@@ -213,24 +213,39 @@ func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64)
 		ORDER BY k.b`, []any{chain, dir, addrs, first, last}
 }
 
-// logPostingsFrom is the FROM of a search of log_postings for the rows of
-// keys ($3) of kind ($2), one bucket at a time from $4 to $5, as c, in
-// bucket order (bucketRow says why a search per bucket).
-const logPostingsFrom = `generate_series($4::bigint, $5::bigint) k (b) CROSS JOIN unnest($3::bytea[]) a (key)
-		CROSS JOIN LATERAL (SELECT n, list FROM log_postings
+// logPostingsFrom is the FROM of a search of log_postings for the cols of
+// the rows of keys ($3) of kind ($2), one bucket at a time from $4 to $5,
+// as c, in bucket order (bucketRow says why a search per bucket).
+func logPostingsFrom(cols string) string {
+	return `generate_series($4::bigint, $5::bigint) k (b) CROSS JOIN unnest($3::bytea[]) a (key)
+		CROSS JOIN LATERAL (SELECT ` + cols + ` FROM log_postings
 			WHERE chain = $1 AND bucket = k.b AND kind = $2 AND key = a.key LIMIT 1) c`
+}
 
 // logPostingCountsSQL counts the logs of keys of kind in each bucket from
 // first to last.
 func logPostingCountsSQL(chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {
-	return `SELECT k.b, sum(c.n)::bigint FROM ` + logPostingsFrom + ` GROUP BY k.b ORDER BY k.b`,
+	return `SELECT k.b, sum(c.n)::bigint FROM ` + logPostingsFrom("n") + ` GROUP BY k.b ORDER BY k.b`,
 		[]any{chain, kind, keys, first, last}
 }
 
 // logPostingsSQL reads the posting lists of keys of kind over the buckets
 // first to last.
 func logPostingsSQL(chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {
-	return `SELECT k.b, c.list FROM ` + logPostingsFrom + ` ORDER BY k.b`, []any{chain, kind, keys, first, last}
+	return `SELECT k.b, c.list FROM ` + logPostingsFrom("list") + ` ORDER BY k.b`, []any{chain, kind, keys, first, last}
+}
+
+// logTopicsSQL reads the topics of the lists of addrs (log_postings' kind
+// 0) over the buckets first to last.
+func logTopicsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any) {
+	return `SELECT k.b, c.topics FROM ` + logPostingsFrom("topics") + ` ORDER BY k.b`, []any{chain, 0, addrs, first, last}
+}
+
+// logTaggedPostingsSQL reads the lists of addrs with their topics and tags
+// over the buckets first to last.
+func logTaggedPostingsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any) {
+	return `SELECT k.b, c.topics, c.list, c.tags FROM ` + logPostingsFrom("topics, list, tags") + ` ORDER BY k.b`,
+		[]any{chain, 0, addrs, first, last}
 }
 
 // historyBlocksSQL returns the statement reading the segments of kinds

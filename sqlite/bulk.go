@@ -29,7 +29,7 @@ var traceCounts = sqlstore.Table{Name: "trace_counts", Columns: []string{"chain"
 
 // logPostings is the table of sqlstore.BlockBatch.AddLogPostings: its
 // INSERTs add to the rows that exist.
-var logPostings = sqlstore.Table{Name: "log_postings", Columns: []string{"chain", "kind", "key", "bucket", "n", "list"}}
+var logPostings = sqlstore.Table{Name: "log_postings", Columns: []string{"chain", "kind", "key", "bucket", "n", "topics", "list", "tags"}}
 
 // logCounts is the table of sqlstore.BlockBatch.AddLogCounts: its INSERTs
 // add to the rows that exist.
@@ -64,7 +64,8 @@ var bulkTables = func() map[string]bulkTable {
 		}
 		if t.Name == logPostings.Name {
 			tail = ` ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = n + excluded.n,
-				list = CAST(list || excluded.list AS BLOB)`
+				topics = CAST(topics || excluded.topics AS BLOB), list = CAST(list || excluded.list AS BLOB),
+				tags = CAST(tags || excluded.tags AS BLOB)`
 		}
 		var b bulkTable
 		for n := bulkRows; n >= 1; n /= 2 {

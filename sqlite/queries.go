@@ -55,12 +55,14 @@ var dialect = sqlstore.Dialect{
 		value, subtraces, input, output, error
 		FROM traces INDEXED BY traces_key WHERE chain = ? AND block_number BETWEEN ? AND ?
 		ORDER BY block_number, tx_index, trace_pos`,
-	HistoryBlocks:    historyBlocksSQL("0, 2"),
-	HistoryLogBlocks: historyBlocksSQL("1"),
-	HistoryStamps:    historyStampsSQL,
-	TracePostings:    historyPostingsSQL,
-	LogPostingCounts: logPostingCountsSQL,
-	LogPostings:      logPostingsSQL,
+	HistoryBlocks:     historyBlocksSQL("0, 2"),
+	HistoryLogBlocks:  historyBlocksSQL("1"),
+	HistoryStamps:     historyStampsSQL,
+	TracePostings:     historyPostingsSQL,
+	LogPostingCounts:  logPostingCountsSQL,
+	LogPostings:       logPostingsSQL,
+	LogTopics:         logTopicsSQL,
+	LogTaggedPostings: logTaggedPostingsSQL,
 
 	// The cursor with the account's latest change at or before the time,
 	// or the cursor alone (found = 0); no row without a cursor. Not the

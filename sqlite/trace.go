@@ -173,8 +173,27 @@ func logPostingCountsSQL(chain int64, kind int, keys [][]byte, first, last int64
 // logPostingsSQL reads the posting lists of keys of kind over the buckets
 // first to last: a seek per bucket and key, in bucket order.
 func logPostingsSQL(chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {
+	return logPostingRowsSQL("list", chain, kind, keys, first, last)
+}
+
+// logTopicsSQL reads the topics of the lists of addrs (log_postings' kind
+// 0) over the buckets first to last.
+func logTopicsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any) {
+	return logPostingRowsSQL("topics", chain, 0, addrs, first, last)
+}
+
+// logTaggedPostingsSQL reads the lists of addrs with their topics and tags
+// over the buckets first to last.
+func logTaggedPostingsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any) {
+	return logPostingRowsSQL("topics, list, tags", chain, 0, addrs, first, last)
+}
+
+// logPostingRowsSQL reads the bucket and cols of the rows of keys of kind
+// over the buckets first to last: a seek per bucket and key, in bucket
+// order.
+func logPostingRowsSQL(cols string, chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {
 	in, args := bucketsIn([]any{chain}, first, last)
-	return `SELECT bucket, list FROM log_postings
+	return `SELECT bucket, ` + cols + ` FROM log_postings
 		WHERE chain = ? AND bucket IN (` + in + `) AND kind = ? AND key IN (` + placeholders(len(keys)) + `)
 		ORDER BY bucket`, appendBlobs(append(args, kind), keys)
 }

@@ -170,6 +170,17 @@ type Dialect struct {
 	// kind over the buckets first to last, and its arguments: bucket, list
 	// of each row of log_postings, in bucket order.
 	LogPostings func(chain int64, kind int, keys [][]byte, first, last int64) (string, []any)
+
+	// LogTopics returns the statement of the topics of the lists of
+	// addresses over the buckets first to last, and its arguments: bucket,
+	// topics of each row of log_postings, in bucket order.
+	LogTopics func(chain int64, addrs [][]byte, first, last int64) (string, []any)
+
+	// LogTaggedPostings returns the statement of the lists of addresses
+	// with their topic0s over the buckets first to last, and its
+	// arguments: bucket, topics, list, tags of each row of log_postings,
+	// in bucket order.
+	LogTaggedPostings func(chain int64, addrs [][]byte, first, last int64) (string, []any)
 }
 
 // BlockSet is a condition on the blocks a statement touches, on its

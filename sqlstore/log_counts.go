@@ -78,3 +78,22 @@ func (r reader) rowLogCount(ctx context.Context, lo, hi, below int64, f *chainqu
 	_, err = queryRow(ctx, r.c, q, args, &n)
 	return n, err == nil, err
 }
+
+// logKeys calls f with each key of log_counts that counts l in bucket:
+// its address and, when it has topics, its topic0 and both (the rows'
+// count of an address and a topic0 is of its own key; history's comes
+// from the address's list, history/topics.go).
+func logKeys(l *chainquery.Log, bucket int64, f func(logKey)) {
+	k := logKey{bucket: bucket, kind: logKeyAddress}
+	copy(k.key[:], l.Address[:])
+	f(k)
+	if len(l.Topics) > 0 {
+		k.kind = logKeyAddressTopic0
+		copy(k.key[len(l.Address):], l.Topics[0][:])
+		f(k)
+		k.kind = logKeyTopic0
+		k.key = [52]byte{}
+		copy(k.key[:], l.Topics[0][:])
+		f(k)
+	}
+}

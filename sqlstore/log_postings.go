@@ -87,7 +87,7 @@ type listEnds struct{ fromBottom, toTop bool }
 // log segments of the blocks the lists name: its cost grows with them.
 func (r reader) postingRangeLogs(ctx context.Context, lo, hi uint64, ends listEnds, m *logMatcher) error {
 	kind, keys, _ := logPostingKeys(m.f)
-	pr := postingRange{r, kind, keys, lo, hi}
+	pr := newPostingRange(r, kind, keys, lo, hi)
 	if m.f.Topics[1] != nil || m.f.Topics[2] != nil || m.f.Topics[3] != nil {
 		numbers, err := pr.blocks(ctx)
 		if err != nil {
@@ -116,12 +116,39 @@ func (r reader) postingRangeLogs(ctx context.Context, lo, hi uint64, ends listEn
 }
 
 // postingRange is a range of history, lo to hi, read by the posting lists
-// of keys of kind.
+// of keys of kind. Pairs of an address and a topic0 (logKeyAddressTopic0)
+// are read from the lists of addrs, keeping the entries of topics
+// (history/topics.go).
 type postingRange struct {
 	r      reader
 	kind   int
 	keys   [][]byte
 	lo, hi uint64
+	addrs  [][]byte
+	topics []chainquery.Hash
+}
+
+// newPostingRange returns the range lo to hi of the lists of keys of kind.
+func newPostingRange(r reader, kind int, keys [][]byte, lo, hi uint64) postingRange {
+	pr := postingRange{r: r, kind: kind, keys: keys, lo: lo, hi: hi}
+	if kind == logKeyAddressTopic0 {
+		n := len(chainquery.Address{})
+		for _, k := range keys {
+			if !slices.ContainsFunc(pr.addrs, func(a []byte) bool { return bytes.Equal(a, k[:n]) }) {
+				pr.addrs = append(pr.addrs, k[:n])
+			}
+			if t := chainquery.Hash(k[n:]); !slices.Contains(pr.topics, t) {
+				pr.topics = append(pr.topics, t)
+			}
+		}
+	}
+	return pr
+}
+
+// keep says whether an entry of an address's list whose log has topic0 t
+// (has: any) is one of the range's.
+func (pr *postingRange) keep(has bool, t *chainquery.Hash) bool {
+	return has && slices.Contains(pr.topics, *t)
 }
 
 // bucketCount is the number of a range's matches in a bucket.
@@ -130,9 +157,44 @@ type bucketCount struct {
 	n      int
 }
 
-// lists reads the range's lists over the buckets first to last (logPostingLists).
+// lists reads the range's lists over the buckets first to last and hands
+// each bucket's that has some, in bucket order, to each.
 func (pr postingRange) lists(ctx context.Context, first, last int64, each func(bucket int64, lists [][]byte) error) error {
-	return pr.r.logPostingLists(ctx, pr.kind, pr.keys, first, last, each)
+	var bucket int64
+	var list, topics, tags []byte
+	q, args := pr.r.Dialect.LogPostings(pr.r.chain, pr.kind, pr.keys, first, last)
+	dest := []any{&bucket, &list}
+	tagged := pr.kind == logKeyAddressTopic0
+	if tagged {
+		q, args = pr.r.Dialect.LogTaggedPostings(pr.r.chain, pr.addrs, first, last)
+		dest = []any{&bucket, &topics, &list, &tags}
+	}
+	var cur int64 = -1
+	var pending [][]byte
+	err := pr.r.c.Query(ctx, q, args, dest, func() error {
+		if bucket != cur && pending != nil {
+			if err := each(cur, pending); err != nil {
+				return err
+			}
+			pending = nil
+		}
+		cur = bucket
+		var l []byte
+		var err error
+		if tagged { // a new list: it shares nothing with what was read
+			l, _, err = history.FilterTopics(list, topics, tags, pr.keep)
+		} else {
+			l = bytes.Clone(list)
+		}
+		if l != nil {
+			pending = append(pending, l)
+		}
+		return err
+	})
+	if err == nil && pending != nil {
+		err = each(cur, pending)
+	}
+	return err
 }
 
 // blocks returns the blocks the range's lists name, in order, for a filter
@@ -156,14 +218,8 @@ func (pr postingRange) blocks(ctx context.Context) ([]uint64, error) {
 // that are not the lists' own (ends), whose lists it returns in edges.
 func (pr postingRange) count(ctx context.Context, ends listEnds) ([]bucketCount, map[int64][][]byte, error) {
 	first, last := int64(pr.lo/LogBucketBlocks), int64(pr.hi/LogBucketBlocks)
-	var counts []bucketCount
-	var b int64
-	var n int
-	q, args := pr.r.Dialect.LogPostingCounts(pr.r.chain, pr.kind, pr.keys, first, last)
-	if err := pr.r.c.Query(ctx, q, args, []any{&b, &n}, func() error {
-		counts = append(counts, bucketCount{b, n})
-		return nil
-	}); err != nil {
+	counts, err := pr.counts(ctx, first, last)
+	if err != nil {
 		return nil, nil, err
 	}
 	edges := map[int64][][]byte{}
@@ -195,6 +251,37 @@ func (pr postingRange) count(ctx context.Context, ends listEnds) ([]bucketCount,
 		}
 	}
 	return counts, edges, nil
+}
+
+// counts returns the number of the lists' entries in each bucket from
+// first to last that has some: the sum of the rows' n, or for pairs of an
+// address and a topic0, of their topics' counts.
+func (pr postingRange) counts(ctx context.Context, first, last int64) ([]bucketCount, error) {
+	var counts []bucketCount
+	var b int64
+	var n int
+	if pr.kind != logKeyAddressTopic0 {
+		q, args := pr.r.Dialect.LogPostingCounts(pr.r.chain, pr.kind, pr.keys, first, last)
+		err := pr.r.c.Query(ctx, q, args, []any{&b, &n}, func() error {
+			counts = append(counts, bucketCount{b, n})
+			return nil
+		})
+		return counts, err
+	}
+	var topics []byte
+	q, args := pr.r.Dialect.LogTopics(pr.r.chain, pr.addrs, first, last)
+	err := pr.r.c.Query(ctx, q, args, []any{&b, &topics}, func() error {
+		n, err := history.CountTopics(topics, pr.keep)
+		switch {
+		case err != nil || n == 0:
+		case len(counts) > 0 && counts[len(counts)-1].bucket == b:
+			counts[len(counts)-1].n += n
+		default:
+			counts = append(counts, bucketCount{b, n})
+		}
+		return err
+	})
+	return counts, err
 }
 
 // page returns the range's matches from offset, need of them at most: the
@@ -248,30 +335,6 @@ func (pr postingRange) page(ctx context.Context, counts []bucketCount, edges map
 		i = j
 	}
 	return page, nil
-}
-
-// logPostingLists reads the lists of keys of kind over the buckets first
-// to last and hands each bucket's, in bucket order, to each.
-func (r reader) logPostingLists(ctx context.Context, kind int, keys [][]byte, first, last int64, each func(bucket int64, lists [][]byte) error) error {
-	q, args := r.Dialect.LogPostings(r.chain, kind, keys, first, last)
-	var bucket, cur int64 = 0, -1
-	var data []byte
-	var pending [][]byte
-	err := r.c.Query(ctx, q, args, []any{&bucket, &data}, func() error {
-		if bucket != cur && pending != nil {
-			if err := each(cur, pending); err != nil {
-				return err
-			}
-			pending = nil
-		}
-		cur = bucket
-		pending = append(pending, bytes.Clone(data))
-		return nil
-	})
-	if err == nil && pending != nil {
-		err = each(cur, pending)
-	}
-	return err
 }
 
 // listsPage returns, in chain order, the entries offset to
@@ -370,8 +433,16 @@ func compareLogKeys(a, b *logKey) int {
 }
 
 // logLists gathers the posting lists of the logs of the history blocks a
-// write adds.
-type logLists struct{ postingLists[logKey] }
+// write adds: an address's list with the topic0 of each entry beside it
+// (history/topics.go), and a topic0's.
+type logLists struct {
+	postingLists[logKey]
+	// an address's entries carry their topic0 in Tx (unused in a log's
+	// place) as its index in topics plus one, 0 for none, until flush
+	topicIDs map[chainquery.Hash]uint32
+	topics   []chainquery.Hash
+	groups   []history.TopicGroup
+}
 
 // add adds the logs of block d, in log index order (canonical), to the
 // lists.
@@ -380,25 +451,58 @@ func (ls *logLists) add(d *chainquery.BlockData) {
 	bucket := int64(n / LogBucketBlocks)
 	for i, l := range d.Logs {
 		p := history.Posting{Block: n, Pos: uint32(i)}
-		logKeys(l, bucket, func(k logKey) { ls.postingLists.add(k, p) })
+		k := logKey{bucket: bucket, kind: logKeyAddress}
+		copy(k.key[:], l.Address[:])
+		if len(l.Topics) > 0 {
+			p.Tx = ls.topicID(l.Topics[0])
+		}
+		ls.postingLists.add(k, p)
+		if len(l.Topics) > 0 {
+			k = logKey{bucket: bucket, kind: logKeyTopic0}
+			copy(k.key[:], l.Topics[0][:])
+			ls.postingLists.add(k, history.Posting{Block: n, Pos: uint32(i)})
+		}
 	}
 }
 
-// logKeys calls f with each key of l's lists in bucket: its address and,
-// when it has topics, its topic0 and both.
-func logKeys(l *chainquery.Log, bucket int64, f func(logKey)) {
-	k := logKey{bucket: bucket, kind: logKeyAddress}
-	copy(k.key[:], l.Address[:])
-	f(k)
-	if len(l.Topics) > 0 {
-		k.kind = logKeyAddressTopic0
-		copy(k.key[len(l.Address):], l.Topics[0][:])
-		f(k)
-		k.kind = logKeyTopic0
-		k.key = [52]byte{}
-		copy(k.key[:], l.Topics[0][:])
-		f(k)
+// topicID returns t's index in ls.topics plus one, adding it if need be.
+func (ls *logLists) topicID(t chainquery.Hash) uint32 {
+	id, ok := ls.topicIDs[t]
+	if !ok {
+		if ls.topicIDs == nil {
+			ls.topicIDs = map[chainquery.Hash]uint32{}
+		}
+		ls.topics = append(ls.topics, t)
+		id = uint32(len(ls.topics))
+		ls.topicIDs[t] = id
 	}
+	return id
+}
+
+// tagTopics appends to topics the piece of an address's entries ps, whose
+// Tx are topic ids, and to tags their tags, and clears their Tx.
+func (ls *logLists) tagTopics(topics, tags []byte, ps []history.Posting) ([]byte, []byte) {
+	gs := ls.groups[:0]
+	for i := range ps {
+		id := ps[i].Tx
+		g := 0
+		// an address emits few kinds of event: the groups are few
+		for g < len(gs) && !(gs[g].Has == (id != 0) && (id == 0 || gs[g].Topic == ls.topics[id-1])) {
+			g++
+		}
+		if g == len(gs) {
+			tg := history.TopicGroup{Has: id != 0}
+			if id != 0 {
+				tg.Topic = ls.topics[id-1]
+			}
+			gs = append(gs, tg)
+		}
+		gs[g].N++
+		tags = history.AppendTag(tags, g)
+		ps[i].Tx = 0
+	}
+	ls.groups = gs
+	return history.AppendTopicPiece(topics, gs), tags
 }
 
 // flush adds the lists to log_postings, in its key's order, and empties
@@ -410,6 +514,7 @@ func (ls *logLists) flush(ctx context.Context, b BlockBatch) error {
 	order, at, grouped := ls.group(compareLogKeys)
 	rows := make([]BucketRow, 0, len(order))
 	slab := make([]byte, 0, 4*len(ls.entries)+2*len(order))
+	var topics, tags []byte
 	byPlace := func(x, y history.Posting) int { return cmp.Compare(x.Block, y.Block)*2 + cmp.Compare(x.Pos, y.Pos) }
 	for j, i := range order {
 		k := &ls.keys[i]
@@ -418,15 +523,26 @@ func (ls *logLists) flush(ctx context.Context, b BlockBatch) error {
 		if !slices.IsSortedFunc(ps, byPlace) {
 			slices.SortFunc(ps, byPlace)
 		}
+		row := BucketRow{Kind: int(k.kind), Key: k.key[:keyLen(k.kind)], Bucket: k.bucket, N: int64(len(ps))}
+		if k.kind == logKeyAddress {
+			t0, g0 := len(topics), len(tags)
+			topics, tags = ls.tagTopics(topics, tags, ps)
+			row.Topics, row.Tags = topics[t0:len(topics):len(topics)], tags[g0:len(tags):len(tags)]
+		} else {
+			row.Topics, row.Tags = []byte{}, []byte{}
+		}
 		start := len(slab)
 		var err error
 		if slab, err = history.AppendPostings(slab, ps); err != nil {
 			return err
 		}
-		rows = append(rows, BucketRow{Kind: int(k.kind), Key: k.key[:keyLen(k.kind)], Bucket: k.bucket, N: int64(len(ps)), List: slab[start:len(slab):len(slab)]})
+		row.List = slab[start:len(slab):len(slab)]
+		rows = append(rows, row)
 	}
 	err := b.AddLogPostings(ctx, rows)
 	ls.reset()
+	clear(ls.topicIDs)
+	ls.topics = ls.topics[:0]
 	return err
 }
 

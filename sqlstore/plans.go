@@ -119,14 +119,17 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 			PlanQuery{Name: "Filter Logs count, " + lf.name, SQL: count, Args: countArgs},
 			PlanQuery{Name: "Filter Logs page, " + lf.name, SQL: pageSQL, Args: pageArgs, Walks: 1})
 	}
-	pair := append(append([]byte{}, x[:]...), topic[:]...)
-	counts, countsArgs := d.LogPostingCounts(a.Chain, 2, [][]byte{pair}, 1, 500)
+	counts, countsArgs := d.LogPostingCounts(a.Chain, 0, [][]byte{x[:]}, 1, 500)
+	topics, topicsArgs := d.LogTopics(a.Chain, [][]byte{x[:]}, 1, 500)
+	tagged, taggedArgs := d.LogTaggedPostings(a.Chain, [][]byte{x[:], {2}}, 7, 8)
 	lists, listsArgs := d.LogPostings(a.Chain, 0, [][]byte{x[:], {2}}, 7, 8)
 	longLists, longListsArgs := d.LogPostings(a.Chain, 1, [][]byte{topic[:]}, 7, 20)
 	rowCount, rowCountArgs := d.LogRowCount(a.Chain, []int64{0, 1}, 0, [][]byte{x[:], {2}})
 	out = append(out,
 		PlanQuery{Name: "Log counts of the rows: two addresses in two buckets", SQL: rowCount, Args: rowCountArgs},
 		PlanQuery{Name: "History log postings: the matches of each bucket of 500", SQL: counts, Args: countsArgs},
+		PlanQuery{Name: "History log postings: an address's topic0s in each bucket of 500", SQL: topics, Args: topicsArgs},
+		PlanQuery{Name: "History log postings: the lists and topic0s of two addresses in two buckets", SQL: tagged, Args: taggedArgs},
 		PlanQuery{Name: "History log postings: the lists of two addresses in two buckets", SQL: lists, Args: listsArgs},
 		PlanQuery{Name: "History log postings: the lists of a topic0 in 14 buckets", SQL: longLists, Args: longListsArgs})
 	return append(out,

@@ -46,13 +46,17 @@ const (
 // (empty for CountAll), or log_postings and log_counts, whose Kind is a
 // key kind (logKeyAddress...) and Key that key. N rows more (or fewer, when
 // negative) in Bucket and, when List is not nil, the posting list of rows
-// that became history, to append to the row's list (history.go).
+// that became history, to append to the row's list (history.go). A row of
+// log_postings appends Topics and Tags to the row's too: an address's
+// topic0s (history/topics.go), empty for a topic0's list.
 type BucketRow struct {
 	Kind   int
 	Key    []byte
 	Bucket int64
 	N      int64
 	List   []byte
+	Topics []byte
+	Tags   []byte
 }
 
 // traceCountKey identifies a row of trace_counts within one chain.

@@ -1,0 +1,145 @@
+package history
+
+import (
+	"encoding/binary"
+
+	"github.com/chainquery/chainquery"
+)
+
+// An address's list of logs carries, beside it, the topic0 of each entry,
+// so that "this token's Transfers" is read from the token's list instead
+// of a list of its own: three in four lists of a bucket were such pairs,
+// and writing them was an eighth of the ingester's CPU and a sixth of the
+// disk (docs/benchmarks.md, issue 30). Two byte strings go with the list:
+//
+//   - topics: pieces, one for each part of the list written at once (a
+//     write appends its part to the row's list, and its piece to topics).
+//     A piece is a count of groups, then each group: its entries' count n
+//     as a varint of n<<1|t, where t is 1 when the group's logs have a
+//     topic0, followed by that topic0's 32 bytes when they do. Its entries
+//     are the next sum(n) entries of the list.
+//   - tags: for each entry of the list, in order, the index of its group
+//     in its piece, as a varint.
+//
+// A count of one topic0 reads topics alone, a few bytes a piece; a page
+// reads the list and the tags and keeps the entries of its groups.
+
+// TopicGroup is a group of a piece: the entries of a part of a list whose
+// logs have topic0 Topic (or none, when !Has).
+type TopicGroup struct {
+	N     int
+	Has   bool
+	Topic chainquery.Hash
+}
+
+// AppendTopicPiece appends the piece of groups to topics.
+func AppendTopicPiece(topics []byte, groups []TopicGroup) []byte {
+	topics = binary.AppendUvarint(topics, uint64(len(groups)))
+	for _, g := range groups {
+		if g.Has {
+			topics = binary.AppendUvarint(topics, uint64(g.N)<<1|1)
+			topics = append(topics, g.Topic[:]...)
+		} else {
+			topics = binary.AppendUvarint(topics, uint64(g.N)<<1)
+		}
+	}
+	return topics
+}
+
+// AppendTag appends the tag of an entry of group g of its piece to tags.
+func AppendTag(tags []byte, g int) []byte { return binary.AppendUvarint(tags, uint64(g)) }
+
+// topicPieces reads the pieces of a topics string in turn.
+type topicPieces struct {
+	r    reader
+	keep func(has bool, topic *chainquery.Hash) bool
+	// the piece read last: each group's count and whether it is kept
+	n    []int
+	kept []bool
+}
+
+// next reads the next piece, false at the end or at an error.
+func (tp *topicPieces) next() bool {
+	r := &tp.r
+	if r.err != nil || len(r.b) == 0 {
+		return false
+	}
+	g := r.int(len(r.b))
+	tp.n, tp.kept = tp.n[:0], tp.kept[:0]
+	for range g {
+		h := r.uvarint()
+		has := h&1 == 1
+		var topic chainquery.Hash
+		if has {
+			copy(topic[:], r.bytes(len(topic)))
+		}
+		if r.err != nil {
+			return false
+		}
+		tp.n = append(tp.n, int(h>>1))
+		tp.kept = append(tp.kept, tp.keep(has, &topic))
+	}
+	if g == 0 {
+		r.fail("a piece without groups")
+	}
+	return r.err == nil
+}
+
+// CountTopics returns the number of entries of the list whose topics
+// string is topics that keep keeps.
+func CountTopics(topics []byte, keep func(has bool, topic *chainquery.Hash) bool) (int, error) {
+	tp := topicPieces{r: reader{b: topics}, keep: keep}
+	count := 0
+	for tp.next() {
+		for i, n := range tp.n {
+			if tp.kept[i] {
+				count += n
+			}
+		}
+	}
+	return count, tp.r.err
+}
+
+// FilterTopics returns the list of the entries of list (with its topics
+// and tags strings) that keep keeps, and their number; nil and 0 when it
+// keeps none. It checks that the three agree.
+func FilterTopics(list, topics, tags []byte, keep func(has bool, topic *chainquery.Hash) bool) ([]byte, int, error) {
+	tp := topicPieces{r: reader{b: topics}, keep: keep}
+	tr := reader{b: tags}
+	pr := NewPostingReader(list)
+	var out []Posting
+	for tp.next() {
+		total, any := 0, false
+		for i, n := range tp.n {
+			total += n
+			any = any || tp.kept[i]
+		}
+		for range total {
+			g := tr.int(len(tp.n) - 1)
+			p, ok := pr.Next()
+			if !ok {
+				tr.fail("a piece of %d entries past the list's end", total)
+			}
+			if tr.err != nil {
+				return nil, 0, tr.err
+			}
+			if any && tp.kept[g] {
+				out = append(out, p)
+			}
+		}
+	}
+	if tp.r.err != nil {
+		return nil, 0, tp.r.err
+	}
+	if _, more := pr.Next(); more || len(tr.b) != 0 {
+		return nil, 0, corrupt("a list longer than its topics")
+	}
+	if err := pr.Err(); err != nil {
+		return nil, 0, err
+	}
+	if len(out) == 0 {
+		return nil, 0, nil
+	}
+	filtered, err := AppendPostings(nil, out)
+	return filtered, len(out), err
+}
