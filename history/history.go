@@ -39,8 +39,14 @@ func coders() (*zstd.Encoder, *zstd.Decoder) {
 		var err error
 		// The default level (3): level 4 and above made real rows hardly
 		// smaller, at a multiple of the time (docs/benchmarks.md, "Disk per
-		// block").
-		encoder, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
+		// block"). Without the Huffman coding of literals: the encoder
+		// tried it on every block and kept the raw literals, so that the
+		// segments of three recorded mainnet blocks (testdata) and of the
+		// Polygon-shaped chain came out byte for byte the same without it,
+		// 17-37% faster (docs/benchmarks.md, issue 30): a segment's literals
+		// are hashes, addresses and calldata, which it does not shrink.
+		encoder, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true),
+			zstd.WithNoEntropyCompression(true))
 		if err != nil {
 			panic("history: zstd encoder: " + err.Error()) // fixed options: cannot fail
 		}
