@@ -2,6 +2,7 @@ package evm
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -112,13 +113,19 @@ func CheckComplete(d *chainquery.BlockData, withTraces bool) error {
 		byTx[end[t.TransactionIndex]] = t
 		end[t.TransactionIndex]++
 	}
-	keys := traceKeys(byTx)
-	tc := newTreeChecker(most)
+	var tc *treeChecker
+	var stack []preorderFrame
 	start := 0
 	for i, tx := range d.Transactions { // tx.Index is i: checked above
 		traces := byTx[start:end[i]]
-		if err := tc.check(traces, keys[start:end[i]]); err != nil {
-			return fail("traces of %s: %v", tx.Hash, err)
+		var ok bool
+		if ok, stack = preorderTree(traces, stack); !ok {
+			if tc == nil {
+				tc = newTreeChecker(most)
+			}
+			if err := tc.check(traces, traceKeys(traces)); err != nil {
+				return fail("traces of %s: %v", tx.Hash, err)
+			}
 		}
 		if withTraces && len(traces) == 0 && !isStateSyncTx(b.Chain, tx) {
 			return fail("transaction %s has no top-level trace", tx.Hash)
@@ -126,6 +133,51 @@ func CheckComplete(d *chainquery.BlockData, withTraces bool) error {
 		start = end[i]
 	}
 	return nil
+}
+
+// preorderFrame is a trace on preorderTree's path from the top-level
+// trace, and the index its next child must have.
+type preorderFrame struct {
+	t    *chainquery.Trace
+	next int
+}
+
+// preorderTree reports whether traces are one call tree as trace_address
+// and subtraces describe it, listed depth first with each call's children
+// in order, as nodes list them: then each trace's parent is on the path
+// from the top to the trace before it, and one pass with a stack checks
+// all that treeChecker does, without its maps (they were half of
+// CheckComplete's time). false says only that the traces are not such a
+// list: treeChecker then says whether they are a tree. stack is room,
+// returned for the next call.
+func preorderTree(traces []*chainquery.Trace, stack []preorderFrame) (bool, []preorderFrame) {
+	stack = stack[:0]
+	for i, t := range traces {
+		n := len(t.TraceAddress)
+		if (i == 0) != (n == 0) || n > len(stack) {
+			return false, stack
+		}
+		for len(stack) > n {
+			if top := stack[len(stack)-1]; top.next != top.t.Subtraces {
+				return false, stack
+			}
+			stack = stack[:len(stack)-1]
+		}
+		if n > 0 {
+			p := &stack[n-1]
+			if t.TraceAddress[n-1] != p.next || p.next >= p.t.Subtraces || !slices.Equal(t.TraceAddress[:n-1], p.t.TraceAddress) {
+				return false, stack
+			}
+			p.next++
+		}
+		stack = append(stack, preorderFrame{t: t})
+	}
+	for _, f := range stack {
+		if f.next != f.t.Subtraces {
+			return false, stack
+		}
+	}
+	return true, stack
 }
 
 // traceKeys returns the chainquery.FormatTraceAddress text of each trace,
