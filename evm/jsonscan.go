@@ -1,6 +1,7 @@
 package evm
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 )
@@ -260,20 +261,28 @@ var plainByte = func() (t [256]bool) {
 }()
 
 // plainRun returns the length of the run of plain bytes (plainByte) that b
-// starts with. Strings are mostly long hex strings: it looks at eight bytes
-// at a time, with the word tricks of "Bit Twiddling Hacks" (a byte that is
-// zero, or less than n), and byte by byte only in the word that ends the run.
+// starts with. Strings are mostly long hex strings: the quote and the
+// backslash are found by bytes.IndexByte (vector instructions), and only
+// the bytes before the first of them are looked at for a control
+// character, eight at a time with the word trick of "Bit Twiddling Hacks"
+// (a byte less than n), byte by byte only in the word that ends the run.
+// Three tests a word in one pass took twice the time.
 func plainRun(b []byte) int {
+	end := len(b)
+	if q := bytes.IndexByte(b, '"'); q >= 0 {
+		end = q
+	}
+	if e := bytes.IndexByte(b[:end], '\\'); e >= 0 {
+		end = e
+	}
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q, bs := x^(ones*'"'), x^(ones*'\\')
-		if ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+	for ; i+8 <= end; i += 8 {
+		if x := binary.LittleEndian.Uint64(b[i:]); (x-ones*0x20)&^x&highs != 0 {
 			break
 		}
 	}
-	for i < len(b) && plainByte[b[i]] {
+	for i < end && b[i] >= 0x20 {
 		i++
 	}
 	return i
