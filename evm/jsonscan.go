@@ -112,6 +112,33 @@ func (s *scanner) key() []byte {
 		s.fail()
 		return nil
 	}
+	// Keys are short and plain: read and lowered in one loop. A byte that
+	// is not plain ASCII makes the scanner give up, as below.
+	d, out := s.data, s.kbuf[:0]
+	for i := s.i + 1; i < len(d) && len(out) < len(s.kbuf); i++ {
+		c := d[i]
+		switch {
+		case c == '"':
+			s.i = i + 1
+			if s.peek() != ':' {
+				s.fail()
+				return nil
+			}
+			s.i++
+			return out
+		case c < 0x20 || c == '\\' || c >= 0x80:
+			s.fail()
+			return nil
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		out = append(out, c)
+	}
+	return s.longKey()
+}
+
+// longKey is key for a key longer than any field's name, or unclosed.
+func (s *scanner) longKey() []byte {
 	start := s.i + 1
 	if s.skipString() || s.bad {
 		s.fail()
