@@ -292,25 +292,15 @@ func (f *Fetcher) fetch(ctx context.Context, numbers []uint64) (map[uint64]*chai
 // are used again once decoded (jsonrpc.Client.BatchCallThen): the decoders
 // copy what they keep.
 func (f *Fetcher) fetchBlock(ctx context.Context, n uint64) (*chainquery.BlockData, error) {
-	var d *chainquery.BlockData
 	r := &jsonrpc.Request{Method: "eth_getBlockByNumber", Params: []any{hexNumber(n), true}}
+	if f.Plan.BlockReceipts && f.Plan.Traces != TracesCallTracer {
+		return f.fetchAtOnce(ctx, n, r)
+	}
+	var d *chainquery.BlockData
 	err := f.Client.BatchCallThen(ctx, []*jsonrpc.Request{r}, func() error {
-		switch {
-		case r.Err != nil:
-			return fmt.Errorf("eth_getBlockByNumber: %w", r.Err)
-		case isNull(r.Result):
-			return errors.New("eth_getBlockByNumber: the node does not have this block yet")
-		}
-		var notes decodeNotes
 		var err error
-		d, err = decodeBlockWithNotes(f.Chain, r.Result, &notes)
-		f.logNotes(n, "eth_getBlockByNumber", notes)
-		if err != nil {
-			return fmt.Errorf("eth_getBlockByNumber: %w", err)
-		} else if d.Block.Number != n {
-			return fmt.Errorf("eth_getBlockByNumber: asked for block %d, got %d", n, d.Block.Number)
-		}
-		return nil
+		d, err = f.blockAnswer(n, r)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -339,6 +329,60 @@ func (f *Fetcher) fetchBlock(ctx context.Context, n uint64) (*chainquery.BlockDa
 	}
 	if err := f.Client.BatchCallThen(ctx, reqs, func() error { return f.complete(d, receipts, traces) }); err != nil {
 		return nil, err
+	}
+	return d, nil
+}
+
+// fetchAtOnce is fetchBlock when no call names what another answers (the
+// block's hash, its transactions' hashes): the block, its receipts and its
+// traces are asked for in three requests at once, so that a node's
+// latency is waited for once a block, not once for the block and then for
+// each call of the batch after it (a node runs a batch's calls one after
+// another). Against the Polygon-shaped node answering each call after
+// 100 ms, that was 300 ms a block (docs/benchmarks.md, issue 30). A block
+// without transactions leaves the other two answers unread. Receipts and
+// traces name their block's hash: answers from two sides of a reorg fail
+// the block (decodeReceipt, parityToTrace), and the loop asks again.
+func (f *Fetcher) fetchAtOnce(ctx context.Context, n uint64, block *jsonrpc.Request) (*chainquery.BlockData, error) {
+	receipts := []*jsonrpc.Request{{Method: "eth_getBlockReceipts", Params: []any{hexNumber(n)}}}
+	groups := [][]*jsonrpc.Request{{block}, receipts}
+	var traces *jsonrpc.Request
+	if f.Plan.Traces == TracesParity {
+		traces = &jsonrpc.Request{Method: "trace_block", Params: []any{hexNumber(n)}}
+		groups = append(groups, []*jsonrpc.Request{traces})
+	}
+	var d *chainquery.BlockData
+	err := f.Client.GroupsThen(ctx, groups, func() error {
+		var err error
+		if d, err = f.blockAnswer(n, block); err != nil {
+			return err
+		}
+		if len(d.Transactions) == 0 {
+			return f.complete(d, nil, nil)
+		}
+		return f.complete(d, receipts, traces)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// blockAnswer decodes r, the answer of eth_getBlockByNumber for block n.
+func (f *Fetcher) blockAnswer(n uint64, r *jsonrpc.Request) (*chainquery.BlockData, error) {
+	switch {
+	case r.Err != nil:
+		return nil, fmt.Errorf("eth_getBlockByNumber: %w", r.Err)
+	case isNull(r.Result):
+		return nil, errors.New("eth_getBlockByNumber: the node does not have this block yet")
+	}
+	var notes decodeNotes
+	d, err := decodeBlockWithNotes(f.Chain, r.Result, &notes)
+	f.logNotes(n, "eth_getBlockByNumber", notes)
+	if err != nil {
+		return nil, fmt.Errorf("eth_getBlockByNumber: %w", err)
+	} else if d.Block.Number != n {
+		return nil, fmt.Errorf("eth_getBlockByNumber: asked for block %d, got %d", n, d.Block.Number)
 	}
 	return d, nil
 }
