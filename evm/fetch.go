@@ -351,8 +351,11 @@ func (f *Fetcher) fetchAtOnce(ctx context.Context, n uint64, block *jsonrpc.Requ
 		traces = &jsonrpc.Request{Method: "trace_block", Params: []any{hexNumber(n)}}
 		groups = append(groups, []*jsonrpc.Request{traces})
 	}
+	// Without the block, the other calls are of no use: a node that does
+	// not have it yet may answer them with an error that would be retried.
+	lead := func() bool { return block.Err == nil && !isNull(block.Result) }
 	var d *chainquery.BlockData
-	err := f.Client.GroupsThen(ctx, groups, func() error {
+	err := f.Client.GroupsThen(ctx, groups, lead, func() error {
 		var err error
 		if d, err = f.blockAnswer(n, block); err != nil {
 			return err

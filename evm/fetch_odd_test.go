@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,5 +59,88 @@ func TestFetchOddTransactionLogged(t *testing.T) {
 	if out := logs.String(); !strings.Contains(out, "odd field left empty") || !strings.Contains(out, "chain=base") ||
 		!strings.Contains(out, "block=16") || !strings.Contains(out, "value") {
 		t.Fatalf("log:\n%s", out)
+	}
+}
+
+// TestFetchMissingBlockCancelsTheRest serves block 16 only from the third
+// time it is asked for; until then the node answers trace_block with an
+// error that the client would retry. The block, its receipts and its traces
+// are asked for at once, and a block the node does not have yet must cancel
+// the other two rather than let the client retry them: each round of the
+// fetcher asks for the traces once.
+func TestFetchMissingBlockCancelsTheRest(t *testing.T) {
+	hash := "0x" + strings.Repeat("11", 32)
+	blockHash := "0x" + strings.Repeat("aa", 32)
+	block := `{"number":"0x10","hash":"` + blockHash + `","parentHash":"0x` + strings.Repeat("bb", 32) + `",
+		"timestamp":"0x5","transactionsRoot":"0x` + strings.Repeat("01", 32) + `","stateRoot":"0x` + strings.Repeat("02", 32) + `",
+		"receiptsRoot":"0x` + strings.Repeat("03", 32) + `","miner":"0x` + strings.Repeat("04", 20) + `","size":"0x1","gasLimit":"0x1","gasUsed":"0x1",
+		"transactions":[{"hash":"` + hash + `","transactionIndex":"0x0","from":"0x` + strings.Repeat("05", 20) + `","to":"0x` + strings.Repeat("06", 20) + `",
+		"value":"0x0","gas":"0x5208","gasPrice":"0x1","nonce":"0x0","input":"0x","type":"0x0"}]}`
+	receipts := `[{"transactionHash":"` + hash + `","transactionIndex":"0x0","blockNumber":"0x10","blockHash":"` + blockHash + `","status":"0x1","gasUsed":"0x5208",
+		"cumulativeGasUsed":"0x5208","effectiveGasPrice":"0x1","contractAddress":null,"logs":[]}]`
+	traces := `[{"action":{"callType":"call","from":"0x` + strings.Repeat("05", 20) + `","gas":"0x0","input":"0x","to":"0x` + strings.Repeat("06", 20) + `","value":"0x0"},
+		"blockHash":"` + blockHash + `","blockNumber":16,"result":{"gasUsed":"0x0","output":"0x"},"subtraces":0,"traceAddress":[],
+		"transactionHash":"` + hash + `","transactionPosition":0,"type":"call"}]`
+	var mu sync.Mutex
+	blockCalls, traceCalls := 0, 0
+	// ready says whether the node has the block: from its third call on.
+	// The receipts and traces of a round may come before its block call,
+	// so they look again a moment later.
+	ready := func() bool {
+		for range 2 {
+			mu.Lock()
+			ok := blockCalls >= 3
+			mu.Unlock()
+			if ok {
+				return true
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return false
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		jsonrpctest.Answer(w, body, func(method string) (any, *jsonrpc.RPCError) {
+			switch method {
+			case "eth_getBlockByNumber":
+				mu.Lock()
+				defer mu.Unlock()
+				if blockCalls++; blockCalls < 3 {
+					return nil, nil
+				}
+				return json.RawMessage(block), nil
+			case "eth_getBlockReceipts":
+				if !ready() {
+					return nil, nil
+				}
+				return json.RawMessage(receipts), nil
+			case "trace_block":
+				mu.Lock()
+				traceCalls++
+				mu.Unlock()
+				if !ready() {
+					return nil, &jsonrpc.RPCError{Code: -32000, Message: "block not found"}
+				}
+				return json.RawMessage(traces), nil
+			}
+			return nil, &jsonrpc.RPCError{Code: -32601, Message: "method not found"}
+		})
+	}))
+	defer srv.Close()
+	rpc := jsonrpc.NewClient(srv.URL)
+	rpc.MinBackoff, rpc.MaxBackoff = 50*time.Millisecond, 50*time.Millisecond
+	f := evm.NewFetcher(rpc, chainquery.Polygon, evm.Plan{BlockReceipts: true, Traces: evm.TracesParity}, slog.New(slog.DiscardHandler))
+	f.Wait = time.Millisecond
+	got, err := f.Blocks(context.Background(), 16, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || len(got[0].Traces) != 1 {
+		t.Fatalf("got %d blocks", len(got))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if blockCalls != 3 || traceCalls > 3 {
+		t.Fatalf("%d calls of the block and %d of its traces, want 3 and at most 3: the traces of a missing block were retried", blockCalls, traceCalls)
 	}
 }

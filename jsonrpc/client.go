@@ -178,7 +178,7 @@ func (c *Client) BatchCall(ctx context.Context, reqs []*Request) error {
 // read, was the ingester's largest allocation. An answer that holds an
 // error is not reused: errors may keep parts of it.
 func (c *Client) BatchCallThen(ctx context.Context, reqs []*Request, use func() error) error {
-	return c.GroupsThen(ctx, [][]*Request{reqs}, use)
+	return c.GroupsThen(ctx, [][]*Request{reqs}, nil, use)
 }
 
 // GroupsThen is BatchCallThen for several groups of calls, each group
@@ -186,22 +186,37 @@ func (c *Client) BatchCallThen(ctx context.Context, reqs []*Request, use func() 
 // node), and use called once when all are answered. A node works on
 // concurrent requests at once and on a batch's calls one after another:
 // calls that do not depend on each other wait for the slowest alone.
-func (c *Client) GroupsThen(ctx context.Context, groups [][]*Request, use func() error) error {
+//
+// lead, when not nil, is called once the first group is answered; when it
+// returns false the other groups are of no use (the first group's answer
+// says so: a block the node does not have yet), and their calls are
+// canceled rather than retried: they end with context.Canceled, and use
+// is still called.
+func (c *Client) GroupsThen(ctx context.Context, groups [][]*Request, lead func() bool, use func() error) error {
 	bodies := make([][][]byte, len(groups))
 	errs := make([]error, len(groups))
+	rest, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
 	for i, g := range groups[1:] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i+1] = c.batchCall(ctx, g, &bodies[i+1])
+			if c.batchCall(rest, g, &bodies[i+1]) != nil {
+				for _, r := range g {
+					r.Err = cmp.Or(r.Err, rest.Err())
+				}
+			}
 		}()
 	}
 	if len(groups) > 0 {
 		errs[0] = c.batchCall(ctx, groups[0], &bodies[0])
+		if errs[0] == nil && lead != nil && !lead() {
+			cancel()
+		}
 	}
 	wg.Wait()
-	err := cmp.Or(errs...) // only ctx's end: the same for each
+	err := cmp.Or(errs[0], ctx.Err()) // batchCall fails only when its context ends
 	if err == nil {
 		err = use()
 	}
