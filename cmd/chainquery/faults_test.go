@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,11 +25,27 @@ import (
 // mistyped, errors inside a batch, HTML with 200 and 502, truncated, gzip,
 // 100 MB, dripping and reset bodies). The API must answer throughout, and
 // the database must end with exactly what a clean ingestion of the same
-// node stores, row for row.
+// node stores, row for row. With trace_block the follower asks for a
+// block, its receipts and its traces in three requests of one call each
+// (evm.Fetcher.fetchAtOnce), so it meets the faults a single call can be
+// given; with debug_trace it asks for the receipts and the traces in one
+// batch, and meets every fault.
 func TestServe_ConfigNodeFaults(t *testing.T) {
+	for _, c := range []struct {
+		traces string
+		faults []faultproxy.Fault
+	}{
+		{"trace_block", faultproxy.Single},
+		{"debug_trace", faultproxy.All},
+	} {
+		t.Run(c.traces, func(t *testing.T) { configNodeFaults(t, c.traces, c.faults) })
+	}
+}
+
+func configNodeFaults(t *testing.T, traces string, faults []faultproxy.Fault) {
 	c := startChain(t)
 	head := c.rounds(t, 6)
-	proxy := faultproxy.Start(c.node.URL, faultproxy.Options{Every: 2, Drip: 3 * time.Second})
+	proxy := faultproxy.Start(c.node.URL, faultproxy.Options{Faults: faults, Every: 2, Drip: 3 * time.Second})
 	t.Cleanup(proxy.Close)
 
 	dir := t.TempDir()
@@ -42,7 +59,7 @@ func TestServe_ConfigNodeFaults(t *testing.T) {
 	// second, and "answer too large" was never logged). anvil's answers
 	// here are a few KB.
 	writeFile(t, config, `{"db": "sqlite:`+db+`", "listen": "127.0.0.1:0", "chains": [
-  {"chain": "polygon", "rpc": "`+proxy.URL+`", "from": 0, "confirmations": 0, "batch": 2, "concurrency": 2,
+  {"chain": "polygon", "rpc": "`+proxy.URL+`", "from": 0, "confirmations": 0, "traces": "`+traces+`", "batch": 2, "concurrency": 2,
    "rpc_timeout": "1s", "rpc_max_response_mb": 1}]}`)
 	api := start(t, nil, "serve", "--config", config)
 
@@ -90,7 +107,10 @@ func TestServe_ConfigNodeFaults(t *testing.T) {
 	}
 	api.stop(t)
 	logs := api.stderr.String()
-	contains(t, "the log", logs, "malformed answer", "empty batch answer", "HTML page", "answer too large")
+	contains(t, "the log", logs, "malformed answer", "HTML page", "answer too large")
+	if slices.Contains(faults, faultproxy.EmptyBatch) {
+		contains(t, "the log", logs, "empty batch answer")
+	}
 	if strings.Contains(logs, "panic") {
 		t.Errorf("a panic was logged:\n%s", logs)
 	}
@@ -98,7 +118,7 @@ func TestServe_ConfigNodeFaults(t *testing.T) {
 	// A clean ingestion of the same node, without the proxy.
 	clean := filepath.Join(dir, "clean.db")
 	mustExecute(t, nil, "ingest", "evm", "--db", "sqlite:"+clean, "--chain", "polygon", "--rpc", c.node.URL,
-		"--from", "0", "--to", fmt.Sprint(head), "--confirmations", "0")
+		"--from", "0", "--to", fmt.Sprint(head), "--confirmations", "0", "--traces", traces)
 	sameRows(t, db, clean, "blocks", "transactions", "logs", "traces", "orphaned_blocks")
 }
 

@@ -50,6 +50,18 @@ var All = []Fault{EmptyBatch, ShortBatch, OutOfOrder, MissingIDs, DuplicateID, M
 // batchOnly are the faults that need a batch request to mean anything.
 var batchOnly = map[Fault]bool{EmptyBatch: true, ShortBatch: true, OutOfOrder: true, DuplicateID: true}
 
+// Single are the faults of All that a request of one call can be given:
+// those a client meets that sends no batch.
+var Single = func() []Fault {
+	var out []Fault
+	for _, f := range All {
+		if !batchOnly[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}()
+
 // Proxy forwards JSON-RPC requests to a node, answering some of them with a
 // fault: every Every-th request gets the next fault of Faults until each has
 // been given Rounds times; the rest pass through unchanged.
