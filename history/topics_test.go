@@ -20,9 +20,19 @@ type taggedList struct {
 }
 
 // appendPiece appends entries whose topic0s are topic0 (has false: none)
-// as one piece, the groups in the order of their first entry.
-func (tl *taggedList) appendPiece(t *testing.T, ps []history.Posting, topic0 []chainquery.Hash, has []bool) {
+// as one piece, the groups in the order of their first entry; split, as a
+// piece whose pairs have lists of their own, left out of what a filter
+// keeps.
+func (tl *taggedList) appendPiece(t *testing.T, ps []history.Posting, topic0 []chainquery.Hash, has []bool, split bool) {
 	t.Helper()
+	var err error
+	if tl.list, err = history.AppendPostings(tl.list, ps); err != nil {
+		t.Fatal(err)
+	}
+	if split {
+		tl.topics = history.AppendSplitPiece(tl.topics, len(ps))
+		return
+	}
 	var groups []history.TopicGroup
 	for i := range ps {
 		g := slices.IndexFunc(groups, func(g history.TopicGroup) bool { return g.Has == has[i] && g.Topic == topic0[i] })
@@ -34,29 +44,27 @@ func (tl *taggedList) appendPiece(t *testing.T, ps []history.Posting, topic0 []c
 		tl.tags = history.AppendTag(tl.tags, g)
 	}
 	tl.topics = history.AppendTopicPiece(tl.topics, groups)
-	var err error
-	if tl.list, err = history.AppendPostings(tl.list, ps); err != nil {
-		t.Fatal(err)
-	}
 	tl.entries = append(tl.entries, ps...)
 	tl.topic0 = append(tl.topic0, topic0...)
 	tl.has = append(tl.has, has...)
 }
 
 // TestTopics: an address's list filtered by topic0 holds its logs with
-// that topic0, in order, whatever the pieces; the count from topics alone
-// agrees; and topics or tags that do not match the list are corrupt.
+// that topic0, in order, whatever the pieces, but for a split piece's; the
+// count from topics alone agrees; and topics or tags that do not match the
+// list are corrupt.
 func TestTopics(t *testing.T) {
 	transfer, approval := chainquery.Hash{1}, chainquery.Hash{2}
 	var tl taggedList
-	block := uint64(1000)
+	block, pos := uint64(1000), uint32(0)
 	for piece := range 5 {
 		var ps []history.Posting
 		var topic0 []chainquery.Hash
 		var has []bool
 		for i := range 30 + piece*70 { // the last pieces take more than a run
 			block += uint64(i % 3)
-			ps = append(ps, history.Posting{Block: block, Pos: uint32(len(tl.entries) + len(ps))})
+			pos++
+			ps = append(ps, history.Posting{Block: block, Pos: pos})
 			switch {
 			case i%7 == 3:
 				topic0, has = append(topic0, chainquery.Hash{}), append(has, false)
@@ -66,7 +74,7 @@ func TestTopics(t *testing.T) {
 				topic0, has = append(topic0, transfer), append(has, true)
 			}
 		}
-		tl.appendPiece(t, ps, topic0, has)
+		tl.appendPiece(t, ps, topic0, has, piece == 2)
 	}
 	for _, c := range []struct {
 		name string
@@ -113,6 +121,7 @@ func TestTopics(t *testing.T) {
 		{"a piece more", tl.list, history.AppendTopicPiece(slices.Clip(tl.topics), []history.TopicGroup{{N: 1}}), tl.tags},
 		{"a tag past its piece's groups", tl.list, tl.topics, append(append([]byte{}, tl.tags[:len(tl.tags)-1]...), 9)},
 		{"a topic0 cut", tl.list, tl.topics[:len(tl.topics)-5], tl.tags},
+		{"a split piece past the list's end", tl.list, history.AppendSplitPiece(slices.Clip(tl.topics), 1), tl.tags},
 	} {
 		if _, _, err := history.FilterTopics(c.list, c.topics, c.tags, all); !errors.Is(err, history.ErrCorrupt) {
 			t.Errorf("%s: %v, want ErrCorrupt", c.name, err)

@@ -217,9 +217,15 @@ func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64)
 // the rows of keys ($3) of kind ($2), one bucket at a time from $4 to $5,
 // as c, in bucket order (bucketRow says why a search per bucket).
 func logPostingsFrom(cols string) string {
+	return logPostingsWhere(cols, "")
+}
+
+// logPostingsWhere is logPostingsFrom of the rows that meet and (SQL after
+// AND).
+func logPostingsWhere(cols, and string) string {
 	return `generate_series($4::bigint, $5::bigint) k (b) CROSS JOIN unnest($3::bytea[]) a (key)
 		CROSS JOIN LATERAL (SELECT ` + cols + ` FROM log_postings
-			WHERE chain = $1 AND bucket = k.b AND kind = $2 AND key = a.key LIMIT 1) c`
+			WHERE chain = $1 AND bucket = k.b AND kind = $2 AND key = a.key ` + and + ` LIMIT 1) c`
 }
 
 // logPostingCountsSQL counts the logs of keys of kind in each bucket from
@@ -242,9 +248,11 @@ func logTopicsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any
 }
 
 // logTaggedPostingsSQL reads the lists of addrs with their topics and tags
-// over the buckets first to last.
+// over the buckets first to last, those with tags: a list whose pieces
+// all have their pairs' lists has none, and is not read (octet_length
+// reads a TOAST pointer's size, not its value).
 func logTaggedPostingsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any) {
-	return `SELECT k.b, c.topics, c.list, c.tags FROM ` + logPostingsFrom("topics, list, tags") + ` ORDER BY k.b`,
+	return `SELECT k.b, c.topics, c.list, c.tags FROM ` + logPostingsWhere("topics, list, tags", "AND octet_length(tags) > 0") + ` ORDER BY k.b`,
 		[]any{chain, 0, addrs, first, last}
 }
 

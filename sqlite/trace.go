@@ -173,28 +173,30 @@ func logPostingCountsSQL(chain int64, kind int, keys [][]byte, first, last int64
 // logPostingsSQL reads the posting lists of keys of kind over the buckets
 // first to last: a seek per bucket and key, in bucket order.
 func logPostingsSQL(chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {
-	return logPostingRowsSQL("list", chain, kind, keys, first, last)
+	return logPostingRowsSQL("list", chain, kind, keys, first, last, "")
 }
 
 // logTopicsSQL reads the topics of the lists of addrs (log_postings' kind
 // 0) over the buckets first to last.
 func logTopicsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any) {
-	return logPostingRowsSQL("topics", chain, 0, addrs, first, last)
+	return logPostingRowsSQL("topics", chain, 0, addrs, first, last, "")
 }
 
 // logTaggedPostingsSQL reads the lists of addrs with their topics and tags
-// over the buckets first to last.
+// over the buckets first to last, those with tags: a list whose pieces
+// all have their pairs' lists has none, and is not read (length reads the
+// record's header alone).
 func logTaggedPostingsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any) {
-	return logPostingRowsSQL("topics, list, tags", chain, 0, addrs, first, last)
+	return logPostingRowsSQL("topics, list, tags", chain, 0, addrs, first, last, "AND length(tags) > 0")
 }
 
 // logPostingRowsSQL reads the bucket and cols of the rows of keys of kind
-// over the buckets first to last: a seek per bucket and key, in bucket
-// order.
-func logPostingRowsSQL(cols string, chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {
+// over the buckets first to last that meet and (SQL after AND, or ""): a
+// seek per bucket and key, in bucket order.
+func logPostingRowsSQL(cols string, chain int64, kind int, keys [][]byte, first, last int64, and string) (string, []any) {
 	in, args := bucketsIn([]any{chain}, first, last)
 	return `SELECT bucket, ` + cols + ` FROM log_postings
-		WHERE chain = ? AND bucket IN (` + in + `) AND kind = ? AND key IN (` + placeholders(len(keys)) + `)
+		WHERE chain = ? AND bucket IN (` + in + `) AND kind = ? AND key IN (` + placeholders(len(keys)) + `) ` + and + `
 		ORDER BY bucket`, appendBlobs(append(args, kind), keys)
 }
 

@@ -126,11 +126,14 @@ type postingRange struct {
 	lo, hi uint64
 	addrs  [][]byte
 	topics []chainquery.Hash
+	// tagged, once counts has run, holds the buckets where the addresses'
+	// own lists (not their pairs') hold matches: lists reads those alone
+	tagged *map[int64]bool
 }
 
 // newPostingRange returns the range lo to hi of the lists of keys of kind.
 func newPostingRange(r reader, kind int, keys [][]byte, lo, hi uint64) postingRange {
-	pr := postingRange{r: r, kind: kind, keys: keys, lo: lo, hi: hi}
+	pr := postingRange{r: r, kind: kind, keys: keys, lo: lo, hi: hi, tagged: new(map[int64]bool)}
 	if kind == logKeyAddressTopic0 {
 		n := len(chainquery.Address{})
 		for _, k := range keys {
@@ -158,20 +161,60 @@ type bucketCount struct {
 }
 
 // lists reads the range's lists over the buckets first to last and hands
-// each bucket's that has some, in bucket order, to each.
+// each bucket's that has some, in bucket order, to each. Pairs of an
+// address and a topic0 are read from the address's lists, filtered by its
+// topics and tags, and from the pairs' own lists, which hold the entries
+// of a busy address's parts (splitEntries).
 func (pr postingRange) lists(ctx context.Context, first, last int64, each func(bucket int64, lists [][]byte) error) error {
+	if pr.kind != logKeyAddressTopic0 {
+		return pr.r.logPostingLists(ctx, pr.kind, pr.keys, first, last, nil, each)
+	}
+	byBucket := map[int64][][]byte{}
+	var buckets []int64
+	gather := func(b int64, ls [][]byte) error {
+		if _, ok := byBucket[b]; !ok {
+			buckets = append(buckets, b)
+		}
+		byBucket[b] = append(byBucket[b], ls...)
+		return nil
+	}
+	if err := pr.r.logPostingLists(ctx, pr.kind, pr.keys, first, last, nil, gather); err != nil {
+		return err
+	}
+	tagged := *pr.tagged == nil // not counted: look
+	for b := first; b <= last && !tagged; b++ {
+		tagged = (*pr.tagged)[b]
+	}
+	if tagged {
+		if err := pr.r.logPostingLists(ctx, logKeyAddress, pr.addrs, first, last, pr.keep, gather); err != nil {
+			return err
+		}
+	}
+	slices.Sort(buckets)
+	for _, b := range buckets {
+		if err := each(b, byBucket[b]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// logPostingLists reads the lists of keys of kind over the buckets first
+// to last and hands each bucket's that has some, in bucket order, to each:
+// with keep, addresses' lists filtered by their topics and tags.
+func (r reader) logPostingLists(ctx context.Context, kind int, keys [][]byte, first, last int64,
+	keep func(bool, *chainquery.Hash) bool, each func(bucket int64, lists [][]byte) error) error {
 	var bucket int64
 	var list, topics, tags []byte
-	q, args := pr.r.Dialect.LogPostings(pr.r.chain, pr.kind, pr.keys, first, last)
+	q, args := r.Dialect.LogPostings(r.chain, kind, keys, first, last)
 	dest := []any{&bucket, &list}
-	tagged := pr.kind == logKeyAddressTopic0
-	if tagged {
-		q, args = pr.r.Dialect.LogTaggedPostings(pr.r.chain, pr.addrs, first, last)
+	if keep != nil {
+		q, args = r.Dialect.LogTaggedPostings(r.chain, keys, first, last)
 		dest = []any{&bucket, &topics, &list, &tags}
 	}
 	var cur int64 = -1
 	var pending [][]byte
-	err := pr.r.c.Query(ctx, q, args, dest, func() error {
+	err := r.c.Query(ctx, q, args, dest, func() error {
 		if bucket != cur && pending != nil {
 			if err := each(cur, pending); err != nil {
 				return err
@@ -181,8 +224,8 @@ func (pr postingRange) lists(ctx context.Context, first, last int64, each func(b
 		cur = bucket
 		var l []byte
 		var err error
-		if tagged { // a new list: it shares nothing with what was read
-			l, _, err = history.FilterTopics(list, topics, tags, pr.keep)
+		if keep != nil { // a new list: it shares nothing with what was read
+			l, _, err = history.FilterTopics(list, topics, tags, keep)
 		} else {
 			l = bytes.Clone(list)
 		}
@@ -254,33 +297,40 @@ func (pr postingRange) count(ctx context.Context, ends listEnds) ([]bucketCount,
 }
 
 // counts returns the number of the lists' entries in each bucket from
-// first to last that has some: the sum of the rows' n, or for pairs of an
-// address and a topic0, of their topics' counts.
+// first to last that has some: the sum of the rows' n, and for pairs of an
+// address and a topic0 also their counts in the addresses' topics.
 func (pr postingRange) counts(ctx context.Context, first, last int64) ([]bucketCount, error) {
 	var counts []bucketCount
 	var b int64
 	var n int
-	if pr.kind != logKeyAddressTopic0 {
-		q, args := pr.r.Dialect.LogPostingCounts(pr.r.chain, pr.kind, pr.keys, first, last)
-		err := pr.r.c.Query(ctx, q, args, []any{&b, &n}, func() error {
-			counts = append(counts, bucketCount{b, n})
-			return nil
-		})
+	add := func(b int64, n int) {
+		i, found := slices.BinarySearchFunc(counts, b, func(c bucketCount, b int64) int { return cmp.Compare(c.bucket, b) })
+		switch {
+		case n == 0:
+		case found:
+			counts[i].n += n
+		default:
+			counts = slices.Insert(counts, i, bucketCount{b, n})
+		}
+	}
+	q, args := pr.r.Dialect.LogPostingCounts(pr.r.chain, pr.kind, pr.keys, first, last)
+	err := pr.r.c.Query(ctx, q, args, []any{&b, &n}, func() error {
+		add(b, n)
+		return nil
+	})
+	if err != nil || pr.kind != logKeyAddressTopic0 {
 		return counts, err
 	}
 	var topics []byte
-	q, args := pr.r.Dialect.LogTopics(pr.r.chain, pr.addrs, first, last)
-	err := pr.r.c.Query(ctx, q, args, []any{&b, &topics}, func() error {
+	tagged := map[int64]bool{}
+	q, args = pr.r.Dialect.LogTopics(pr.r.chain, pr.addrs, first, last)
+	err = pr.r.c.Query(ctx, q, args, []any{&b, &topics}, func() error {
 		n, err := history.CountTopics(topics, pr.keep)
-		switch {
-		case err != nil || n == 0:
-		case len(counts) > 0 && counts[len(counts)-1].bucket == b:
-			counts[len(counts)-1].n += n
-		default:
-			counts = append(counts, bucketCount{b, n})
-		}
+		add(b, n)
+		tagged[b] = tagged[b] || n > 0
 		return err
 	})
+	*pr.tagged = tagged
 	return counts, err
 }
 
@@ -442,6 +492,7 @@ type logLists struct {
 	topicIDs map[chainquery.Hash]uint32
 	topics   []chainquery.Hash
 	groups   []history.TopicGroup
+	scratch  []history.Posting
 }
 
 // add adds the logs of block d, in log index order (canonical), to the
@@ -477,6 +528,53 @@ func (ls *logLists) topicID(t chainquery.Hash) uint32 {
 		ls.topicIDs[t] = id
 	}
 	return id
+}
+
+// splitEntries is the fewest entries of an address's part of a list (the
+// logs a write adds to a bucket) whose (address, topic0) pairs get lists of
+// their own (history/topics.go): "a busy token's rare event" filtered out
+// of the token's list decoded every entry before the page's; that Filter
+// Logs was three times slower than with the pair's list
+// (docs/benchmarks.md, issue 30). The busiest fortieth of a bucket's
+// addresses hold half its logs: their pairs cost about what their tags
+// would.
+const splitEntries = 64
+
+// pairLists appends to pairs the rows of the lists of each (address,
+// topic0) pair of an address's entries ps, whose Tx are topic ids (the
+// logs without topics have none), their lists to slab, and clears the Tx.
+func (ls *logLists) pairLists(slab []byte, pairs []BucketRow, k *logKey, ps []history.Posting) ([]byte, []BucketRow, error) {
+	var ids []uint32 // in the order of their first entry
+	for _, p := range ps {
+		if p.Tx != 0 && !slices.Contains(ids, p.Tx) {
+			ids = append(ids, p.Tx)
+		}
+	}
+	one := ls.scratch[:0]
+	for _, id := range ids {
+		one = one[:0]
+		for _, p := range ps {
+			if p.Tx == id {
+				one = append(one, history.Posting{Block: p.Block, Pos: p.Pos})
+			}
+		}
+		start := len(slab)
+		slab = append(slab, k.key[:len(chainquery.Address{})]...)
+		slab = append(slab, ls.topics[id-1][:]...)
+		key := slab[start:len(slab):len(slab)]
+		start = len(slab)
+		var err error
+		if slab, err = history.AppendPostings(slab, one); err != nil {
+			return nil, nil, err
+		}
+		pairs = append(pairs, BucketRow{Kind: logKeyAddressTopic0, Key: key, Bucket: k.bucket, N: int64(len(one)),
+			List: slab[start:len(slab):len(slab)], Topics: []byte{}, Tags: []byte{}})
+	}
+	ls.scratch = one
+	for i := range ps {
+		ps[i].Tx = 0
+	}
+	return slab, pairs, nil
 }
 
 // tagTopics appends to topics the piece of an address's entries ps, whose
@@ -515,6 +613,7 @@ func (ls *logLists) flush(ctx context.Context, b BlockBatch) error {
 	rows := make([]BucketRow, 0, len(order))
 	slab := make([]byte, 0, 4*len(ls.entries)+2*len(order))
 	var topics, tags []byte
+	var pairs []BucketRow
 	byPlace := func(x, y history.Posting) int { return cmp.Compare(x.Block, y.Block)*2 + cmp.Compare(x.Pos, y.Pos) }
 	for j, i := range order {
 		k := &ls.keys[i]
@@ -524,20 +623,35 @@ func (ls *logLists) flush(ctx context.Context, b BlockBatch) error {
 			slices.SortFunc(ps, byPlace)
 		}
 		row := BucketRow{Kind: int(k.kind), Key: k.key[:keyLen(k.kind)], Bucket: k.bucket, N: int64(len(ps))}
-		if k.kind == logKeyAddress {
+		var err error
+		switch {
+		case k.kind != logKeyAddress:
+			row.Topics, row.Tags = []byte{}, []byte{}
+		case len(ps) >= splitEntries:
+			// a busy address's part: its pairs get lists of their own
+			if slab, pairs, err = ls.pairLists(slab, pairs, k, ps); err != nil {
+				return err
+			}
+			t0 := len(topics)
+			topics = history.AppendSplitPiece(topics, len(ps))
+			row.Topics, row.Tags = topics[t0:len(topics):len(topics)], []byte{}
+		default:
 			t0, g0 := len(topics), len(tags)
 			topics, tags = ls.tagTopics(topics, tags, ps)
 			row.Topics, row.Tags = topics[t0:len(topics):len(topics)], tags[g0:len(tags):len(tags)]
-		} else {
-			row.Topics, row.Tags = []byte{}, []byte{}
 		}
 		start := len(slab)
-		var err error
 		if slab, err = history.AppendPostings(slab, ps); err != nil {
 			return err
 		}
 		row.List = slab[start:len(slab):len(slab)]
 		rows = append(rows, row)
+	}
+	if len(pairs) > 0 { // in the table's key order, the pairs (kind 2) after the rest of their bucket
+		rows = append(rows, pairs...)
+		slices.SortStableFunc(rows, func(a, b BucketRow) int {
+			return cmp.Or(cmp.Compare(a.Bucket, b.Bucket), cmp.Compare(a.Kind, b.Kind), bytes.Compare(a.Key, b.Key))
+		})
 	}
 	err := b.AddLogPostings(ctx, rows)
 	ls.reset()
