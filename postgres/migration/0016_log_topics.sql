@@ -1,9 +1,9 @@
--- An address's list of logs carries the topic0 of each entry, and the
+-- An address's list of logs carries the topic0 of each entry, and most
 -- lists of (address, topic0) pairs are gone: they were three in four rows
--- of log_postings (docs/benchmarks.md, issue 30). A key is of one kind
--- now: 0 an address or 1 a topic0, whose row has empty topics and tags
--- (history/topics.go, the format; sqlite's 0016 says more). The lists are
--- written anew from the log segments, as after migration 0012.
+-- of log_postings (docs/benchmarks.md, issue 30). Only a busy address's
+-- parts keep their pairs' lists (history/topics.go, the format; sqlite's
+-- 0016 says more). The lists are written anew from the log segments, as
+-- after migration 0012.
 DROP TABLE log_postings;
 CREATE TABLE log_postings (
 	chain  integer  NOT NULL,

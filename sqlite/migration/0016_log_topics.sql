@@ -1,10 +1,11 @@
--- An address's list of logs carries the topic0 of each entry, and the
+-- An address's list of logs carries the topic0 of each entry, and most
 -- lists of (address, topic0) pairs are gone: they were three in four rows
 -- of log_postings, an eighth of the ingester's CPU and a sixth of the disk
 -- (docs/benchmarks.md, issue 30). "This token's Transfers" is counted from
 -- the token's topics, a few bytes a piece of its list, and paged from its
--- list and tags (history/topics.go, the format). A key is of one kind now:
--- 0 an address (20 bytes) or 1 a topic0 (32 bytes); a topic0's row has
+-- list and tags (history/topics.go, the format). Only a busy address's
+-- parts keep their pairs' lists (kind 2; sqlstore.splitEntries), which
+-- filtering would cost too much to read. A topic0's row and a pair's have
 -- empty topics and tags. topics comes before list, so that a count reads
 -- no list; a write appends to all three.
 --
