@@ -75,8 +75,9 @@ type Proxy struct {
 	drip   time.Duration // total time a dripped answer takes
 
 	mu       sync.Mutex
-	n        int // requests seen
-	next     int // index into the schedule
+	n        int  // requests seen
+	next     int  // index into the schedule
+	pending  bool // the next fault needs a batch and was due
 	given    map[Fault]int
 	srv      *httptest.Server
 	upstream *http.Client
@@ -150,18 +151,28 @@ func (p *Proxy) Missing() []Fault {
 	return out
 }
 
-// pick returns the fault for a request, or "" to pass it through.
+// pick returns the fault for a request, or "" to pass it through. A fault
+// that needs a batch, due on a request of one call, goes to the next batch
+// whenever it comes: a client asks for few batches (receipts and traces of
+// blocks with transactions), and waiting for one to fall on an Every-th
+// request left the schedule stuck once the chain's few were fetched.
 func (p *Proxy) pick(batch bool) Fault {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++
-	if p.n%p.every != 0 || p.next >= len(p.faults)*p.rounds {
+	if p.next >= len(p.faults)*p.rounds {
 		return ""
 	}
 	f := p.faults[p.next%len(p.faults)]
-	if batchOnly[f] && !batch {
+	switch {
+	case batchOnly[f] && batch && p.pending:
+	case p.n%p.every != 0:
+		return ""
+	case batchOnly[f] && !batch:
+		p.pending = true
 		return "" // kept for the next batch
 	}
+	p.pending = false
 	p.next++
 	p.given[f]++
 	return f
