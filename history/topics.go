@@ -146,6 +146,18 @@ func FilterTopics(list, topics, tags []byte, keep func(has bool, topic *chainque
 			total += n
 			any = any || tp.kept[i]
 		}
+		if !any { // nothing kept: its runs passed by their headers, its tags only checked
+			if pr.Skip(total) != total {
+				return nil, 0, corrupt("a piece of %d entries past the list's end", total)
+			}
+			for range total {
+				tr.int(len(tp.n) - 1)
+			}
+			if tr.err != nil {
+				return nil, 0, tr.err
+			}
+			continue
+		}
 		for range total {
 			g := tr.int(len(tp.n) - 1)
 			p, ok := pr.Next()
@@ -155,7 +167,7 @@ func FilterTopics(list, topics, tags []byte, keep func(has bool, topic *chainque
 			if tr.err != nil {
 				return nil, 0, tr.err
 			}
-			if any && tp.kept[g] {
+			if tp.kept[g] {
 				out = append(out, p)
 			}
 		}

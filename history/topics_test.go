@@ -111,6 +111,7 @@ func TestTopics(t *testing.T) {
 	}
 
 	all := func(bool, *chainquery.Hash) bool { return true }
+	none := func(bool, *chainquery.Hash) bool { return false }
 	for _, c := range []struct {
 		name               string
 		list, topics, tags []byte
@@ -123,8 +124,10 @@ func TestTopics(t *testing.T) {
 		{"a topic0 cut", tl.list, tl.topics[:len(tl.topics)-5], tl.tags},
 		{"a split piece past the list's end", tl.list, history.AppendSplitPiece(slices.Clip(tl.topics), 1), tl.tags},
 	} {
-		if _, _, err := history.FilterTopics(c.list, c.topics, c.tags, all); !errors.Is(err, history.ErrCorrupt) {
-			t.Errorf("%s: %v, want ErrCorrupt", c.name, err)
+		for _, keep := range []func(bool, *chainquery.Hash) bool{all, none} { // none: the pieces passed unread
+			if _, _, err := history.FilterTopics(c.list, c.topics, c.tags, keep); !errors.Is(err, history.ErrCorrupt) {
+				t.Errorf("%s: %v, want ErrCorrupt", c.name, err)
+			}
 		}
 	}
 	if _, err := history.CountTopics(tl.topics[:len(tl.topics)-5], all); !errors.Is(err, history.ErrCorrupt) {
