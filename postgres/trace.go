@@ -202,17 +202,6 @@ func tracePageSQL(p *sqlstore.TracePlan) (string, []any) {
 		ORDER BY p.block_number, p.tx_index, p.trace_pos`, args
 }
 
-// historyPostingsSQL reads the posting lists of addrs in direction dir over
-// the buckets first to last from trace_counts: a search per bucket and
-// address, each a LATERAL subquery that LIMIT keeps from being flattened
-// into a join that a planner without statistics could drive from the other
-// side (tracePageSQL).
-func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any) {
-	return `SELECT k.b, a.address, c.list FROM unnest($3::bytea[]) AS a (address)
-		CROSS JOIN ` + bucketRow("$4", "$5", "list", "$2", "a.address", "list IS NOT NULL") + `
-		ORDER BY k.b`, []any{chain, dir, addrs, first, last}
-}
-
 // logPostingsFrom is the FROM of a search of log_postings for the cols of
 // the rows of keys ($3) of kind ($2), one bucket at a time from $4 to $5,
 // as c, in bucket order (bucketRow says why a search per bucket).

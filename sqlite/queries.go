@@ -58,7 +58,6 @@ var dialect = sqlstore.Dialect{
 	HistoryBlocks:     historyBlocksSQL("0, 2"),
 	HistoryLogBlocks:  historyBlocksSQL("1"),
 	HistoryStamps:     historyStampsSQL,
-	TracePostings:     historyPostingsSQL,
 	LogPostingCounts:  logPostingCountsSQL,
 	LogPostings:       logPostingsSQL,
 	LogTopics:         logTopicsSQL,

@@ -150,17 +150,6 @@ func appendBlobs(args []any, blobs [][]byte) []any {
 	return args
 }
 
-// historyPostingsSQL reads the posting lists of addrs in direction dir over
-// the buckets first to last from trace_counts: a seek per bucket and
-// address, in bucket order (bucketsIn).
-func historyPostingsSQL(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any) {
-	in, args := bucketsIn([]any{chain}, first, last)
-	return `SELECT bucket, address, list FROM trace_counts
-		WHERE chain = ? AND bucket IN (` + in + `) AND dir = ? AND address IN (` + placeholders(len(addrs)) + `)
-			AND list IS NOT NULL
-		ORDER BY bucket`, appendBlobs(append(args, dir), addrs)
-}
-
 // logPostingCountsSQL counts the logs of keys of kind in each bucket from
 // first to last: a seek per bucket and key, in bucket order (bucketsIn).
 func logPostingCountsSQL(chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {

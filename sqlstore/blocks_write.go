@@ -225,24 +225,25 @@ const chunkRows = 8192
 
 // The rows of a block that insertBlockRows inserts.
 const (
-	rowHeaders = 1 << iota // its row of blocks
-	rowCounts              // its traces added to trace_counts
-	rowBodies              // its transactions, logs and traces
-	rowAll     = rowHeaders | rowCounts | rowBodies
+	rowHeaders       = 1 << iota // its row of blocks
+	rowCounts                    // its traces added to trace_counts
+	rowBodies                    // its transactions, logs and traces
+	rowAddressCounts             // its traces added to trace_counts' rows of addresses alone (a thaw: CountAll has them)
+	rowAll           = rowHeaders | rowCounts | rowBodies
 )
 
 // insertBlockRows inserts the rows of blocks, whose versions are set, in
 // chunks of whole blocks of about chunkRows rows, writing amounts with
 // amount: those of the kinds in what. History turned back into rows (thaw)
-// has its headers and counts already; blocks written as history need only
-// their headers as rows.
+// has its headers and CountAll's counts already; blocks written as history
+// need only their headers as rows.
 func insertBlockRows(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData, amount func(*big.Int) any, what int) error {
 	headers, rows := what&rowHeaders != 0, what&rowBodies != 0
 	tables := BlockTables()
 	counts := traceCounter{}
-	if what&rowCounts != 0 {
+	if what&(rowCounts|rowAddressCounts) != 0 {
 		for _, d := range blocks {
-			counts.add(d.Block.Number, d.Traces)
+			counts.add(d.Block.Number, d.Traces, what&rowCounts != 0)
 		}
 	}
 	logCounts := logCounter{}
@@ -480,14 +481,16 @@ const qRecordOrphans = `INSERT INTO orphaned_blocks (chain, number, version)
 // of set, in order: the counts of what they delete taken off first, then
 // children before parents. With headers, the blocks' header rows go too,
 // and their traces are taken off trace_counts; without (a freeze), both
-// stay, since history keeps the same headers and counts. Their logs are
+// stay but for the counts by address, which history keeps in its pages
+// (trace_pages.go): those are taken off, and the rows left at 0 deleted. Their logs are
 // always taken off log_counts, which counts rows alone (log_counts.go).
 // Every statement that deletes blocks' rows is made here: a rewind, a
 // freeze, and a batch writing heights again.
 func deleteBlocks(d *Dialect, set BlockSet, headers bool) []string {
-	var qs []string
-	if headers {
-		qs = append(qs, uncountTracesSQL(d, set))
+	qs := []string{uncountTracesSQL(d, set, headers)}
+	if !headers {
+		// A freeze: the blocks' counts by address go to their pages.
+		qs = append(qs, `DELETE FROM trace_counts WHERE chain = $1 AND bucket `+set.Bucket(TraceCountBlocks)+` AND dir IN (0, 1) AND n = 0`)
 	}
 	qs = append(qs, uncountLogsSQL(d, set),
 		`DELETE FROM log_counts WHERE chain = $1 AND bucket `+set.Bucket(LogBucketBlocks)+` AND n = 0`,
@@ -501,20 +504,25 @@ func deleteBlocks(d *Dialect, set BlockSet, headers bool) []string {
 }
 
 // uncountTracesSQL takes the traces of the blocks of set off trace_counts,
-// before they are deleted. The WHERE true keeps SQLite from reading ON
-// CONFLICT as a join's ON.
-func uncountTracesSQL(d *Dialect, set BlockSet) string {
+// before they are deleted: off the rows of addresses, and off CountAll's
+// with all. The WHERE true keeps SQLite from reading ON CONFLICT as a
+// join's ON.
+func uncountTracesSQL(d *Dialect, set BlockSet, all bool) string {
 	b := "block_number / " + strconv.Itoa(TraceCountBlocks)
 	where := ` WHERE chain = $1 AND block_number ` + set.Number
+	allSQL := ""
+	if all {
+		allSQL = `UNION ALL SELECT CAST($1 AS integer), ` + strconv.Itoa(CountAll) + `, ` + d.EmptyBytes + `, number / ` + strconv.Itoa(TraceCountBlocks) + `,
+				-sum(trace_count) FROM blocks WHERE chain = $1 AND number ` + set.Number + ` AND trace_count > 0
+				GROUP BY number / ` + strconv.Itoa(TraceCountBlocks)
+	}
 	return `INSERT INTO trace_counts (chain, dir, address, bucket, n)
 		SELECT * FROM (
 			SELECT CAST($1 AS integer), ` + strconv.Itoa(CountFrom) + `, from_addr, ` + b + `, -count(*) FROM traces` + where + `
 				GROUP BY from_addr, ` + b + `
 			UNION ALL SELECT CAST($1 AS integer), ` + strconv.Itoa(CountTo) + `, to_addr, ` + b + `, -count(*) FROM traces` + where + `
 				AND to_addr IS NOT NULL GROUP BY to_addr, ` + b + `
-			UNION ALL SELECT CAST($1 AS integer), ` + strconv.Itoa(CountAll) + `, ` + d.EmptyBytes + `, number / ` + strconv.Itoa(TraceCountBlocks) + `,
-				-sum(trace_count) FROM blocks WHERE chain = $1 AND number ` + set.Number + ` AND trace_count > 0
-				GROUP BY number / ` + strconv.Itoa(TraceCountBlocks) + `) AS u
+			` + allSQL + `) AS u
 		WHERE true
 		ON CONFLICT (chain, bucket, dir, address) DO UPDATE SET n = trace_counts.n + excluded.n`
 }

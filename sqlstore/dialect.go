@@ -155,12 +155,6 @@ type Dialect struct {
 	// version of each stored block among numbers, and its arguments.
 	HistoryStamps func(chain int64, numbers []uint64) (string, []any)
 
-	// TracePostings returns the statement of the posting lists of addresses
-	// in direction dir over the buckets first to last, and its arguments:
-	// bucket, address, list of each row of trace_counts with a list, in
-	// bucket order.
-	TracePostings func(chain int64, dir int, addrs [][]byte, first, last int64) (string, []any)
-
 	// LogPostingCounts returns the statement of the number of logs of keys
 	// of kind in each of the buckets first to last that has some, and its
 	// arguments: bucket, sum(n), in bucket order.

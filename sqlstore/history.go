@@ -35,14 +35,15 @@ const (
 	segmentTraces       = 2
 )
 
-// HistoryTables returns the tables a freeze fills, without rows: segments
-// and hash prefixes (into recent_tx_hashes, which mergeHashes empties into
-// history_tx_hashes). The posting lists go into trace_counts
-// (BlockBatch.AddTraceCounts).
+// HistoryTables returns the tables a freeze fills, without rows: segments,
+// hash prefixes (into recent_tx_hashes, which mergeHashes empties into
+// history_tx_hashes) and the pages of the traces' posting lists
+// (trace_pages.go).
 func HistoryTables() []Table {
 	return []Table{
 		{Name: "history_segments", Columns: []string{"chain", "number", "kind", "data"}},
 		{Name: "recent_tx_hashes", Columns: []string{"chain", "prefix", "block_number"}},
+		tracePages,
 	}
 }
 
@@ -174,7 +175,7 @@ func (s *Store) insertHistory(ctx context.Context, b BlockBatch, h *historyBuild
 	if err != nil {
 		return err
 	}
-	tables := HistoryTables()
+	tables := HistoryTables()[:2]
 	for i, d := range blocks {
 		h.add(&tables[0], &tables[1], d, segs[i])
 	}
@@ -195,9 +196,9 @@ func (s *Store) thaw(ctx context.Context, b BlockBatch, chain int64, from uint64
 	if err != nil {
 		return err
 	}
-	// The lists of the buckets from lo up hold these blocks' traces only:
-	// one stretch of trace_counts' key, which leads with the bucket.
-	if _, err := b.Exec(ctx, qClearLists, chain, lo/TraceCountBlocks); err != nil {
+	// The pages of the buckets from lo up hold these blocks' traces only;
+	// as rows, their counts by address are trace_counts' again.
+	if _, err := b.Exec(ctx, qDeletePagesFrom, chain, lo/TraceCountBlocks); err != nil {
 		return err
 	}
 	for _, q := range qDeleteHistory {
@@ -205,7 +206,7 @@ func (s *Store) thaw(ctx context.Context, b BlockBatch, chain int64, from uint64
 			return err
 		}
 	}
-	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, rowBodies); err != nil {
+	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, rowBodies|rowAddressCounts); err != nil {
 		return err
 	}
 	if _, err := b.Exec(ctx, qSetHistoryBelow, chain, lo); err != nil {
@@ -509,14 +510,10 @@ const qRowLogs = `SELECT block_number, tx_index, log_index, address, topic0, top
 
 // qDeleteHistory: chain, from (the start of a bucket). Run in order, they
 // delete the segments, transaction hashes and log postings of the blocks
-// at or above from (a thaw; it clears their trace lists with
-// qClearLists: chain, bucket → the lists of the rows of trace_counts in
-// that bucket and above set to NULL).
+// at or above from (a thaw; it deletes their pages with qDeletePagesFrom).
 var qDeleteHistory = []string{
 	`DELETE FROM history_segments WHERE chain = $1 AND number >= $2`,
 	`DELETE FROM history_tx_hashes WHERE chain = $1 AND block_number >= $2`,
 	`DELETE FROM recent_tx_hashes WHERE chain = $1 AND block_number >= $2`,
 	`DELETE FROM log_postings WHERE chain = $1 AND bucket >= $2 / ` + strconv.Itoa(LogBucketBlocks),
 }
-
-const qClearLists = `UPDATE trace_counts SET list = NULL WHERE chain = $1 AND bucket >= $2 AND list IS NOT NULL`

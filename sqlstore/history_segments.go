@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -23,12 +22,13 @@ import (
 type traceKey struct {
 	bucket int64
 	addr   chainquery.Address
-	dir    int32
+	page   int32 // direction << 16 | history.PagePart(addr)
 }
 
-// compareTraceKeys orders lists as trace_counts' primary key does.
+// compareTraceKeys orders lists by page (bucket, direction, part), then
+// address: the order of the entries of a page.
 func compareTraceKeys(a, b *traceKey) int {
-	return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.dir, b.dir), bytes.Compare(a.addr[:], b.addr[:]))
+	return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.page, b.page), bytes.Compare(a.addr[:], b.addr[:]))
 }
 
 // historyBuilder makes the history rows of blocks, given in number order:
@@ -37,15 +37,16 @@ func compareTraceKeys(a, b *traceKey) int {
 // which flush appends to the rows there.
 type historyBuilder struct {
 	chain   int64
-	counted bool // the traces are not counted yet: flush adds their counts too
+	counted bool // the traces are not counted yet: flush adds CountAll's rows too
 	lists   postingLists[traceKey]
-	all     map[int64]int64 // every trace, by bucket (counted only)
+	all     map[int64]int64  // every trace, by bucket (counted only)
+	firsts  map[int64]uint64 // the lowest block added, by bucket
 	logs    logLists
 }
 
 // builders keeps flushed builders with the room of their arenas: a
 // bucket's lists are ~200,000 entries, grown anew for every write.
-var builders = sync.Pool{New: func() any { return &historyBuilder{all: map[int64]int64{}} }}
+var builders = sync.Pool{New: func() any { return &historyBuilder{all: map[int64]int64{}, firsts: map[int64]uint64{}} }}
 
 // newHistoryBuilder returns an empty builder; its flush gives it back.
 func newHistoryBuilder(chain int64, counted bool) *historyBuilder {
@@ -166,6 +167,9 @@ func (h *historyBuilder) add(segs, hashes *Table, d *chainquery.BlockData, seg s
 func (h *historyBuilder) addTraces(d *chainquery.BlockData) {
 	n := d.Block.Number
 	bucket := int64(n / TraceCountBlocks)
+	if _, ok := h.firsts[bucket]; !ok {
+		h.firsts[bucket] = n
+	}
 	if h.counted && len(d.Traces) > 0 {
 		h.all[bucket] += int64(len(d.Traces))
 	}
@@ -175,58 +179,84 @@ func (h *historyBuilder) addTraces(d *chainquery.BlockData) {
 			pos, lastTx = 0, t.TransactionIndex
 		}
 		p := history.Posting{Block: n, Tx: uint32(t.TransactionIndex), Pos: pos}
-		h.lists.add(traceKey{bucket, t.From, CountFrom}, p)
+		h.lists.add(traceKey{bucket, t.From, CountFrom<<16 | int32(history.PagePart(t.From[:]))}, p)
 		if t.To != nil {
-			h.lists.add(traceKey{bucket, *t.To, CountTo}, p)
+			h.lists.add(traceKey{bucket, *t.To, CountTo<<16 | int32(history.PagePart(t.To[:]))}, p)
 		}
 		pos++
 	}
 }
 
-// rows returns the trace_counts changes of the traces added, with their
-// lists, in the primary key's order: a bucket's CountAll row after its
-// addresses'. Keys and lists share h's arenas until it is flushed.
-func (h *historyBuilder) rows() ([]BucketRow, error) {
+// rows returns the CountAll rows of the traces added (counted only), and
+// their pages: a bucket whose first block added is not its first may have
+// pages already (an earlier write ended inside it), which its new pages
+// take in, deleted here to be written again. Keys and lists share h's
+// arenas until it is flushed.
+func (h *historyBuilder) rows(ctx context.Context, b BlockBatch) ([]BucketRow, Table, error) {
+	pages := Table{Name: tracePages.Name, Columns: tracePages.Columns}
+	var out []BucketRow
+	for _, k := range slices.Sorted(maps.Keys(h.all)) {
+		out = append(out, BucketRow{Kind: CountAll, Key: []byte{}, Bucket: k, N: h.all[k]})
+	}
 	order, at, grouped := h.lists.group(compareTraceKeys)
-	out := make([]BucketRow, 0, len(order)+len(h.all))
-	buckets := slices.Sorted(maps.Keys(h.all))
-	all := func(below int64) { // the CountAll rows of the buckets below below
-		for len(buckets) > 0 && buckets[0] < below {
-			out = append(out, BucketRow{Kind: CountAll, Key: []byte{}, Bucket: buckets[0], N: h.all[buckets[0]]})
-			buckets = buckets[1:]
-		}
-	}
 	slab := make([]byte, 0, 4*len(h.lists.entries)+2*len(order))
-	for j, i := range order {
-		k := &h.lists.keys[i]
-		all(k.bucket)
-		ps := grouped[at[j]:at[j+1]]
-		start := len(slab)
-		var err error
-		if slab, err = history.AppendPostings(slab, ps); err != nil {
-			return nil, err
+	var entries []history.PageEntry
+	var old map[pageKey][]history.PageEntry // the pages there of bucket oldBucket
+	oldBucket := int64(-1)
+	for j := 0; j < len(order); {
+		k := &h.lists.keys[order[j]]
+		page := pageKey{dir: int(k.page >> 16), part: int(k.page & 0xffff), bucket: k.bucket}
+		entries = entries[:0]
+		for ; j < len(order) && h.lists.keys[order[j]].bucket == k.bucket && h.lists.keys[order[j]].page == k.page; j++ {
+			ps := grouped[at[j]:at[j+1]]
+			start := len(slab)
+			var err error
+			if slab, err = history.AppendPostings(slab, ps); err != nil {
+				return nil, pages, err
+			}
+			entries = append(entries, history.PageEntry{Addr: h.lists.keys[order[j]].addr[:], N: int64(len(ps)), List: slab[start:len(slab):len(slab)]})
 		}
-		r := BucketRow{Kind: int(k.dir), Key: k.addr[:], Bucket: k.bucket, List: slab[start:len(slab):len(slab)]}
-		if h.counted {
-			r.N = int64(len(ps))
+		es := entries
+		if first := h.firsts[k.bucket]; first > uint64(k.bucket)*TraceCountBlocks {
+			if oldBucket != k.bucket {
+				var err error
+				if old, err = readBucketPages(ctx, b, h.chain, k.bucket); err != nil {
+					return nil, pages, err
+				}
+				oldBucket = k.bucket
+			}
+			if there, ok := old[page]; ok {
+				if _, err := b.Exec(ctx, qDeletePage, h.chain, page.dir, page.part, page.bucket); err != nil {
+					return nil, pages, err
+				}
+				es = history.MergePage(there, entries)
+			}
 		}
-		out = append(out, r)
+		keys, lists, err := history.AppendPage(nil, nil, es)
+		if err != nil {
+			return nil, pages, err
+		}
+		pages.Values = append(pages.Values, h.chain, page.dir, page.part, page.bucket, keys, lists)
 	}
-	all(math.MaxInt64)
-	return out, nil
+	return out, pages, nil
 }
 
-// flush adds the lists (and counts) of the traces added to trace_counts,
-// appending each list to the row's, and empties the builder, which its
-// caller no longer uses: it goes back to the pool for the next write.
+// flush writes the pages of the traces added (and CountAll's rows, when
+// counted) and the log lists, and empties the builder, which its caller
+// no longer uses: it goes back to the pool for the next write.
 func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
 	defer h.release()
-	rows, err := h.rows()
+	rows, pages, err := h.rows(ctx, b)
 	if err != nil {
 		return err
 	}
 	if err := h.logs.flush(ctx, b); err != nil {
 		return err
+	}
+	if len(pages.Values) > 0 {
+		if err := b.Insert(ctx, []Table{pages}); err != nil {
+			return err
+		}
 	}
 	if len(rows) > 0 {
 		err = b.AddTraceCounts(ctx, rows)
@@ -239,6 +269,7 @@ func (h *historyBuilder) release() {
 	h.lists.reset()
 	h.logs.reset()
 	clear(h.all)
+	clear(h.firsts)
 	builders.Put(h)
 }
 

@@ -10,7 +10,8 @@ import (
 
 // Migrate brings a SQL store's schema up to date: it applies the migrations
 // of fsys (the files migration/*.sql) not yet recorded, in name order, each
-// in its own transaction together with its record. begin begins a
+// in its own transaction together with its record and, for those that
+// move data SQL cannot encode, a step in Go (migrationSteps). begin begins a
 // transaction on the store's database; record is a statement that records
 // the migration named by its one argument. The table of records must exist.
 func Migrate(ctx context.Context, fsys fs.FS, begin func(context.Context) (Tx, error), record string) error {
@@ -67,6 +68,11 @@ func migrate(ctx context.Context, fsys fs.FS, name string, begin func(context.Co
 	if _, err := tx.Exec(ctx, string(body)); err != nil {
 		return err
 	}
+	if step := migrationSteps[path.Base(name)]; step != nil {
+		if err := step(ctx, tx); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.Exec(ctx, record, name); err != nil {
 		return err
 	}
@@ -75,3 +81,10 @@ func migrate(ctx context.Context, fsys fs.FS, name string, begin func(context.Co
 
 // qMigrationApplied: name → the number of records of the migration.
 const qMigrationApplied = `SELECT count(*) FROM schema_migrations WHERE name = $1`
+
+// migrationSteps are the steps in Go of the migrations of both stores that
+// have one, by file name: each runs after the file's SQL, in its
+// transaction.
+var migrationSteps = map[string]func(context.Context, Tx) error{
+	"0017_trace_pages.sql": convertTracePages,
+}

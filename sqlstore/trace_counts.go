@@ -70,12 +70,14 @@ type traceCountKey struct {
 // transaction inserts, so that each row is written once per transaction.
 type traceCounter map[traceCountKey]int64
 
-func (c traceCounter) add(block uint64, traces []*chainquery.Trace) {
+func (c traceCounter) add(block uint64, traces []*chainquery.Trace, all bool) {
 	if len(traces) == 0 {
 		return
 	}
 	bucket := int64(block / TraceCountBlocks)
-	c[traceCountKey{CountAll, chainquery.Address{}, bucket}] += int64(len(traces))
+	if all {
+		c[traceCountKey{CountAll, chainquery.Address{}, bucket}] += int64(len(traces))
+	}
 	for _, t := range traces {
 		c[traceCountKey{CountFrom, t.From, bucket}]++
 		if t.To != nil {
@@ -196,9 +198,7 @@ func (s *Store) countTraces(ctx context.Context, tx Tx, p *TracePlan) (int, erro
 	}
 	q := *p
 	q.FirstBucket, q.LastBucket = first, last
-	var whole int
-	query, args := s.Dialect.TraceBucketSum(&q)
-	_, err = queryRow(ctx, tx, query, args, &whole)
+	whole, err := s.bucketSum(ctx, tx, &q)
 	return count + whole, err
 }
 
@@ -213,10 +213,7 @@ func (s *Store) chooseSide(ctx context.Context, tx Tx, p *TracePlan) error {
 	const b = TraceCountBlocks
 	matches := func(q TracePlan) (int, error) {
 		q.Also, q.FirstBucket, q.LastBucket = nil, q.Lo/b, q.Hi/b
-		var n int
-		query, args := s.Dialect.TraceBucketSum(&q)
-		_, err := queryRow(ctx, tx, query, args, &n)
-		return n, err
+		return s.bucketSum(ctx, tx, &q)
 	}
 	senders, err := matches(*p)
 	if err != nil {
@@ -300,9 +297,7 @@ func (s *Store) skipOffset(ctx context.Context, tx Tx, p *TracePlan) (narrowed b
 func (s *Store) skipBuckets(ctx context.Context, tx Tx, p *TracePlan, narrow bool) (start, end int64, err error) {
 	start, end = -1, -1
 	need := int64(0) // the matches the page needs from the offset's bucket
-	var bucket, n int64
-	query, args := s.Dialect.TraceBuckets(p)
-	err = tx.Query(ctx, query, args, []any{&bucket, &n}, func() error {
+	err = s.bucketCounts(ctx, tx, p, p.FirstBucket, p.LastBucket, func(bucket, n int64) error {
 		if start < 0 {
 			if int64(p.Page.Offset) >= n {
 				p.Page.Offset -= int(n)
@@ -363,16 +358,16 @@ func (s *Store) narrowWalks(ctx context.Context, tx Tx, p *TracePlan) error {
 	}
 	const b = TraceCountBlocks
 	need := int64(p.Page.Offset + p.Page.Limit)
-	var bucket, n int64
-	query, args := s.Dialect.TraceBuckets(q)
-	err := tx.Query(ctx, query, args, []any{&bucket, &n}, func() error {
+	var end int64
+	err := s.bucketCounts(ctx, tx, q, q.FirstBucket, q.LastBucket, func(bucket, n int64) error {
 		if need -= n; need <= 0 {
+			end = bucket
 			return errFound
 		}
 		return nil
 	})
 	if errors.Is(err, errFound) {
-		*p = *p.over(p.Lo, min(p.Hi, bucket*b+b-1))
+		*p = *p.over(p.Lo, min(p.Hi, end*b+b-1))
 		return nil
 	}
 	return err

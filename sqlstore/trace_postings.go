@@ -9,8 +9,8 @@ import (
 )
 
 // historyLists reads the posting lists of addrs in direction dir over the
-// buckets of the plan's range, bucket by bucket, and hands each bucket's
-// lists, undecoded, to each; each returns errFound to stop, which
+// buckets of the plan's range from their pages, bucket by bucket, and
+// hands each bucket's lists, undecoded, to each; each returns errFound to stop, which
 // historyLists does not return.
 func (s *Store) historyLists(ctx context.Context, c Conn, p *TracePlan, dir int, addrs [][]byte, each func(bucket int64, lists [][]byte) error) error {
 	first, last := p.Lo/TraceCountBlocks, p.Hi/TraceCountBlocks
@@ -26,28 +26,19 @@ func (s *Store) historyLists(ctx context.Context, c Conn, p *TracePlan, dir int,
 		}
 		return nil
 	}
-	q, args := s.Dialect.TracePostings(p.Chain, dir, addrs, first, last)
-	var bucket, cur int64 = 0, -1
-	var addr, data []byte
-	var pending [][]byte
 	read := map[int64][][]byte{}
-	err := c.Query(ctx, q, args, []any{&bucket, &addr, &data}, func() error {
-		if bucket != cur && pending != nil {
-			read[cur] = pending
-			if err := each(cur, pending); err != nil {
-				return err
-			}
-			pending = nil
-		}
+	var cur int64 = -1
+	err := readPages(ctx, c, p.Chain, dir, addrs, first, last, true, func(bucket int64, found []history.PageEntry) error {
 		cur = bucket
-		pending = append(pending, data)
-		return nil
+		lists := make([][]byte, len(found))
+		for i, e := range found {
+			lists[i] = e.List
+		}
+		read[bucket] = lists
+		return each(bucket, lists)
 	})
 	done := last // the buckets read whole: every one, unless each stopped the walk at cur
-	if err == nil && pending != nil {
-		read[cur] = pending
-		err = each(cur, pending)
-	} else if errors.Is(err, errFound) {
+	if errors.Is(err, errFound) {
 		done = cur
 	}
 	if err == nil || errors.Is(err, errFound) {
