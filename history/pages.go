@@ -11,10 +11,10 @@ import (
 // A row per address and bucket cost its key and its row's overhead for a
 // list of a few bytes (two in three of them held one entry), ~98 bytes of
 // heap and ~61 of index a row on PostgreSQL at Polygon's shape; a page
-// holds ~28 addresses of a Polygon-shaped bucket in ~1.2 KB, small enough
+// holds ~18 addresses of a Polygon-shaped bucket in ~740 bytes, small enough
 // to stay in its row on both stores. It cannot change once a database
 // holds pages.
-const PageParts = 512
+const PageParts = 1024
 
 // PagePart returns the page of address a (FNV-1a of its bytes): the last
 // bytes of an address are not random enough on their own (vanity

@@ -2,7 +2,7 @@
 -- per bucket, direction and address into pages: the SQLite store's
 -- migration (sqlite/migration/0017_trace_pages.sql) in PostgreSQL types.
 -- A row of trace_counts cost ~98 bytes of heap and ~61 of index here for
--- a list of a few bytes. Pages of ~1.2 KB stay in their heap rows (TOAST
+-- a list of a few bytes. Pages of ~740 bytes stay in their heap rows (TOAST
 -- starts at ~2 KB); a hot contract's page is stored out of line,
 -- uncompressed (its lists do not compress), as log_postings' lists are.
 --

@@ -1,7 +1,7 @@
 -- The posting lists of history's traces move from a row of trace_counts
 -- per bucket, direction and address into pages (sqlstore/trace_pages.go,
 -- history/pages.go, the format): per bucket and direction, the lists of
--- each address are in page history.PagePart(address), one of 512, whose
+-- each address are in page history.PagePart(address), one of 1,024, whose
 -- keys column holds its addresses with their counts and whose lists column
 -- their lists. Two in three of those rows held one entry; a row cost its
 -- key and overhead for a list of a few bytes (docs/benchmarks.md, issue
@@ -10,7 +10,7 @@
 --
 -- The key leads with the direction and page, so that an address's pages
 -- over a range are one stretch of the index. A rowid table: a page of
--- ~1.2 KB stays in its row, where a WITHOUT ROWID table keeps at most
+-- ~740 bytes (more for a busy contract) stays in its row, where a WITHOUT ROWID table keeps at most
 -- ~1 KB of a row in the b-tree and spills the rest to a page of its own.
 --
 -- The lists of trace_counts are moved into pages by the Go step of this
