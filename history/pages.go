@@ -69,7 +69,7 @@ func AppendPage(keys, lists []byte, entries []PageEntry) ([]byte, []byte, error)
 // addresses and numbers start in keys.
 func pageHeader(keys []byte) (k int, addrs []byte, nums []byte, err error) {
 	v, w := binary.Uvarint(keys)
-	if w <= 0 || v > uint64(len(keys))/AddrBytes {
+	if w <= 0 || v > uint64(len(keys)-w)/AddrBytes {
 		return 0, nil, nil, corrupt("page header")
 	}
 	k = int(v)
@@ -109,17 +109,19 @@ func PageFind(keys, lists []byte, a []byte) (PageEntry, bool, error) {
 			return PageEntry{}, false, corrupt("page numbers")
 		}
 		nums = nums[w+w2:]
+		if lists != nil && l > uint64(len(lists)-off) {
+			return PageEntry{}, false, corrupt("page list past its column")
+		}
 		if j == lo {
 			e := PageEntry{Addr: addrs[lo*AddrBytes : (lo+1)*AddrBytes], N: int64(n)}
 			if lists != nil {
-				if uint64(off)+l > uint64(len(lists)) {
-					return PageEntry{}, false, corrupt("page list past its column")
-				}
 				e.List = lists[off : off+int(l)]
 			}
 			return e, true, nil
 		}
-		off += int(l)
+		if lists != nil {
+			off += int(l)
+		}
 	}
 }
 
@@ -137,8 +139,11 @@ func DecodePage(keys, lists []byte) ([]PageEntry, error) {
 			return nil, corrupt("page numbers")
 		}
 		l, w2 := binary.Uvarint(nums[w:])
-		if w2 <= 0 || uint64(off)+l > uint64(len(lists)) {
+		if w2 <= 0 || l > uint64(len(lists)-off) {
 			return nil, corrupt("page numbers")
+		}
+		if j > 0 && bytes.Compare(addrs[(j-1)*AddrBytes:j*AddrBytes], addrs[j*AddrBytes:(j+1)*AddrBytes]) >= 0 {
+			return nil, corrupt("page address %d not after the one before", j)
 		}
 		nums = nums[w+w2:]
 		out[j] = PageEntry{Addr: addrs[j*AddrBytes : (j+1)*AddrBytes], N: int64(n), List: lists[off : off+int(l)]}
