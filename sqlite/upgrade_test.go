@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"database/sql"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chainquery/chainquery"
@@ -44,4 +45,32 @@ func openOld(t *testing.T, before string, fill func(old *sql.DB) error) chainque
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// TestRefusesNewerSchema: a database a later release migrated (a migration
+// this binary does not have is recorded) is not opened, rather than read in
+// a layout this binary would read wrong.
+func TestRefusesNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new.db")
+	db, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO schema_migrations VALUES ('migration/9999_later.sql', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	if db, err := sqlite.Open(path); err == nil {
+		db.Close()
+		t.Fatal("a database with a migration of a later release opened")
+	} else if !strings.Contains(err.Error(), "9999_later.sql") || !strings.Contains(err.Error(), "later release") {
+		t.Fatalf("error %q does not name the unknown migration", err)
+	}
 }

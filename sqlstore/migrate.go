@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strings"
 )
 
 // Migrate brings a SQL store's schema up to date: it applies the migrations
@@ -20,10 +21,45 @@ func Migrate(ctx context.Context, fsys fs.FS, begin func(context.Context) (Tx, e
 		return err
 	}
 	sort.Strings(names)
+	if err := refuseNewer(ctx, names, begin); err != nil {
+		return err
+	}
 	for _, name := range names {
 		if err := migrate(ctx, fsys, name, begin, record); err != nil {
 			return fmt.Errorf("migration %s: %w", name, err)
 		}
+	}
+	return nil
+}
+
+// refuseNewer returns an error when the database records a migration that
+// names does not hold: a later release wrote it, in a layout this one
+// would read wrong (migration 0017 moved the trace lists this release's
+// reads would find missing, and such a server answered counts of 0
+// without an error).
+func refuseNewer(ctx context.Context, names []string, begin func(context.Context) (Tx, error)) error {
+	known := map[string]bool{}
+	for _, n := range names {
+		known[n] = true
+	}
+	tx, err := begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var name string
+	var unknown []string
+	err = tx.Query(ctx, `SELECT name FROM schema_migrations ORDER BY name`, nil, []any{&name}, func() error {
+		if !known[name] {
+			unknown = append(unknown, path.Base(name))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("the database was migrated by a later release of chainquery (migrations %s are unknown to this one); use that release or a later one", strings.Join(unknown, ", "))
 	}
 	return nil
 }
