@@ -65,8 +65,9 @@ func coders() (*zstd.Encoder, *zstd.Decoder) {
 // docs/benchmarks.md, "History in the stores", RSS).
 var rawBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// finish appends to dst the compressed segment of head followed by cols.
-func finish(dst, head []byte, cols ...[]byte) []byte {
+// finish appends to dst the compressed segment of head followed by cols,
+// compressed with d (nil: without a dictionary).
+func finish(d *Dict, dst, head []byte, cols ...[]byte) []byte {
 	n := len(head)
 	for _, c := range cols {
 		n += len(c)
@@ -77,7 +78,11 @@ func finish(dst, head []byte, cols ...[]byte) []byte {
 	for _, c := range cols {
 		raw = append(raw, c...)
 	}
-	dst = compress(dst, raw)
+	if d != nil {
+		dst = d.enc.EncodeAll(raw, dst)
+	} else {
+		dst = compress(dst, raw)
+	}
 	*buf = raw[:0]
 	rawBuffers.Put(buf)
 	return dst
@@ -98,9 +103,18 @@ func compress(dst, src []byte) []byte {
 	return enc.EncodeAll(src, dst)
 }
 
-// decompress returns the content of the zstd frame src.
+// decompress returns the content of the zstd frame src, with the
+// dictionary its header names (RegisterDict), if any.
 func decompress(src []byte) ([]byte, error) {
 	_, dec := coders()
+	var h zstd.Header
+	if err := h.Decode(src); err == nil && h.DictionaryID != 0 {
+		d, ok := dictDecoders.Load(h.DictionaryID)
+		if !ok {
+			return nil, &UnknownDictError{ID: h.DictionaryID}
+		}
+		dec = d.(*zstd.Decoder)
+	}
 	out, err := dec.DecodeAll(src, nil)
 	if err != nil {
 		return nil, corrupt("zstd: %v", err)

@@ -17,6 +17,11 @@ const maxLogs = 1 << 22
 // index order, to dst. It fails on logs out of order or with more than
 // four topics.
 func AppendLogs(dst []byte, logs []*chainquery.Log) ([]byte, error) {
+	return (*Dict)(nil).AppendLogs(dst, logs)
+}
+
+// AppendLogs is the package's AppendLogs compressed with d (nil: none).
+func (d *Dict) AppendLogs(dst []byte, logs []*chainquery.Log) ([]byte, error) {
 	sc := getScratch()
 	addrs, topics := &sc.addrs, &sc.hashes
 	txs, idx, addrCol, topicCol := sc.col(0, len(logs)), sc.col(1, len(logs)), sc.col(2, 2*len(logs)), sc.col(3, 4*len(logs))
@@ -46,7 +51,7 @@ func AppendLogs(dst []byte, logs []*chainquery.Log) ([]byte, error) {
 	for _, t := range topics.values {
 		raw = append(raw, t[:]...)
 	}
-	dst = finish(dst, raw, txs, idx, addrCol, topicCol, data)
+	dst = finish(d, dst, raw, txs, idx, addrCol, topicCol, data)
 	sc.keep(txs, idx, addrCol, topicCol, data)
 	return dst, nil
 }

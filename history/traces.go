@@ -27,6 +27,11 @@ const maxTraces = 1 << 22
 // their order, to dst. It fails on a trace the segment cannot hold: an
 // unknown type or call type, a negative value or index.
 func AppendTraces(dst []byte, traces []*chainquery.Trace) ([]byte, error) {
+	return (*Dict)(nil).AppendTraces(dst, traces)
+}
+
+// AppendTraces is the package's AppendTraces compressed with d (nil: none).
+func (d *Dict) AppendTraces(dst []byte, traces []*chainquery.Trace) ([]byte, error) {
 	sc := getScratch()
 	addrs := &sc.addrs
 	var errs []string
@@ -97,7 +102,7 @@ func AppendTraces(dst []byte, traces []*chainquery.Trace) ([]byte, error) {
 	for _, e := range errs {
 		raw = appendLenBytes(raw, []byte(e))
 	}
-	dst = finish(dst, raw, txs, paths, kinds, froms, tos, gas, used, values, subs, errCol, inputs, outputs)
+	dst = finish(d, dst, raw, txs, paths, kinds, froms, tos, gas, used, values, subs, errCol, inputs, outputs)
 	sc.keep(txs, paths, kinds, froms, tos, gas, used, values, subs, errCol, inputs, outputs)
 	return dst, nil
 }

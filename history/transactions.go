@@ -18,6 +18,11 @@ const maxTxs = 1 << 20
 // block in index order, to dst. It fails on transactions out of order or
 // with a negative amount or count.
 func AppendTransactions(dst []byte, txs []*chainquery.Transaction) ([]byte, error) {
+	return (*Dict)(nil).AppendTransactions(dst, txs)
+}
+
+// AppendTransactions is the package's AppendTransactions compressed with d (nil: none).
+func (d *Dict) AppendTransactions(dst []byte, txs []*chainquery.Transaction) ([]byte, error) {
 	sc := getScratch()
 	addrs := &sc.addrs
 	optAddr := func(col []byte, a *chainquery.Address) []byte {
@@ -72,7 +77,7 @@ func AppendTransactions(dst []byte, txs []*chainquery.Transaction) ([]byte, erro
 	for _, a := range addrs.values {
 		raw = append(raw, a[:]...)
 	}
-	dst = finish(dst, raw, hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts, inputs)
+	dst = finish(d, dst, raw, hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts, inputs)
 	sc.keep(hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts, inputs)
 	return dst, nil
 }

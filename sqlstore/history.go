@@ -171,8 +171,15 @@ func (s *Store) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi int
 // insertHistory inserts the segments and hash prefixes of blocks, given in
 // number order, and adds their traces to h's lists.
 func (s *Store) insertHistory(ctx context.Context, b BlockBatch, h *historyBuilder, blocks []*chainquery.BlockData, done []*segments) error {
-	segs, err := encodeBlocks(blocks, done)
+	ds, err := s.dictsOf(ctx, h.chain)
 	if err != nil {
+		return err
+	}
+	segs, err := encodeBlocks(blocks, done, ds)
+	if err != nil {
+		return err
+	}
+	if err := s.storeDicts(ctx, b, h.chain, segs); err != nil {
 		return err
 	}
 	tables := HistoryTables()[:2]
@@ -441,11 +448,11 @@ func (r reader) readHistory(ctx context.Context, lo, hi int64) ([]*chainquery.Bl
 		}
 		switch kind {
 		case segmentTransactions:
-			d.Transactions, err = history.DecodeTransactions(data, uint64(n))
+			d.Transactions, err = decodeSegment(ctx, r.Store, data, uint64(n), history.DecodeTransactions)
 		case segmentLogs:
-			d.Logs, err = history.DecodeLogs(data, uint64(n))
+			d.Logs, err = decodeSegment(ctx, r.Store, data, uint64(n), history.DecodeLogs)
 		case segmentTraces:
-			d.Traces, err = history.DecodeTraces(data, uint64(n))
+			d.Traces, err = decodeSegment(ctx, r.Store, data, uint64(n), history.DecodeTraces)
 		default:
 			err = fmt.Errorf("block %d: history segment of unknown kind %d", n, kind)
 		}

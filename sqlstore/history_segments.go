@@ -58,6 +58,8 @@ func newHistoryBuilder(chain int64, counted bool) *historyBuilder {
 // segments is a block's three history segments, encoded.
 type segments struct {
 	txs, logs, traces []byte
+	dicts             [3]*history.Dict // the dictionaries they are compressed with, by kind
+	since             [3]int64         // the heights those were made from
 }
 
 // prepared is a block's history made ahead of its write by PrepareBlocks:
@@ -80,12 +82,13 @@ func (s *Store) PrepareBlocks(chain chainquery.Chain, blocks []*chainquery.Block
 		return
 	}
 	final := s.finalBelow(id)
+	ds, _ := s.dictsOf(context.Background(), id) // none: the write encodes again
 	for _, d := range blocks {
-		if int64(d.Block.Number) >= final {
+		if int64(d.Block.Number) >= final || ds == nil {
 			continue
 		}
 		c := canonical(d)
-		if seg, err := encodeBlock(c); err == nil {
+		if seg, err := encodeBlock(c, ds); err == nil {
 			d.Prepared = &prepared{canon: c, seg: seg}
 		}
 	}
@@ -104,7 +107,7 @@ func historyOf(d *chainquery.BlockData) (*chainquery.BlockData, *segments) {
 // done gives (done may be nil), on as many goroutines as there are CPUs:
 // compressing them is most of a history write's work, and the writer is
 // the ingester's one goroutine that the others wait for.
-func encodeBlocks(blocks []*chainquery.BlockData, done []*segments) ([]segments, error) {
+func encodeBlocks(blocks []*chainquery.BlockData, done []*segments, ds *chainDicts) ([]segments, error) {
 	out := make([]segments, len(blocks))
 	errs := make([]error, len(blocks))
 	for i := range done {
@@ -120,7 +123,7 @@ func encodeBlocks(blocks []*chainquery.BlockData, done []*segments) ([]segments,
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(blocks); i = int(next.Add(1) - 1) {
 				if done == nil || done[i] == nil {
-					out[i], errs[i] = encodeBlock(blocks[i])
+					out[i], errs[i] = encodeBlock(blocks[i], ds)
 				}
 			}
 		}()
@@ -129,19 +132,25 @@ func encodeBlocks(blocks []*chainquery.BlockData, done []*segments) ([]segments,
 	return out, errors.Join(errs...)
 }
 
-func encodeBlock(d *chainquery.BlockData) (segments, error) {
+// encodeBlock encodes the segments of block d (canonical) with the
+// chain's dictionaries ds, offering them toward its next ones.
+func encodeBlock(d *chainquery.BlockData, ds *chainDicts) (segments, error) {
 	var seg segments
 	var err error
 	n := d.Block.Number
-	if seg.txs, err = history.AppendTransactions(nil, d.Transactions); err != nil {
+	seg.dicts, seg.since = ds.current()
+	if seg.txs, err = seg.dicts[segmentTransactions].AppendTransactions(nil, d.Transactions); err != nil {
 		return seg, fmt.Errorf("block %d: %w", n, err)
 	}
-	if seg.logs, err = history.AppendLogs(nil, d.Logs); err != nil {
+	if seg.logs, err = seg.dicts[segmentLogs].AppendLogs(nil, d.Logs); err != nil {
 		return seg, fmt.Errorf("block %d: %w", n, err)
 	}
-	if seg.traces, err = history.AppendTraces(nil, d.Traces); err != nil {
+	if seg.traces, err = seg.dicts[segmentTraces].AppendTraces(nil, d.Traces); err != nil {
 		return seg, fmt.Errorf("block %d: %w", n, err)
 	}
+	ds.sample(segmentTransactions, n, seg.txs)
+	ds.sample(segmentLogs, n, seg.logs)
+	ds.sample(segmentTraces, n, seg.traces)
 	return seg, nil
 }
 
@@ -340,7 +349,7 @@ func cachedSegment[T any](ctx context.Context, r reader, k decodedKey, decode fu
 	if err != nil || seg == nil {
 		return v, false, err
 	}
-	if v, err = decode(seg, k.number); err != nil {
+	if v, err = decodeSegment(ctx, r.Store, seg, k.number, decode); err != nil {
 		return v, false, err
 	}
 	r.decoded.put(k, v, size(v))
@@ -447,9 +456,9 @@ func (r reader) readBlockParts(ctx context.Context, numbers []uint64, stamps map
 		var err error
 		switch kind {
 		case segmentTransactions:
-			p.txs, err = history.DecodeTransactions(data, number)
+			p.txs, err = decodeSegment(ctx, r.Store, data, number, history.DecodeTransactions)
 		case segmentTraces:
-			p.traces, err = history.DecodeTraces(data, number)
+			p.traces, err = decodeSegment(ctx, r.Store, data, number, history.DecodeTraces)
 		}
 		return err
 	})

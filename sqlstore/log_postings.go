@@ -710,7 +710,7 @@ func (s *Store) listLogBucket(ctx context.Context, b BlockBatch, chain, lo, hi i
 	var st stamp
 	q, args := s.Dialect.HistoryLogBlocks(chain, numbers)
 	err := b.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
-		logs, err := history.DecodeLogs(data, uint64(n))
+		logs, err := decodeSegment(ctx, s, data, uint64(n), history.DecodeLogs)
 		if err == nil {
 			ls.add(&chainquery.BlockData{Block: &chainquery.Block{Number: uint64(n)}, Logs: logs})
 		}

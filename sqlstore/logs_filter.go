@@ -162,6 +162,9 @@ func (r reader) historyRangeLogs(ctx context.Context, numbers []uint64, m *logMa
 			continue // no block stored at this height
 		}
 		if b.seg != nil {
+			if err := r.ensureDict(ctx, b.seg); err != nil {
+				return err
+			}
 			positions, _, err := history.MatchLogs(b.seg, m.f.MatchesFields)
 			if err != nil {
 				return err

@@ -114,6 +114,10 @@ type Store struct {
 	// decoded keeps decoded history segments (history_cache.go).
 	decoded decodedCache
 
+	// dicts holds, by chain key, the dictionaries its segments are
+	// written with (history_dicts.go).
+	dicts sync.Map
+
 	// built holds the statements made from the Dialect's fragments, made
 	// once (statements).
 	built     builtSQL
