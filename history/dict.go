@@ -119,6 +119,10 @@ func (e *UnknownDictError) Error() string {
 	return fmt.Sprintf("history: segment compressed with dictionary %d, not registered", e.ID)
 }
 
+// Unwrap makes it an ErrCorrupt to those who do not register dictionaries:
+// to them, the segment cannot be read.
+func (e *UnknownDictError) Unwrap() error { return ErrCorrupt }
+
 // SegmentDict returns the ID of the dictionary a segment is compressed
 // with (0: none) and whether this process has it registered.
 func SegmentDict(seg []byte) (id uint32, registered bool) {
