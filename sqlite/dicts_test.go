@@ -55,8 +55,9 @@ func TestDictsInAnotherProcess(t *testing.T) {
 }
 
 // dictDigest hashes the answers of db about every block of
-// storetest.LoadHistoryDirect's: each block with its transactions, and
-// its traces' first page.
+// storetest.LoadHistoryDirect's: each block with its transactions, its
+// traces' and its logs' first pages, and a page of the logs of its first
+// log's address over all of them.
 func dictDigest(t *testing.T, db chainquery.Store) string {
 	t.Helper()
 	ctx := context.Background()
@@ -74,7 +75,18 @@ func dictDigest(t *testing.T, db chainquery.Store) string {
 		if len(b.Transactions) == 0 || count == 0 {
 			t.Fatalf("block %d: %d transactions, %d traces", n, len(b.Transactions), count)
 		}
-		json.NewEncoder(h).Encode([]any{b, traces, count})
+		// Logs by their segments (no key) and by a posting list (an
+		// address), which decode segments on paths of their own.
+		logs, nLogs, err := db.FindLogs(ctx, chainquery.LogRangeFilter{Chain: chainquery.Polygon, FromBlock: &n, ToBlock: &n, Page: chainquery.Page{Limit: 50}})
+		if err != nil || len(logs) == 0 {
+			t.Fatalf("logs of block %d: %d (%v)", n, len(logs), err)
+		}
+		byAddr, nByAddr, err := db.FindLogs(ctx, chainquery.LogRangeFilter{Chain: chainquery.Polygon, FromBlock: &first, ToBlock: &last,
+			Addresses: []chainquery.Address{logs[0].Address}, Page: chainquery.Page{Limit: 5}})
+		if err != nil {
+			t.Fatalf("logs of %s: %v", logs[0].Address.Hex(), err)
+		}
+		json.NewEncoder(h).Encode([]any{b, traces, count, logs, nLogs, byAddr, nByAddr})
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
 }

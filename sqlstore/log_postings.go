@@ -443,7 +443,7 @@ func (r reader) keepPostings(ctx context.Context, ps []history.Posting, m *logMa
 		if b == nil {
 			return errHistoryMoved
 		}
-		if err := b.decode(); err != nil {
+		if err := b.decode(ctx); err != nil {
 			return err
 		}
 		if int(p.Pos) >= len(b.logs) {

@@ -173,7 +173,7 @@ func (r reader) historyRangeLogs(ctx context.Context, numbers []uint64, m *logMa
 				if !m.counted() {
 					continue
 				}
-				if err := b.decode(); err != nil {
+				if err := b.decode(ctx); err != nil {
 					return err
 				}
 				if i >= len(b.logs) {
@@ -254,11 +254,11 @@ type rangeBlock struct {
 
 // decode decodes the block's log segment, once, into logs, and keeps them
 // in the decoded cache.
-func (b *rangeBlock) decode() error {
+func (b *rangeBlock) decode(ctx context.Context) error {
 	if b.logs != nil || b.seg == nil {
 		return nil
 	}
-	logs, err := history.DecodeLogs(b.seg, b.number)
+	logs, err := decodeSegment(ctx, b.r.Store, b.seg, b.number, history.DecodeLogs)
 	if err != nil {
 		return err
 	}
