@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"strconv"
 	"strings"
 	"time"
 
@@ -159,24 +158,11 @@ func upsert(ctx context.Context, c Conn, t *Table, key int, replace bool) error 
 	}
 	for len(rows) > 0 {
 		n := min(len(rows), upsertRows)
-		var q strings.Builder
 		args := make([]any, 0, n*cols)
-		q.WriteString(`INSERT INTO ` + t.Name + ` (` + strings.Join(t.Columns, ", ") + `) VALUES `)
-		for j, i := range rows[:n] {
-			if j > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(")
-			for k := range cols {
-				if k > 0 {
-					q.WriteString(", ")
-				}
-				args = append(args, t.Values[i*cols+k])
-				q.WriteString("$" + strconv.Itoa(len(args)))
-			}
-			q.WriteString(")")
+		for _, i := range rows[:n] {
+			args = append(args, t.Values[i*cols:(i+1)*cols]...)
 		}
-		if _, err := c.Exec(ctx, q.String()+conflict, args...); err != nil {
+		if _, err := c.Exec(ctx, insertSQL(*t, n)+conflict, args...); err != nil {
 			return err
 		}
 		rows = rows[n:]

@@ -347,25 +347,31 @@ func insertValues(ctx context.Context, tx Tx, t Table, values []any) error {
 	cols := len(t.Columns)
 	for len(values) > 0 {
 		k := min(len(values)/cols, 64)
-		var q strings.Builder
-		q.WriteString("INSERT INTO " + t.Name + " (" + strings.Join(t.Columns, ", ") + ") VALUES ")
-		for r := range k {
-			if r > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(")
-			for c := range cols {
-				if c > 0 {
-					q.WriteString(", ")
-				}
-				q.WriteString("$" + strconv.Itoa(r*cols+c+1))
-			}
-			q.WriteString(")")
-		}
-		if _, err := tx.Exec(ctx, q.String(), values[:k*cols]...); err != nil {
+		if _, err := tx.Exec(ctx, insertSQL(t, k), values[:k*cols]...); err != nil {
 			return err
 		}
 		values = values[k*cols:]
 	}
 	return nil
+}
+
+// insertSQL is the INSERT of rows rows of t's columns, its placeholders
+// numbered in row order.
+func insertSQL(t Table, rows int) string {
+	var q strings.Builder
+	q.WriteString("INSERT INTO " + t.Name + " (" + strings.Join(t.Columns, ", ") + ") VALUES ")
+	for r := range rows {
+		if r > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(")
+		for c := range t.Columns {
+			if c > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("$" + strconv.Itoa(r*len(t.Columns)+c+1))
+		}
+		q.WriteString(")")
+	}
+	return q.String()
 }
