@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -61,13 +62,14 @@ type ingestEVMCmd struct {
 	metricsListen string // --metrics-listen: serve /metrics there; "": no listener
 }
 
-// profileFlags are the hidden --cpuprofile and --memprofile of ingest evm:
-// the benchmarks (docs/benchmarks.md) profile the real ingester with them.
-// They are left out of -h, being no part of running a chain.
-type profileFlags struct{ cpu, mem string }
+// profileFlags are the hidden --cpuprofile, --memprofile and --trace of
+// ingest evm: the benchmarks (docs/benchmarks.md) profile the real ingester
+// with them, and the execution trace shows where its pipeline waits. They
+// are left out of -h, being no part of running a chain.
+type profileFlags struct{ cpu, mem, trace string }
 
-// take removes --cpuprofile FILE and --memprofile FILE (and their
-// --flag=FILE forms) from args, before the flag set sees them.
+// take removes --cpuprofile FILE, --memprofile FILE and --trace FILE (and
+// their --flag=FILE forms) from args, before the flag set sees them.
 func (p *profileFlags) take(args []string) ([]string, error) {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
@@ -83,6 +85,8 @@ func (p *profileFlags) take(args []string) ([]string, error) {
 			dst = &p.cpu
 		case name == "memprofile":
 			dst = &p.mem
+		case name == "trace":
+			dst = &p.trace
 		}
 		if dst == nil {
 			out = append(out, a)
@@ -114,25 +118,41 @@ func (p *profileFlags) start(logger *slog.Logger) (stop func(), err error) {
 	}, nil
 }
 
-// begin begins the CPU profile, if asked for; the function it returns ends
-// it and writes the allocation profile.
+// begin begins the CPU profile and the execution trace, if asked for; the
+// function it returns ends them and writes the allocation profile.
 func (p *profileFlags) begin() (stop func() error, err error) {
-	var cpu *os.File
-	if p.cpu != "" {
-		if cpu, err = os.Create(p.cpu); err != nil {
-			return nil, err
+	var ends []func() error // what has begun, to end in reverse
+	end := func() error {
+		var errs []error
+		for i := len(ends) - 1; i >= 0; i-- {
+			errs = append(errs, ends[i]())
 		}
-		if err := pprof.StartCPUProfile(cpu); err != nil {
-			cpu.Close()
-			return nil, err
+		return errors.Join(errs...)
+	}
+	start := func(path string, begin func(io.Writer) error, stop func()) error {
+		if path == "" {
+			return nil
 		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := begin(f); err != nil {
+			f.Close()
+			return err
+		}
+		ends = append(ends, func() error { stop(); return f.Close() })
+		return nil
+	}
+	if err := start(p.cpu, pprof.StartCPUProfile, pprof.StopCPUProfile); err != nil {
+		return nil, errors.Join(err, end())
+	}
+	if err := start(p.trace, trace.Start, trace.Stop); err != nil {
+		return nil, errors.Join(err, end())
 	}
 	return func() error {
-		if cpu != nil {
-			pprof.StopCPUProfile()
-			if err := cpu.Close(); err != nil {
-				return err
-			}
+		if err := end(); err != nil {
+			return err
 		}
 		if p.mem == "" {
 			return nil
