@@ -76,7 +76,8 @@ func NewDictUnregistered(content []byte) (*Dict, error) {
 	// fewer bytes; the fastest level with a dictionary is 13% smaller than
 	// the default without one, and faster (docs/benchmarks.md, issue 30).
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true),
-		zstd.WithNoEntropyCompression(true), zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderDictRaw(id, content))
+		zstd.WithNoEntropyCompression(true), zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderDictRaw(id, content),
+		zstd.WithWindowSize(encoderWindow))
 	if err != nil {
 		return nil, fmt.Errorf("history: dictionary %d: %w", id, err)
 	}

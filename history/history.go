@@ -46,7 +46,7 @@ func coders() (*zstd.Encoder, *zstd.Decoder) {
 		// 17-37% faster (docs/benchmarks.md, issue 30): a segment's literals
 		// are hashes, addresses and calldata, which it does not shrink.
 		encoder, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true),
-			zstd.WithNoEntropyCompression(true))
+			zstd.WithNoEntropyCompression(true), zstd.WithWindowSize(encoderWindow))
 		if err != nil {
 			panic("history: zstd encoder: " + err.Error()) // fixed options: cannot fail
 		}
@@ -298,3 +298,8 @@ func (d *dict[T]) id(v T) uint64 {
 	}
 	return i
 }
+
+// encoderWindow is the encoders' window: the farthest back a match
+// reaches. At zstd's default (8 MiB) each encoder keeps a 16 MiB history
+// buffer, which the collector counts as live heap.
+const encoderWindow = 1 << 20
