@@ -324,8 +324,12 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 // rather than let the heap double past what is live: the Polygon-shaped
 // batches in flight and their encoding. Set above that live heap, it cuts
 // the peak RSS at the same rate (docs/benchmarks.md, "History in the
-// stores", RSS, has the figures).
-const ingestMemoryLimit = 192 << 20
+// stores", RSS, has the figures). 176 MiB since the segment encoders'
+// window shrank (history.encoderWindow): their untouched history buffers
+// no longer fill the limit, so the same limit let the heap touch ~25 MB
+// more; at 176 MiB the peak RSS is back near 230 MB, for ~0.1 ms a block
+// of collection (docs/benchmarks.md, issue 30, session 17).
+const ingestMemoryLimit = 176 << 20
 
 func (c *ingestEVMCmd) run(ctx context.Context, m *Main) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
