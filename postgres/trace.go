@@ -204,8 +204,7 @@ func tracePageSQL(p *sqlstore.TracePlan) (string, []any) {
 
 // logPostingsFrom is the FROM of a search of log_postings for the cols of
 // the rows of keys ($3) of kind ($2), one bucket at a time from $4 to $5,
-// as c, in bucket order (bucketRow says why a search per bucket; its
-// LIMIT, every piece a key can have in a bucket, keeps it a search).
+// as c, in bucket order (bucketRow says why a search per bucket).
 func logPostingsFrom(cols string) string {
 	return logPostingsWhere(cols, "")
 }
@@ -215,7 +214,7 @@ func logPostingsFrom(cols string) string {
 func logPostingsWhere(cols, and string) string {
 	return `generate_series($4::bigint, $5::bigint) k (b) CROSS JOIN unnest($3::bytea[]) a (key)
 		CROSS JOIN LATERAL (SELECT ` + cols + ` FROM log_postings
-			WHERE chain = $1 AND bucket = k.b AND kind = $2 AND key = a.key ` + and + ` LIMIT ` + strconv.Itoa(sqlstore.MaxLogPieces) + `) c`
+			WHERE chain = $1 AND bucket = k.b AND kind = $2 AND key = a.key ` + and + ` LIMIT 1) c`
 }
 
 // logPostingCountsSQL counts the logs of keys of kind in each bucket from
@@ -228,7 +227,7 @@ func logPostingCountsSQL(chain int64, kind int, keys [][]byte, first, last int64
 // logPostingsSQL reads the posting lists of keys of kind over the buckets
 // first to last.
 func logPostingsSQL(chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {
-	return `SELECT k.b, c.key, c.piece, c.list FROM ` + logPostingsFrom("key, piece, list") + ` ORDER BY k.b`, []any{chain, kind, keys, first, last}
+	return `SELECT k.b, c.list FROM ` + logPostingsFrom("list") + ` ORDER BY k.b`, []any{chain, kind, keys, first, last}
 }
 
 // logTopicsSQL reads the topics of the lists of addrs (log_postings' kind
@@ -242,7 +241,7 @@ func logTopicsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any
 // all have their pairs' lists has none, and is not read (octet_length
 // reads a TOAST pointer's size, not its value).
 func logTaggedPostingsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any) {
-	return `SELECT k.b, c.key, c.piece, c.topics, c.list, c.tags FROM ` + logPostingsWhere("key, piece, topics, list, tags", "AND octet_length(tags) > 0") + ` ORDER BY k.b`,
+	return `SELECT k.b, c.topics, c.list, c.tags FROM ` + logPostingsWhere("topics, list, tags", "AND octet_length(tags) > 0") + ` ORDER BY k.b`,
 		[]any{chain, 0, addrs, first, last}
 }
 

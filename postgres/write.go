@@ -97,18 +97,16 @@ func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.BucketR
 func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.BucketRow) error {
 	kinds, keys, buckets, ns := make([]int16, len(rows)), make([][]byte, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
 	topics, lists, tags := make([][]byte, len(rows)), make([][]byte, len(rows)), make([][]byte, len(rows))
-	pieces := make([]int32, len(rows))
 	for i, r := range rows {
 		kinds[i], keys[i], buckets[i], ns[i] = int16(r.Kind), r.Key, r.Bucket, r.N
-		topics[i], lists[i], tags[i], pieces[i] = r.Topics, r.List, r.Tags, int32(r.Piece)
+		topics[i], lists[i], tags[i] = r.Topics, r.List, r.Tags
 	}
-	_, err := b.Exec(ctx, `INSERT INTO log_postings (chain, kind, key, bucket, n, topics, list, tags, piece)
-		SELECT $1, d, a, k, n, t, l, g, p FROM unnest($2::smallint[], $3::bytea[], $4::bigint[], $5::bigint[], $6::bytea[], $7::bytea[], $8::bytea[], $9::integer[])
-			AS u (d, a, k, n, t, l, g, p)
-		ON CONFLICT (chain, bucket, kind, key, piece) DO UPDATE SET n = log_postings.n + excluded.n,
+	_, err := b.Exec(ctx, `INSERT INTO log_postings (chain, kind, key, bucket, n, topics, list, tags)
+		SELECT $1, d, a, k, n, t, l, g FROM unnest($2::smallint[], $3::bytea[], $4::bigint[], $5::bigint[], $6::bytea[], $7::bytea[], $8::bytea[]) AS u (d, a, k, n, t, l, g)
+		ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = log_postings.n + excluded.n,
 			topics = log_postings.topics || excluded.topics, list = log_postings.list || excluded.list,
 			tags = log_postings.tags || excluded.tags`,
-		b.chain, kinds, keys, buckets, ns, topics, lists, tags, pieces)
+		b.chain, kinds, keys, buckets, ns, topics, lists, tags)
 	return err
 }
 

@@ -29,7 +29,7 @@ var traceCounts = sqlstore.Table{Name: "trace_counts", Columns: []string{"chain"
 
 // logPostings is the table of sqlstore.BlockBatch.AddLogPostings: its
 // INSERTs add to the rows that exist.
-var logPostings = sqlstore.Table{Name: "log_postings", Columns: []string{"chain", "kind", "key", "bucket", "n", "topics", "list", "tags", "piece"}}
+var logPostings = sqlstore.Table{Name: "log_postings", Columns: []string{"chain", "kind", "key", "bucket", "n", "topics", "list", "tags"}}
 
 // logCounts is the table of sqlstore.BlockBatch.AddLogCounts: its INSERTs
 // add to the rows that exist.
@@ -63,7 +63,7 @@ var bulkTables = func() map[string]bulkTable {
 			tail = ` ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = n + excluded.n`
 		}
 		if t.Name == logPostings.Name {
-			tail = ` ON CONFLICT (chain, bucket, kind, key, piece) DO UPDATE SET n = n + excluded.n,
+			tail = ` ON CONFLICT (chain, bucket, kind, key) DO UPDATE SET n = n + excluded.n,
 				topics = CAST(topics || excluded.topics AS BLOB), list = CAST(list || excluded.list AS BLOB),
 				tags = CAST(tags || excluded.tags AS BLOB)`
 		}

@@ -25,12 +25,3 @@ func TestLogBuckets(t *testing.T) {
 	want.RowBlocks = -1 // rows only
 	storetest.CheckLogBuckets(t, want, MustOpenDB(t))
 }
-
-// TestLogPieces: the pieces of log_postings that writes add join into
-// the lists a bucket listed at once has.
-func TestLogPieces(t *testing.T) {
-	storetest.CheckLogPieces(t, func(tb testing.TB) (chainquery.Store, sqlstore.Conn) {
-		db := MustOpenDB(tb)
-		return db, db.Write
-	})
-}

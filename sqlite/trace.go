@@ -162,7 +162,7 @@ func logPostingCountsSQL(chain int64, kind int, keys [][]byte, first, last int64
 // logPostingsSQL reads the posting lists of keys of kind over the buckets
 // first to last: a seek per bucket and key, in bucket order.
 func logPostingsSQL(chain int64, kind int, keys [][]byte, first, last int64) (string, []any) {
-	return logPostingRowsSQL("key, piece, list", chain, kind, keys, first, last, "")
+	return logPostingRowsSQL("list", chain, kind, keys, first, last, "")
 }
 
 // logTopicsSQL reads the topics of the lists of addrs (log_postings' kind
@@ -176,7 +176,7 @@ func logTopicsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any
 // all have their pairs' lists has none, and is not read (length reads the
 // record's header alone).
 func logTaggedPostingsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any) {
-	return logPostingRowsSQL("key, piece, topics, list, tags", chain, 0, addrs, first, last, "AND length(tags) > 0")
+	return logPostingRowsSQL("topics, list, tags", chain, 0, addrs, first, last, "AND length(tags) > 0")
 }
 
 // logPostingRowsSQL reads the bucket and cols of the rows of keys of kind

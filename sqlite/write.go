@@ -82,10 +82,10 @@ func (b *blockBatch) AddTraceCounts(ctx context.Context, rows []sqlstore.BucketR
 
 // AddLogPostings upserts the rows in bulk (bulk.go).
 func (b *blockBatch) AddLogPostings(ctx context.Context, rows []sqlstore.BucketRow) error {
-	t := sqlstore.Table{Name: logPostings.Name, Columns: logPostings.Columns, Values: make([]any, 0, 9*len(rows))}
-	chain, bucket, piece := boxed(b.chain), boxedBucket(), boxedBucket()
+	t := sqlstore.Table{Name: logPostings.Name, Columns: logPostings.Columns, Values: make([]any, 0, 8*len(rows))}
+	chain, bucket := boxed(b.chain), boxedBucket()
 	for _, r := range rows {
-		t.Values = append(t.Values, chain, r.Kind, r.Key, bucket(r.Bucket), r.N, r.Topics, r.List, r.Tags, piece(r.Piece))
+		t.Values = append(t.Values, chain, r.Kind, r.Key, bucket(r.Bucket), r.N, r.Topics, r.List, r.Tags)
 	}
 	return wrap(b.db.insert(ctx, b.sqlTx, &t))
 }

@@ -161,9 +161,8 @@ type Dialect struct {
 	LogPostingCounts func(chain int64, kind int, keys [][]byte, first, last int64) (string, []any)
 
 	// LogPostings returns the statement of the posting lists of keys of
-	// kind over the buckets first to last, and its arguments: bucket, key,
-	// piece, list of each row of log_postings, in bucket order (a key's
-	// pieces in any order: log_pieces.go joins them).
+	// kind over the buckets first to last, and its arguments: bucket, list
+	// of each row of log_postings, in bucket order.
 	LogPostings func(chain int64, kind int, keys [][]byte, first, last int64) (string, []any)
 
 	// LogTopics returns the statement of the topics of the lists of
@@ -173,8 +172,8 @@ type Dialect struct {
 
 	// LogTaggedPostings returns the statement of the lists of addresses
 	// with their topic0s over the buckets first to last, and its
-	// arguments: bucket, key, piece, topics, list, tags of each row of
-	// log_postings, in bucket order.
+	// arguments: bucket, topics, list, tags of each row of log_postings,
+	// in bucket order.
 	LogTaggedPostings func(chain int64, addrs [][]byte, first, last int64) (string, []any)
 }
 

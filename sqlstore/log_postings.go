@@ -204,19 +204,19 @@ func (pr postingRange) lists(ctx context.Context, first, last int64, each func(b
 // with keep, addresses' lists filtered by their topics and tags.
 func (r reader) logPostingLists(ctx context.Context, kind int, keys [][]byte, first, last int64,
 	keep func(bool, *chainquery.Hash) bool, each func(bucket int64, lists [][]byte) error) error {
-	var bucket, piece int64
-	var key, list, topics, tags []byte
+	var bucket int64
+	var list, topics, tags []byte
 	q, args := r.Dialect.LogPostings(r.chain, kind, keys, first, last)
-	dest := []any{&bucket, &key, &piece, &list}
+	dest := []any{&bucket, &list}
 	if keep != nil {
 		q, args = r.Dialect.LogTaggedPostings(r.chain, keys, first, last)
-		dest = []any{&bucket, &key, &piece, &topics, &list, &tags}
+		dest = []any{&bucket, &topics, &list, &tags}
 	}
 	var cur int64 = -1
-	var pending []logPiece // the bucket's, joined by key when it ends
+	var pending [][]byte
 	err := r.c.Query(ctx, q, args, dest, func() error {
 		if bucket != cur && pending != nil {
-			if err := each(cur, joinPieces(pending)); err != nil {
+			if err := each(cur, pending); err != nil {
 				return err
 			}
 			pending = nil
@@ -230,12 +230,12 @@ func (r reader) logPostingLists(ctx context.Context, kind int, keys [][]byte, fi
 			l = bytes.Clone(list)
 		}
 		if l != nil {
-			pending = append(pending, logPiece{key: bytes.Clone(key), piece: piece, list: l})
+			pending = append(pending, l)
 		}
 		return err
 	})
 	if err == nil && pending != nil {
-		err = each(cur, joinPieces(pending))
+		err = each(cur, pending)
 	}
 	return err
 }
@@ -493,7 +493,6 @@ type logLists struct {
 	topics   []chainquery.Hash
 	groups   []history.TopicGroup
 	scratch  []history.Posting
-	spans    map[int64]logSpan // the blocks added, by bucket: the pieces (log_pieces.go)
 }
 
 // add adds the logs of block d, in log index order (canonical), to the
@@ -501,7 +500,6 @@ type logLists struct {
 func (ls *logLists) add(d *chainquery.BlockData) {
 	n := d.Block.Number
 	bucket := int64(n / LogBucketBlocks)
-	ls.span(bucket, n)
 	for i, l := range d.Logs {
 		p := history.Posting{Block: n, Pos: uint32(i)}
 		k := logKey{bucket: bucket, kind: logKeyAddress}
@@ -570,7 +568,7 @@ func (ls *logLists) pairLists(slab []byte, pairs []BucketRow, k *logKey, ps []hi
 			return nil, nil, err
 		}
 		pairs = append(pairs, BucketRow{Kind: logKeyAddressTopic0, Key: key, Bucket: k.bucket, N: int64(len(one)),
-			List: slab[start:len(slab):len(slab)], Topics: []byte{}, Tags: []byte{}, Piece: ls.spans[k.bucket].piece(k.bucket)})
+			List: slab[start:len(slab):len(slab)], Topics: []byte{}, Tags: []byte{}})
 	}
 	ls.scratch = one
 	for i := range ps {
@@ -605,23 +603,9 @@ func (ls *logLists) tagTopics(topics, tags []byte, ps []history.Posting) ([]byte
 	return history.AppendTopicPiece(topics, gs), tags
 }
 
-// flush adds the lists to log_postings, in its key's order, as the
-// pieces of this write (log_pieces.go), and empties them.
+// flush adds the lists to log_postings, in its key's order, and empties
+// them.
 func (ls *logLists) flush(ctx context.Context, b BlockBatch) error {
-	defer ls.reset()
-	return ls.addRows(ctx, b)
-}
-
-// reset empties the lists.
-func (ls *logLists) reset() {
-	ls.postingLists.reset()
-	clear(ls.topicIDs)
-	ls.topics = ls.topics[:0]
-	clear(ls.spans)
-}
-
-// addRows adds the lists to log_postings, in its key's order.
-func (ls *logLists) addRows(ctx context.Context, b BlockBatch) error {
 	if len(ls.keys) == 0 {
 		return nil
 	}
@@ -638,7 +622,7 @@ func (ls *logLists) addRows(ctx context.Context, b BlockBatch) error {
 		if !slices.IsSortedFunc(ps, byPlace) {
 			slices.SortFunc(ps, byPlace)
 		}
-		row := BucketRow{Kind: int(k.kind), Key: k.key[:keyLen(k.kind)], Bucket: k.bucket, N: int64(len(ps)), Piece: ls.spans[k.bucket].piece(k.bucket)}
+		row := BucketRow{Kind: int(k.kind), Key: k.key[:keyLen(k.kind)], Bucket: k.bucket, N: int64(len(ps))}
 		var err error
 		switch {
 		case k.kind != logKeyAddress:
@@ -669,7 +653,11 @@ func (ls *logLists) addRows(ctx context.Context, b BlockBatch) error {
 			return cmp.Or(cmp.Compare(a.Bucket, b.Bucket), cmp.Compare(a.Kind, b.Kind), bytes.Compare(a.Key, b.Key))
 		})
 	}
-	return b.AddLogPostings(ctx, rows)
+	err := b.AddLogPostings(ctx, rows)
+	ls.reset()
+	clear(ls.topicIDs)
+	ls.topics = ls.topics[:0]
+	return err
 }
 
 // indexLogs writes the log postings of up to max buckets of chain's

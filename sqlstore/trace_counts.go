@@ -57,7 +57,6 @@ type BucketRow struct {
 	List   []byte
 	Topics []byte
 	Tags   []byte
-	Piece  int64 // log_postings': the write's part of the bucket (log_pieces.go)
 }
 
 // traceCountKey identifies a row of trace_counts within one chain.
