@@ -301,5 +301,8 @@ func (d *dict[T]) id(v T) uint64 {
 
 // encoderWindow is the encoders' window: the farthest back a match
 // reaches. At zstd's default (8 MiB) each encoder keeps a 16 MiB history
-// buffer, which the collector counts as live heap.
+// buffer, which the collector counts as live heap: with four encoders,
+// room the ingester's memory limit no longer had, and collections more
+// often. A segment is at most a few hundred KB, so its frames come out
+// the same at 1 MiB (docs/benchmarks.md, issue 30, session 17).
 const encoderWindow = 1 << 20
