@@ -78,13 +78,22 @@ func finish(d *Dict, dst, head []byte, cols ...[]byte) []byte {
 	for _, c := range cols {
 		raw = append(raw, c...)
 	}
+	// The frame is made in a pooled buffer and copied to dst: given no
+	// room, EncodeAll allocates room for all of src, about four times the
+	// frame, and the segment would keep it until written (3.6 times a
+	// block's segments allocated, and held by the blocks waiting for the
+	// writer; docs/benchmarks.md, issue 30, session 18).
+	zbuf := rawBuffers.Get().(*[]byte)
+	z := (*zbuf)[:0]
 	if d != nil {
-		dst = d.enc.EncodeAll(raw, dst)
+		z = d.enc.EncodeAll(raw, z)
 	} else {
-		dst = compress(dst, raw)
+		z = compress(z, raw)
 	}
-	*buf = raw[:0]
+	dst = append(dst, z...)
+	*buf, *zbuf = raw[:0], z[:0]
 	rawBuffers.Put(buf)
+	rawBuffers.Put(zbuf)
 	return dst
 }
 
@@ -259,6 +268,7 @@ func (d *dict[T]) reset() {
 // per row (docs/benchmarks.md, issue 30).
 type scratch struct {
 	cols   [16][]byte
+	head   []byte // the segment's header: its dictionaries' values
 	addrs  dict[chainquery.Address]
 	hashes dict[chainquery.Hash]
 }
@@ -279,9 +289,16 @@ func getScratch() *scratch {
 // col returns column buffer i, empty, with room for n bytes.
 func (s *scratch) col(i, n int) []byte { return slices.Grow(s.cols[i][:0], n) }
 
-// keep takes the columns back, as grown, for the next segment, and puts s
-// back in the pool: the segment's bytes are copied out of them by finish.
-func (s *scratch) keep(cols ...[]byte) {
+// header returns the head buffer, holding magic and version.
+func (s *scratch) header(magic []byte, version byte) []byte {
+	return append(append(s.head[:0], magic...), version)
+}
+
+// keep takes the header and the columns back, as grown, for the next
+// segment, and puts s back in the pool: the segment's bytes are copied out
+// of them by finish.
+func (s *scratch) keep(head []byte, cols ...[]byte) {
+	s.head = head
 	copy(s.cols[:], cols)
 	scratches.Put(s)
 }

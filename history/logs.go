@@ -41,7 +41,7 @@ func (d *Dict) AppendLogs(dst []byte, logs []*chainquery.Log) ([]byte, error) {
 		}
 		data = appendLenBytes(data, l.Data)
 	}
-	raw := append(logMagic[:len(logMagic):len(logMagic)], logVersion)
+	raw := sc.header(logMagic, logVersion)
 	raw = binary.AppendUvarint(raw, uint64(len(logs)))
 	raw = binary.AppendUvarint(raw, uint64(len(addrs.values)))
 	for _, a := range addrs.values {
@@ -52,7 +52,7 @@ func (d *Dict) AppendLogs(dst []byte, logs []*chainquery.Log) ([]byte, error) {
 		raw = append(raw, t[:]...)
 	}
 	dst = finish(d, dst, raw, txs, idx, addrCol, topicCol, data)
-	sc.keep(txs, idx, addrCol, topicCol, data)
+	sc.keep(raw, txs, idx, addrCol, topicCol, data)
 	return dst, nil
 }
 

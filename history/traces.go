@@ -92,7 +92,7 @@ func (d *Dict) AppendTraces(dst []byte, traces []*chainquery.Trace) ([]byte, err
 		outputs = appendLenBytes(outputs, t.Output)
 	}
 
-	raw := append(traceMagic[:len(traceMagic):len(traceMagic)], traceVersion)
+	raw := sc.header(traceMagic, traceVersion)
 	raw = binary.AppendUvarint(raw, uint64(len(traces)))
 	raw = binary.AppendUvarint(raw, uint64(len(addrs.values)))
 	for _, a := range addrs.values {
@@ -103,7 +103,7 @@ func (d *Dict) AppendTraces(dst []byte, traces []*chainquery.Trace) ([]byte, err
 		raw = appendLenBytes(raw, []byte(e))
 	}
 	dst = finish(d, dst, raw, txs, paths, kinds, froms, tos, gas, used, values, subs, errCol, inputs, outputs)
-	sc.keep(txs, paths, kinds, froms, tos, gas, used, values, subs, errCol, inputs, outputs)
+	sc.keep(raw, txs, paths, kinds, froms, tos, gas, used, values, subs, errCol, inputs, outputs)
 	return dst, nil
 }
 

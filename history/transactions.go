@@ -71,14 +71,14 @@ func (d *Dict) AppendTransactions(dst []byte, txs []*chainquery.Transaction) ([]
 		logCounts = binary.AppendUvarint(logCounts, uint64(t.LogCount))
 		inputs = appendLenBytes(inputs, t.Input)
 	}
-	raw := append(txMagic[:len(txMagic):len(txMagic)], txVersion)
+	raw := sc.header(txMagic, txVersion)
 	raw = binary.AppendUvarint(raw, uint64(len(txs)))
 	raw = binary.AppendUvarint(raw, uint64(len(addrs.values)))
 	for _, a := range addrs.values {
 		raw = append(raw, a[:]...)
 	}
 	dst = finish(d, dst, raw, hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts, inputs)
-	sc.keep(hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts, inputs)
+	sc.keep(raw, hashes, idx, froms, tos, values, limits, prices, used, cumul, nonces, types, contracts, statuses, logCounts, inputs)
 	return dst, nil
 }
 

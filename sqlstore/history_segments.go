@@ -45,12 +45,35 @@ type historyBuilder struct {
 }
 
 // builders keeps flushed builders with the room of their arenas: a
-// bucket's lists are ~200,000 entries, grown anew for every write.
-var builders = sync.Pool{New: func() any { return &historyBuilder{all: map[int64]int64{}, firsts: map[int64]uint64{}} }}
+// bucket's lists are ~200,000 entries, grown anew for every write
+// otherwise. Not a sync.Pool: that empties at every other collection, and
+// an ingester collects several times between two flushes (a bucket's
+// write), so the pool was empty when a write asked and the arenas were
+// 12% of the ingester's allocation (docs/benchmarks.md, issue 30, session
+// 18).
+var builders struct {
+	mu   sync.Mutex
+	free []*historyBuilder
+}
+
+// keptBuilders is the most builders kept (one an ingesting chain), and
+// keptEntries the most entries one may have room for and be kept: a
+// conversion's builder (ConvertHistory) can be far larger than a
+// bucket's.
+const keptBuilders, keptEntries = 4, 1 << 20
 
 // newHistoryBuilder returns an empty builder; its flush gives it back.
 func newHistoryBuilder(chain int64, counted bool) *historyBuilder {
-	h := builders.Get().(*historyBuilder)
+	builders.mu.Lock()
+	var h *historyBuilder
+	if n := len(builders.free); n > 0 {
+		h = builders.free[n-1]
+		builders.free = builders.free[:n-1]
+	}
+	builders.mu.Unlock()
+	if h == nil {
+		h = &historyBuilder{all: map[int64]int64{}, firsts: map[int64]uint64{}}
+	}
 	h.chain, h.counted = chain, counted
 	return h
 }
@@ -273,13 +296,21 @@ func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
 	return err
 }
 
-// release empties h and puts it back in the pool.
+// release empties h and keeps it for the next write, unless enough are
+// kept or its room is a conversion's.
 func (h *historyBuilder) release() {
 	h.lists.reset()
 	h.logs.reset()
 	clear(h.all)
 	clear(h.firsts)
-	builders.Put(h)
+	if cap(h.lists.entries) > keptEntries || cap(h.logs.entries) > keptEntries {
+		return
+	}
+	builders.mu.Lock()
+	defer builders.mu.Unlock()
+	if len(builders.free) < keptBuilders {
+		builders.free = append(builders.free, h)
+	}
 }
 
 // canonical returns block d as a write takes it (BlockWriter: any trace
