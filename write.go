@@ -19,6 +19,16 @@ type BlockData struct {
 	Prepared any
 }
 
+// Counts returns the numbers of the block's transactions, logs and
+// traces: those of its slices, or, for a block that a store's
+// PrepareBlocks compacted (BlockPreparer), those its Prepared kept.
+func (d *BlockData) Counts() (txs, logs, traces int) {
+	if c, ok := d.Prepared.(interface{ Counts() (int, int, int) }); ok {
+		return c.Counts()
+	}
+	return len(d.Transactions), len(d.Logs), len(d.Traces)
+}
+
 // BlockWriter is what the EVM ingester writes. Every method runs in one store
 // transaction: readers see all of a block's rows or none of them.
 type BlockWriter interface {
@@ -66,6 +76,11 @@ type BlockAppender interface {
 // their Prepared (sqlstore: the segments of the blocks that go straight
 // into history). The writer, which takes one batch after another, then
 // finds that work done; the fetching goroutines do it side by side.
+//
+// A block it prepares may be compacted: its Transactions, Logs and Traces
+// set to nil (Counts still gives their numbers) and its Block replaced by
+// a copy, so that the memory they were decoded into is free while the
+// block waits for its write. Such a block is for that store's write only.
 type BlockPreparer interface {
 	PrepareBlocks(chain Chain, blocks []*BlockData)
 }

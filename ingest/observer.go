@@ -43,9 +43,10 @@ type Write struct {
 func evmWrite(blocks []*chainquery.BlockData, d time.Duration) Write {
 	w := Write{Blocks: len(blocks), Duration: d}
 	for _, b := range blocks {
-		w.Transactions += len(b.Transactions)
-		w.Logs += len(b.Logs)
-		w.Traces += len(b.Traces)
+		txs, logs, traces := b.Counts()
+		w.Transactions += txs
+		w.Logs += logs
+		w.Traces += traces
 		if b.Block.Number >= w.Last {
 			w.Last, w.LastTime = b.Block.Number, time.Unix(b.Block.Timestamp, 0).UTC()
 		}

@@ -35,7 +35,8 @@ func (p *Progress) Add(blocks []*chainquery.BlockData) {
 	p.begin()
 	for _, b := range blocks {
 		p.blocks++
-		p.rows += uint64(1 + len(b.Transactions) + len(b.Logs) + len(b.Traces))
+		txs, logs, traces := b.Counts()
+		p.rows += uint64(1 + txs + logs + traces)
 		p.last = max(p.last, b.Block.Number)
 	}
 }

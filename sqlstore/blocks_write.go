@@ -342,7 +342,14 @@ func addHeaderRow(blocks *Table, chain, n any, d *chainquery.BlockData, amount f
 	}
 	blocks.Values = append(blocks.Values, chain, n, b.Hash[:], b.ParentHash[:], b.Timestamp, b.Version, bloom,
 		b.TransactionsRoot[:], b.StateRoot[:], b.ReceiptsRoot[:], b.Miner[:], extra, int64(b.Size),
-		int64(b.GasLimit), int64(b.GasUsed), b.TransactionCount, nullAmount(b.BaseFeePerGas, amount), len(d.Traces))
+		int64(b.GasLimit), int64(b.GasUsed), b.TransactionCount, nullAmount(b.BaseFeePerGas, amount), traceCount(d))
+}
+
+// traceCount is the number of d's traces, also when PrepareBlocks kept
+// only their keys.
+func traceCount(d *chainquery.BlockData) int {
+	_, _, n := d.Counts()
+	return n
 }
 
 // traceOrder is API order: by transaction, then depth-first pre-order.

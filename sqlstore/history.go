@@ -169,8 +169,10 @@ func (s *Store) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi int
 }
 
 // insertHistory inserts the segments and hash prefixes of blocks, given in
-// number order, and adds their traces to h's lists.
-func (s *Store) insertHistory(ctx context.Context, b BlockBatch, h *historyBuilder, blocks []*chainquery.BlockData, done []*segments) error {
+// number order, and adds their traces and logs to h's lists: of blocks[i]
+// (canonical), or, where done (nil or as long as blocks) has it, of what
+// PrepareBlocks made of it (blocks[i] is nil then).
+func (s *Store) insertHistory(ctx context.Context, b BlockBatch, h *historyBuilder, blocks []*chainquery.BlockData, done []*prepared) error {
 	ds, err := s.dictsOf(ctx, h.chain)
 	if err != nil {
 		return err
@@ -184,7 +186,12 @@ func (s *Store) insertHistory(ctx context.Context, b BlockBatch, h *historyBuild
 	}
 	tables := HistoryTables()[:2]
 	for i, d := range blocks {
-		h.add(&tables[0], &tables[1], d, segs[i])
+		if d == nil {
+			h.add(&tables[0], &tables[1], done[i].n, segs[i], &done[i].keys)
+			continue
+		}
+		k := keysOf(d)
+		h.add(&tables[0], &tables[1], d.Block.Number, segs[i], &k)
 	}
 	return b.Insert(ctx, tables)
 }
@@ -279,6 +286,11 @@ func (s *Store) finalBelow(chain int64) int64 {
 // first that lie below finalBelow, and the rest, which go into rows. Rows stored below the first of those become history
 // first, so that the boundary stays one height.
 func (s *Store) splitDirect(ctx context.Context, b BlockBatch, chain int64, blocks []*chainquery.BlockData) (direct, rows []*chainquery.BlockData, err error) {
+	defer func() {
+		if err == nil {
+			err = expand(rows) // prepared for history, but rows after all
+		}
+	}()
 	final := s.finalBelow(chain)
 	if final == 0 || len(blocks) == 0 {
 		return nil, blocks, nil
@@ -328,10 +340,10 @@ func (s *Store) addHistory(ctx context.Context, b BlockBatch, h *historyBuilder,
 	}
 	for i := 0; i < len(blocks); i += freezeChunk {
 		var chunk []*chainquery.BlockData
-		var done []*segments
+		var done []*prepared
 		for _, d := range blocks[i:min(len(blocks), i+freezeChunk)] {
-			c, seg := historyOf(d)
-			chunk, done = append(chunk, c), append(done, seg)
+			c, p := historyOf(d)
+			chunk, done = append(chunk, c), append(done, p)
 		}
 		if err := s.insertHistory(ctx, b, h, chunk, done); err != nil {
 			return err

@@ -85,20 +85,15 @@ type segments struct {
 	since             [3]int64         // the heights those were made from
 }
 
-// prepared is a block's history made ahead of its write by PrepareBlocks:
-// its canonical form and its segments.
-type prepared struct {
-	canon *chainquery.BlockData
-	seg   segments
-}
-
 // PrepareBlocks encodes the segments of those of blocks that a write will
 // put straight into history, those below finalBelow now
 // (chainquery.BlockPreparer): compressing them is most of a history
 // write's work, done here on the ingester's fetching goroutines, side by
 // side, rather than by the writer, which the others wait for. A block the
 // write finds unprepared (finalBelow moved, or its encoding failed) is
-// encoded then.
+// encoded then. A prepared block keeps only its header (compact): the
+// write needs no more, and expands it from its segments if it must store
+// it as rows after all.
 func (s *Store) PrepareBlocks(chain chainquery.Chain, blocks []*chainquery.BlockData) {
 	id, err := storeChainID(chain)
 	if err != nil {
@@ -112,30 +107,32 @@ func (s *Store) PrepareBlocks(chain chainquery.Chain, blocks []*chainquery.Block
 		}
 		c := canonical(d)
 		if seg, err := encodeBlock(c, ds); err == nil {
-			d.Prepared = &prepared{canon: c, seg: seg}
+			d.Prepared = &prepared{n: d.Block.Number, seg: seg, keys: keysOf(c)}
+			compact(d)
 		}
 	}
 }
 
-// historyOf returns the canonical form of d and, when PrepareBlocks made
-// them, its segments.
-func historyOf(d *chainquery.BlockData) (*chainquery.BlockData, *segments) {
+// historyOf returns what PrepareBlocks made of d, or, when it made
+// nothing, d's canonical form to make it of.
+func historyOf(d *chainquery.BlockData) (*chainquery.BlockData, *prepared) {
 	if p, ok := d.Prepared.(*prepared); ok {
-		return p.canon, &p.seg
+		return nil, p
 	}
 	return canonical(d), nil
 }
 
 // encodeBlocks encodes the segments of blocks (canonical), but for those
-// done gives (done may be nil), on as many goroutines as there are CPUs:
-// compressing them is most of a history write's work, and the writer is
-// the ingester's one goroutine that the others wait for.
-func encodeBlocks(blocks []*chainquery.BlockData, done []*segments, ds *chainDicts) ([]segments, error) {
+// done gives (done may be nil; blocks[i] is nil where done[i] is not), on
+// as many goroutines as there are CPUs: compressing them is most of a
+// history write's work, and the writer is the ingester's one goroutine
+// that the others wait for.
+func encodeBlocks(blocks []*chainquery.BlockData, done []*prepared, ds *chainDicts) ([]segments, error) {
 	out := make([]segments, len(blocks))
 	errs := make([]error, len(blocks))
 	for i := range done {
 		if done[i] != nil {
-			out[i] = *done[i]
+			out[i] = done[i].seg
 		}
 	}
 	var next atomic.Int64
@@ -177,43 +174,38 @@ func encodeBlock(d *chainquery.BlockData, ds *chainDicts) (segments, error) {
 	return seg, nil
 }
 
-// add appends the segments seg of block d to segs and its transactions'
+// add appends the segments seg of block n to segs and its transactions'
 // hash prefixes to hashes (the tables of HistoryTables), and adds its
-// traces to the lists. d is canonical: its traces are in API order.
-func (h *historyBuilder) add(segs, hashes *Table, d *chainquery.BlockData, seg segments) {
-	n := int64(d.Block.Number)
-	segs.Values = append(segs.Values, h.chain, n, segmentTransactions, seg.txs,
-		h.chain, n, segmentLogs, seg.logs, h.chain, n, segmentTraces, seg.traces)
-	prefixes := map[int64]bool{} // one row a block for hashes that share one
-	for _, t := range d.Transactions {
-		if p := HashPrefix(t.Hash); !prefixes[p] {
-			prefixes[p] = true
-			hashes.Values = append(hashes.Values, h.chain, p, n)
-		}
+// traces and logs to the lists, by its keys k.
+func (h *historyBuilder) add(segs, hashes *Table, n uint64, seg segments, k *blockKeys) {
+	segs.Values = append(segs.Values, h.chain, int64(n), segmentTransactions, seg.txs,
+		h.chain, int64(n), segmentLogs, seg.logs, h.chain, int64(n), segmentTraces, seg.traces)
+	for _, p := range k.prefixes {
+		hashes.Values = append(hashes.Values, h.chain, p, int64(n))
 	}
-	h.addTraces(d)
-	h.logs.add(d)
+	h.addTraces(n, k.traces)
+	h.logs.add(n, k.logs)
 }
 
-// addTraces adds the traces of block d, in API order, to the lists.
-func (h *historyBuilder) addTraces(d *chainquery.BlockData) {
-	n := d.Block.Number
+// addTraces adds the traces of block n, in API order, to the lists.
+func (h *historyBuilder) addTraces(n uint64, traces []traceRef) {
 	bucket := int64(n / TraceCountBlocks)
 	if _, ok := h.firsts[bucket]; !ok {
 		h.firsts[bucket] = n
 	}
-	if h.counted && len(d.Traces) > 0 {
-		h.all[bucket] += int64(len(d.Traces))
+	if h.counted && len(traces) > 0 {
+		h.all[bucket] += int64(len(traces))
 	}
 	pos, lastTx := uint32(0), -1
-	for _, t := range d.Traces {
-		if t.TransactionIndex != lastTx {
-			pos, lastTx = 0, t.TransactionIndex
+	for i := range traces {
+		t := &traces[i]
+		if t.tx != lastTx {
+			pos, lastTx = 0, t.tx
 		}
-		p := history.Posting{Block: n, Tx: uint32(t.TransactionIndex), Pos: pos}
-		h.lists.add(traceKey{bucket, t.From, CountFrom<<16 | int32(history.PagePart(t.From[:]))}, p)
-		if t.To != nil {
-			h.lists.add(traceKey{bucket, *t.To, CountTo<<16 | int32(history.PagePart(t.To[:]))}, p)
+		p := history.Posting{Block: n, Tx: uint32(t.tx), Pos: pos}
+		h.lists.add(traceKey{bucket, t.from, CountFrom<<16 | int32(history.PagePart(t.from[:]))}, p)
+		if t.hasTo {
+			h.lists.add(traceKey{bucket, t.to, CountTo<<16 | int32(history.PagePart(t.to[:]))}, p)
 		}
 		pos++
 	}

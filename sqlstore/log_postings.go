@@ -495,22 +495,22 @@ type logLists struct {
 	scratch  []history.Posting
 }
 
-// add adds the logs of block d, in log index order (canonical), to the
-// lists.
-func (ls *logLists) add(d *chainquery.BlockData) {
-	n := d.Block.Number
+// add adds the logs of block n, in log index order (canonical), to the
+// lists, by their keys.
+func (ls *logLists) add(n uint64, logs []logRef) {
 	bucket := int64(n / LogBucketBlocks)
-	for i, l := range d.Logs {
+	for i := range logs {
+		l := &logs[i]
 		p := history.Posting{Block: n, Pos: uint32(i)}
 		k := logKey{bucket: bucket, kind: logKeyAddress}
-		copy(k.key[:], l.Address[:])
-		if len(l.Topics) > 0 {
-			p.Tx = ls.topicID(l.Topics[0])
+		copy(k.key[:], l.addr[:])
+		if l.hasTopic {
+			p.Tx = ls.topicID(l.topic0)
 		}
 		ls.postingLists.add(k, p)
-		if len(l.Topics) > 0 {
+		if l.hasTopic {
 			k = logKey{bucket: bucket, kind: logKeyTopic0}
-			copy(k.key[:], l.Topics[0][:])
+			copy(k.key[:], l.topic0[:])
 			ls.postingLists.add(k, history.Posting{Block: n, Pos: uint32(i)})
 		}
 	}
@@ -712,7 +712,7 @@ func (s *Store) listLogBucket(ctx context.Context, b BlockBatch, chain, lo, hi i
 	err := b.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
 		logs, err := decodeSegment(ctx, s, data, uint64(n), history.DecodeLogs)
 		if err == nil {
-			ls.add(&chainquery.BlockData{Block: &chainquery.Block{Number: uint64(n)}, Logs: logs})
+			ls.add(uint64(n), logRefs(logs))
 		}
 		return err
 	})

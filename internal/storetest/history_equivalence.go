@@ -95,6 +95,8 @@ func CheckHistory(t *testing.T, open func(testing.TB) chainquery.Store) {
 	}
 	appended := open(t)
 	appendHistory(t, appended)
+	fellBack := open(t)
+	writePreparedFallingBack(t, fellBack)
 	f, ok := hist.(HistoryFreezer)
 	if !ok {
 		t.Fatalf("%T keeps no history", hist)
@@ -102,7 +104,7 @@ func CheckHistory(t *testing.T, open func(testing.TB) chainquery.Store) {
 	if err := f.FreezeHistory(ctx, chainquery.Polygon, HistoryBoundary); err != nil {
 		t.Fatal(err)
 	}
-	for _, other := range []chainquery.Store{hist, direct, appended} {
+	for _, other := range []chainquery.Store{hist, direct, appended, fellBack} {
 		checkSameAnswers(t, rows, other)
 	}
 	// A rewrite below the boundary thaws history from the start of its
@@ -161,6 +163,34 @@ func appendHistory(t *testing.T, s chainquery.Store) {
 		blocks = polygonHistoryBlocks(t)
 	}
 	must(t, a.FlushBlocks(ctx, chainquery.Polygon))
+}
+
+// writePreparedFallingBack writes the blocks of CheckHistory into s in
+// the ingester's batch size, each batch prepared first
+// (chainquery.BlockPreparer) while the node's head makes every block final,
+// then written after the head fell back to where DirectBoundary divides
+// them: those above it were prepared for history (and compacted) but go
+// into rows.
+func writePreparedFallingBack(t *testing.T, s chainquery.Store) {
+	ctx := context.Background()
+	p, ok := s.(chainquery.BlockPreparer)
+	if !ok {
+		t.Fatalf("%T prepares no blocks", s)
+	}
+	nh := s.(chainquery.NodeHeadWriter)
+	blocks := polygonHistoryBlocks(t)
+	last := blocks[len(blocks)-1].Block.Number
+	for len(blocks) > 0 {
+		n := min(20, len(blocks))
+		nh.SetNodeHead(chainquery.Polygon, last+sqlstore.DefaultRowBlocks)
+		p.PrepareBlocks(chainquery.Polygon, blocks[:n])
+		if blocks[0].Prepared == nil {
+			t.Fatalf("block %d not prepared", blocks[0].Block.Number)
+		}
+		nh.SetNodeHead(chainquery.Polygon, DirectBoundary-1+sqlstore.DefaultRowBlocks)
+		must(t, s.WriteBlocks(ctx, chainquery.Polygon, blocks[:n]))
+		blocks = blocks[n:]
+	}
 }
 
 // checkSameAnswers requires every read of CheckHistory to give the same
