@@ -75,7 +75,7 @@ func (e *EVMLoop) defaults() {
 		e.Observer = nopObserver{}
 	}
 	if e.Concurrency < 1 {
-		e.Concurrency = 8 // chainquery's default (cmd/chainquery, defaultConcurrency)
+		e.Concurrency = 4
 	}
 	if e.BatchBlocks < 1 {
 		e.BatchBlocks = 10

@@ -64,12 +64,7 @@ var chainDefaults = map[chainquery.Chain]chainDefault{
 
 // Defaults of the ingester shared by every chain.
 const (
-	// defaultConcurrency batches in flight keep the writer busy against a
-	// node that answers each call after ~400 ms: with prepared blocks
-	// compact, a batch waiting for the writer is ~1.5 MB, and 8 cost a
-	// fast local node 1-2% more CPU than 4 (docs/benchmarks.md, issue 30,
-	// session 18).
-	defaultConcurrency = 8
+	defaultConcurrency = 4
 	defaultBatch       = 10
 	maxConcurrency     = 64   // more in flight only gets a node to rate-limit us
 	maxBatch           = 1000 // blocks per store transaction; more holds the writer too long

@@ -169,7 +169,7 @@ func TestConfig(t *testing.T) {
 			t.Fatalf("config %+v, %d chains", cfg, len(chains))
 		}
 		p, e := chains[0], chains[1]
-		if p.chain != chainquery.Polygon || p.from != nil || p.confirmations != 128 || p.traces != "auto" || p.concurrency != 8 || p.batch != 10 {
+		if p.chain != chainquery.Polygon || p.from != nil || p.confirmations != 128 || p.traces != "auto" || p.concurrency != 4 || p.batch != 10 {
 			t.Errorf("polygon with defaults: %+v", p)
 		}
 		if e.chain != chainquery.Ethereum || e.from == nil || *e.from != 0 || e.confirmations != 3 || e.traces != "debug_trace" || e.concurrency != 8 || e.batch != 50 {

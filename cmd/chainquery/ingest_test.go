@@ -134,8 +134,8 @@ func TestIngestEVM_Usage(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := m.cmd.(*ingestEVMCmd).chain
-			if got := fmt.Sprint(s.confirmations, " ", s.traces); got != want || s.from != nil || s.concurrency != 8 || s.batch != 10 {
-				t.Errorf("%s: confirmations and traces %q, from %v, concurrency %d, batch %d; want %q, nil, 8, 10", chain, got, s.from, s.concurrency, s.batch, want)
+			if got := fmt.Sprint(s.confirmations, " ", s.traces); got != want || s.from != nil || s.concurrency != 4 || s.batch != 10 {
+				t.Errorf("%s: confirmations and traces %q, from %v, concurrency %d, batch %d; want %q, nil, 4, 10", chain, got, s.from, s.concurrency, s.batch, want)
 			}
 		}
 	})

@@ -53,7 +53,7 @@ func Ingest(ctx context.Context, o IngestOptions) (*IngestResult, error) {
 		o.Batch = 10
 	}
 	if o.Concurrency <= 0 {
-		o.Concurrency = 8 // ingest evm's default
+		o.Concurrency = 4
 	}
 	say := func(format string, args ...any) {
 		if o.Progress != nil {

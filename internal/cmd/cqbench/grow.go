@@ -36,7 +36,7 @@ func runGrow(ctx context.Context, args []string) error {
 	pg := fs.String("pg", "", "grow this PostgreSQL `DSN` instead of a SQLite file (its database must hold no polygon blocks)")
 	traces := fs.String("traces", evm.TracesParity, "trace `METHOD`: trace_block or debug_trace")
 	batch := fs.Int("batch", 10, "blocks per fetch, for the ingester and the raw fetch alike")
-	concurrency := fs.Int("concurrency", 8, "fetches in flight, for both (ingest evm's default)")
+	concurrency := fs.Int("concurrency", 4, "fetches in flight, for both")
 	nodeCPUs := fs.String("node-cpus", "", "taskset CPU `LIST` for the node (run cqbench itself under taskset for the ingester's)")
 	duration := fs.Duration("duration", 5*time.Second, "length of each read measurement (ceiling, then server)")
 	connections := fs.Int("connections", 32, "concurrent connections of the reads")

@@ -274,7 +274,7 @@ func runIngest(ctx context.Context, args []string) error {
 	pg := fs.String("pg", "", "PostgreSQL `DSN` to ingest into as well (its database must hold no polygon blocks)")
 	traces := fs.String("traces", evm.TracesParity, "trace `METHOD`: trace_block, debug_trace, or both (each into its own SQLite file)")
 	batch := fs.Int("batch", 10, "blocks per fetch, for the ingester and the raw fetch alike")
-	concurrency := fs.Int("concurrency", 8, "fetches in flight, for both (ingest evm's default)")
+	concurrency := fs.Int("concurrency", 4, "fetches in flight, for both")
 	nodeCPUs := fs.String("node-cpus", "", "taskset CPU `LIST` for the node (run cqbench itself under taskset for the ingester's)")
 	nodeDelay := fs.Duration("node-delay", 0, "the node's --delay: how long it takes over each call (`D`)")
 	if err := parse(fs, args); err != nil {
