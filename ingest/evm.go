@@ -314,7 +314,12 @@ func (e *EVMLoop) sync(ctx context.Context, next, target uint64) (uint64, error)
 	}
 	p := pipeline[span, *chainquery.BlockData]{
 		concurrency: e.Concurrency,
-		maxGroup:    e.maxGroup(),
+		// Up to four times that while the node, not this machine's CPU,
+		// keeps the writer waiting: a node that answers each call after
+		// 100 ms or more (docs/benchmarks.md, issue 30, session 18).
+		widest:   min(4*e.Concurrency, 64),
+		spare:    machineSpare(),
+		maxGroup: e.maxGroup(),
 		fetch: func(ctx context.Context, s span) ([]*chainquery.BlockData, error) {
 			blocks, err := e.Source.Blocks(ctx, s.from, s.to)
 			if p, ok := e.inner().(chainquery.BlockPreparer); ok && err == nil {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"iter"
+	"time"
 )
 
 // pipeline is the ordered fetch-and-write of both loops: batches are fetched
@@ -16,6 +17,23 @@ type pipeline[B, T any] struct {
 	// while the writer, slower than the node, worked its way through them
 	// (docs/benchmarks.md, "What changed, each from a profile", Ingestion).
 	concurrency int
+
+	// widest, when above concurrency, is the most batches in flight: the
+	// window widens toward it, a batch at a time, while the writer waits
+	// for fetches and spare says the machine has CPU to spare (the node's
+	// latency, not decoding, keeps the writer waiting), and narrows back
+	// toward concurrency when the writer stops waiting or the CPU is all
+	// used. A wider window against a node on the same busy machine only
+	// held more answers in memory: 8% more CPU a block than 4
+	// (docs/benchmarks.md, issue 30, session 18).
+	widest int
+
+	// spare reports whether the machine had CPU to spare since it was last
+	// called; nil is always.
+	spare func() bool
+
+	// period is how often the window is adjusted; 0 is 200 ms.
+	period time.Duration
 
 	// maxGroup, when above 0, lets one write take the batches that have
 	// already arrived when the writer gets to them, up to maxGroup items: a
@@ -49,15 +67,12 @@ type fetched[B, T any] struct {
 func (p *pipeline[B, T]) run(ctx context.Context, batches iter.Seq[B]) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	conc := max(p.concurrency, 1)
-	queue := make(chan chan fetched[B, T], conc)
-	inflight := make(chan struct{}, conc)
+	w := newWindow(max(p.concurrency, 1), p.widest, p.spare, p.period)
+	queue := make(chan chan fetched[B, T], w.widest)
 	go func() {
 		defer close(queue)
 		for b := range batches {
-			select {
-			case inflight <- struct{}{}:
-			case <-ctx.Done():
+			if !w.enter(ctx) {
 				return
 			}
 			ch := make(chan fetched[B, T], 1)
@@ -68,7 +83,7 @@ func (p *pipeline[B, T]) run(ctx context.Context, batches iter.Seq[B]) error {
 			}
 			go func() {
 				f := fetched[B, T]{batch: b}
-				defer func() { <-inflight; ch <- f }()
+				defer func() { ch <- f }()
 				f.items, f.err = p.safeFetch(ctx, b)
 			}()
 		}
@@ -83,13 +98,16 @@ func (p *pipeline[B, T]) run(ctx context.Context, batches iter.Seq[B]) error {
 			if ch, ok = <-queue; !ok {
 				return nil
 			}
+			w.taken()
 		}
 		var f fetched[B, T]
+		waitFrom := time.Now()
 		select {
 		case f = <-ch:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		w.waited(time.Since(waitFrom))
 		if f.err != nil {
 			return p.failed(f)
 		}
@@ -101,6 +119,7 @@ func (p *pipeline[B, T]) run(ctx context.Context, batches iter.Seq[B]) error {
 				if !ok {
 					break group
 				}
+				w.taken()
 				select {
 				case g := <-more:
 					if g.err != nil {

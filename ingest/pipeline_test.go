@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -136,4 +137,54 @@ func TestPipeline(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+}
+
+// TestPipelineWindow: against fetches that wait (a slow node) the window
+// widens past concurrency while the machine has CPU to spare, and not
+// when it has none; either way the writes stay whole and in order.
+func TestPipelineWindow(t *testing.T) {
+	for _, spare := range []bool{true, false} {
+		t.Run(fmt.Sprint("Spare", spare), func(t *testing.T) {
+			var mu sync.Mutex
+			now, most := 0, 0
+			p := pipeline[int, int]{concurrency: 1, widest: 4, period: time.Millisecond,
+				spare: func() bool { return spare },
+				fetch: func(ctx context.Context, b int) ([]int, error) {
+					mu.Lock()
+					now++
+					most = max(most, now)
+					mu.Unlock()
+					time.Sleep(2 * time.Millisecond)
+					mu.Lock()
+					now--
+					mu.Unlock()
+					return []int{b}, nil
+				}}
+			writes, err := collect(t, p, 300)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.Concat(writes...); len(got) != 300 || !slices.IsSorted(got) || got[299] != 299 {
+				t.Fatalf("wrote %v", got)
+			}
+			// One fetch may run for a batch the writer has taken: least+1
+			// without room to spare.
+			if spare && most < 3 || !spare && most > 2 {
+				t.Fatalf("at most %d fetches at once, with CPU to spare %v", most, spare)
+			}
+		})
+	}
+}
+
+func TestMachineSpare(t *testing.T) {
+	if _, err := os.Stat("/proc/stat"); err != nil {
+		t.Skip("no /proc/stat here: the window widens whenever the writer waits")
+	}
+	ts, ok := cpuTimes()
+	if !ok || ts.total == 0 || ts.idle > ts.total {
+		t.Fatalf("cpuTimes() = %+v, %v", ts, ok)
+	}
+	if machineSpare() == nil {
+		t.Fatal("no spare on Linux")
+	}
 }

@@ -253,7 +253,7 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 	fs.BoolVar(&c.follow, "follow", false, "keep following the head until stopped (excludes --to)")
 	fs.Var(optUint64{&confirmations}, "confirmations", "stay `N` blocks behind the node's head (default: per chain, see above)")
 	traces := fs.String("traces", "", "trace `METHOD`: auto, trace_block, debug_trace or off (default: auto on polygon, off elsewhere)")
-	concurrency := fs.Int("concurrency", defaultConcurrency, "batches fetched at once (`N`)")
+	concurrency := fs.Int("concurrency", defaultConcurrency, "batches fetched at once (`N`), up to 4N while the node's latency keeps the writer waiting")
 	batch := fs.Int("batch", defaultBatch, "blocks per fetch and per database transaction (`N`)")
 	maxResp := fs.Int("rpc-max-response-mb", int(jsonrpc.DefaultMaxResponse>>20), "largest node answer read, in MB (`N`); larger batches are split")
 	rpcTimeout := fs.String("rpc-timeout", "60s", "time allowed for one node request, its answer included (`DURATION`)")
