@@ -47,11 +47,14 @@ func (a *appends) takeLost(id int64) error {
 
 // AppendBlocks stores blocks of chain in the chain's open write
 // transaction (chainquery.BlockAppender), which it commits when the last
-// block ends a bucket of trace_counts, when it has been open for
-// appendOpenFor, when blocks reach the rows of the tip (those are written
-// and committed as WriteBlocks writes them), or on FlushBlocks. So a
-// backfill writes each bucket's posting lists once, whole and sorted,
-// instead of appending to them once a batch. On an error the open
+// block ends a bucket of the log lists (LogBucketBlocks), when it has been
+// open for appendOpenFor, when blocks reach the rows of the tip (those are
+// written and committed as WriteBlocks writes them), or on FlushBlocks;
+// the trace pages of a bucket of trace_counts are written when it ends. So
+// a backfill writes each bucket's trace pages once, whole and sorted, and
+// its log lists once a commit, instead of appending to them once a batch:
+// on PostgreSQL each append left the lists' old versions dead, 8 KB a
+// block (docs/benchmarks.md, issue 30, session 18). On an error the open
 // transaction is rolled back: the blocks appended since the last commit
 // are not stored.
 func (s *Store) AppendBlocks(ctx context.Context, chain chainquery.Chain, blocks []*chainquery.BlockData) error {
@@ -79,9 +82,10 @@ func (s *Store) AppendBlocks(ctx context.Context, chain chainquery.Chain, blocks
 	return nil
 }
 
-// appendPiece appends blocks, consecutive heights within one bucket, to
-// the open transaction of chain id, and commits it if they end the bucket
-// or reach the tip's rows.
+// appendPiece appends blocks, consecutive heights within one bucket of
+// trace_counts, to the open transaction of chain id; it writes the
+// bucket's trace pages if they end it, and commits if they end a bucket
+// of the log lists or reach the tip's rows.
 func (s *Store) appendPiece(ctx context.Context, id int64, blocks []*chainquery.BlockData) error {
 	a := s.appends.open[id]
 	if a != nil && blocks[0].Block.Number != a.next {
@@ -103,12 +107,22 @@ func (s *Store) appendPiece(ctx context.Context, id int64, blocks []*chainquery.
 		return err
 	}
 	a.next = blocks[len(blocks)-1].Block.Number + 1
-	if len(rows) > 0 || a.next%TraceCountBlocks == 0 {
+	switch {
+	case len(rows) > 0 || a.next%LogBucketBlocks == 0:
 		if err := insertBlockRows(ctx, a.b, id, rows, s.AmountArg, rowAll); err != nil {
 			s.dropAppend(id, a)
 			return err
 		}
 		return s.commitAppend(ctx, id, a)
+	case a.next%TraceCountBlocks == 0:
+		// A bucket of trace_counts ends: its pages are written, whole, and
+		// the transaction goes on to the end of the log lists' bucket (or
+		// appendOpenFor): a commit at each trace bucket appended to the
+		// log lists' rows ten times a bucket.
+		if err := a.h.flushTraces(ctx, a.b); err != nil {
+			s.dropAppend(id, a)
+			return err
+		}
 	}
 	return nil
 }

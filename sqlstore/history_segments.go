@@ -270,11 +270,17 @@ func (h *historyBuilder) rows(ctx context.Context, b BlockBatch) ([]BucketRow, T
 // no longer uses: it goes back to the pool for the next write.
 func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
 	defer h.release()
-	rows, pages, err := h.rows(ctx, b)
-	if err != nil {
+	if err := h.flushTraces(ctx, b); err != nil {
 		return err
 	}
-	if err := h.logs.flush(ctx, b); err != nil {
+	return h.logs.flush(ctx, b)
+}
+
+// flushTraces writes the pages of the traces added (and CountAll's rows,
+// when counted) and empties that part of h; its log lists stay.
+func (h *historyBuilder) flushTraces(ctx context.Context, b BlockBatch) error {
+	rows, pages, err := h.rows(ctx, b)
+	if err != nil {
 		return err
 	}
 	if len(pages.Values) > 0 {
@@ -283,9 +289,14 @@ func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
 		}
 	}
 	if len(rows) > 0 {
-		err = b.AddTraceCounts(ctx, rows)
+		if err := b.AddTraceCounts(ctx, rows); err != nil {
+			return err
+		}
 	}
-	return err
+	h.lists.reset()
+	clear(h.all)
+	clear(h.firsts)
+	return nil
 }
 
 // release empties h and keeps it for the next write, unless enough are
