@@ -343,12 +343,16 @@ func (f *Fetcher) fetchBlock(ctx context.Context, n uint64) (*chainquery.BlockDa
 // without transactions leaves the other two answers unread. Receipts and
 // traces name their block's hash: answers from two sides of a reorg fail
 // the block (decodeReceipt, parityToTrace), and the loop asks again.
+//
+// Each is sent alone, so each result is bounded loosely (jsonrpc.Request.Loose):
+// the decoders find where it ends.
 func (f *Fetcher) fetchAtOnce(ctx context.Context, n uint64, block *jsonrpc.Request) (*chainquery.BlockData, error) {
-	receipts := []*jsonrpc.Request{{Method: "eth_getBlockReceipts", Params: []any{hexNumber(n)}}}
+	block.Loose = true
+	receipts := []*jsonrpc.Request{{Method: "eth_getBlockReceipts", Params: []any{hexNumber(n)}, Loose: true}}
 	groups := [][]*jsonrpc.Request{{block}, receipts}
 	var traces *jsonrpc.Request
 	if f.Plan.Traces == TracesParity {
-		traces = &jsonrpc.Request{Method: "trace_block", Params: []any{hexNumber(n)}}
+		traces = &jsonrpc.Request{Method: "trace_block", Params: []any{hexNumber(n)}, Loose: true}
 		groups = append(groups, []*jsonrpc.Request{traces})
 	}
 	// Without the block, the other calls are of no use: a node that does
@@ -357,7 +361,10 @@ func (f *Fetcher) fetchAtOnce(ctx context.Context, n uint64, block *jsonrpc.Requ
 	var d *chainquery.BlockData
 	err := f.Client.GroupsThen(ctx, groups, lead, func() error {
 		var err error
-		if d, err = f.blockAnswer(n, block); err != nil {
+		if d, err = f.blockAnswer(n, block); err != nil && block.Exact() {
+			d, err = f.blockAnswer(n, block)
+		}
+		if err != nil {
 			return err
 		}
 		if len(d.Transactions) == 0 {
@@ -396,6 +403,32 @@ func (f *Fetcher) complete(d *chainquery.BlockData, receipts []*jsonrpc.Request,
 	if len(d.Transactions) == 0 {
 		return CheckComplete(d, f.Plan.Traces != TracesOff)
 	}
+	// A loosely bounded answer that fails to decode is read exactly and
+	// decoded again (jsonrpc.Request.Loose); a decoder that fails leaves d
+	// as it was.
+	err := f.applyReceipts(d, receipts)
+	if err != nil && len(receipts) == 1 && receipts[0].Exact() {
+		err = f.applyReceipts(d, receipts)
+	}
+	if err != nil {
+		return err
+	}
+	if traces != nil {
+		err := f.applyTraces(d, traces)
+		if err != nil && traces.Exact() {
+			err = f.applyTraces(d, traces)
+		}
+		if err != nil {
+			return err
+		}
+		FinishStatus(d)
+	}
+	return CheckComplete(d, traces != nil)
+}
+
+// applyReceipts applies the answers of receipts (one eth_getBlockReceipts,
+// or an eth_getTransactionReceipt for each transaction) to d.
+func (f *Fetcher) applyReceipts(d *chainquery.BlockData, receipts []*jsonrpc.Request) error {
 	var raw []json.RawMessage
 	for _, r := range receipts {
 		if r.Err != nil {
@@ -417,26 +450,29 @@ func (f *Fetcher) complete(d *chainquery.BlockData, receipts []*jsonrpc.Request,
 		return fmt.Errorf("%s: %w", receipts[0].Method, err)
 	}
 	f.logNotes(d.Block.Number, receipts[0].Method, notes)
-	if traces != nil {
-		if traces.Err != nil {
-			return fmt.Errorf("%s: %w", traces.Method, traces.Err)
-		}
-		if isNull(traces.Result) {
-			return fmt.Errorf("%s: null answer for a block with %d transactions", traces.Method, len(d.Transactions))
-		}
-		notes = notes[:0]
-		if f.Plan.Traces == TracesParity {
-			err = decodeParityTracesWithNotes(d, traces.Result, &notes)
-		} else {
-			err = decodeCallTracesWithNotes(d, traces.Result, &notes)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", traces.Method, err)
-		}
-		f.logNotes(d.Block.Number, traces.Method, notes)
-		FinishStatus(d)
+	return nil
+}
+
+// applyTraces decodes the answer of traces into d.Traces.
+func (f *Fetcher) applyTraces(d *chainquery.BlockData, traces *jsonrpc.Request) error {
+	if traces.Err != nil {
+		return fmt.Errorf("%s: %w", traces.Method, traces.Err)
 	}
-	return CheckComplete(d, traces != nil)
+	if isNull(traces.Result) {
+		return fmt.Errorf("%s: null answer for a block with %d transactions", traces.Method, len(d.Transactions))
+	}
+	var notes decodeNotes
+	var err error
+	if f.Plan.Traces == TracesParity {
+		err = decodeParityTracesWithNotes(d, traces.Result, &notes)
+	} else {
+		err = decodeCallTracesWithNotes(d, traces.Result, &notes)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", traces.Method, err)
+	}
+	f.logNotes(d.Block.Number, traces.Method, notes)
+	return nil
 }
 
 // logNotes logs the fields a decoder could not read and left empty: the

@@ -62,6 +62,25 @@ func TestFetchOddTransactionLogged(t *testing.T) {
 	}
 }
 
+// oneCallBlock returns the answers of eth_getBlockByNumber,
+// eth_getBlockReceipts and trace_block for block 16, of one transaction
+// making one call.
+func oneCallBlock() (block, receipts, traces string) {
+	hash := "0x" + strings.Repeat("11", 32)
+	blockHash := "0x" + strings.Repeat("aa", 32)
+	block = `{"number":"0x10","hash":"` + blockHash + `","parentHash":"0x` + strings.Repeat("bb", 32) + `",
+		"timestamp":"0x5","transactionsRoot":"0x` + strings.Repeat("01", 32) + `","stateRoot":"0x` + strings.Repeat("02", 32) + `",
+		"receiptsRoot":"0x` + strings.Repeat("03", 32) + `","miner":"0x` + strings.Repeat("04", 20) + `","size":"0x1","gasLimit":"0x1","gasUsed":"0x1",
+		"transactions":[{"hash":"` + hash + `","transactionIndex":"0x0","from":"0x` + strings.Repeat("05", 20) + `","to":"0x` + strings.Repeat("06", 20) + `",
+		"value":"0x0","gas":"0x5208","gasPrice":"0x1","nonce":"0x0","input":"0x","type":"0x0"}]}`
+	receipts = `[{"transactionHash":"` + hash + `","transactionIndex":"0x0","blockNumber":"0x10","blockHash":"` + blockHash + `","status":"0x1","gasUsed":"0x5208",
+		"cumulativeGasUsed":"0x5208","effectiveGasPrice":"0x1","contractAddress":null,"logs":[]}]`
+	traces = `[{"action":{"callType":"call","from":"0x` + strings.Repeat("05", 20) + `","gas":"0x0","input":"0x","to":"0x` + strings.Repeat("06", 20) + `","value":"0x0"},
+		"blockHash":"` + blockHash + `","blockNumber":16,"result":{"gasUsed":"0x0","output":"0x"},"subtraces":0,"traceAddress":[],
+		"transactionHash":"` + hash + `","transactionPosition":0,"type":"call"}]`
+	return block, receipts, traces
+}
+
 // TestFetchMissingBlockCancelsTheRest serves block 16 only from the third
 // time it is asked for; until then the node answers trace_block with an
 // error that the client would retry. The block, its receipts and its traces
@@ -69,18 +88,7 @@ func TestFetchOddTransactionLogged(t *testing.T) {
 // the other two rather than let the client retry them: each round of the
 // fetcher asks for the traces once.
 func TestFetchMissingBlockCancelsTheRest(t *testing.T) {
-	hash := "0x" + strings.Repeat("11", 32)
-	blockHash := "0x" + strings.Repeat("aa", 32)
-	block := `{"number":"0x10","hash":"` + blockHash + `","parentHash":"0x` + strings.Repeat("bb", 32) + `",
-		"timestamp":"0x5","transactionsRoot":"0x` + strings.Repeat("01", 32) + `","stateRoot":"0x` + strings.Repeat("02", 32) + `",
-		"receiptsRoot":"0x` + strings.Repeat("03", 32) + `","miner":"0x` + strings.Repeat("04", 20) + `","size":"0x1","gasLimit":"0x1","gasUsed":"0x1",
-		"transactions":[{"hash":"` + hash + `","transactionIndex":"0x0","from":"0x` + strings.Repeat("05", 20) + `","to":"0x` + strings.Repeat("06", 20) + `",
-		"value":"0x0","gas":"0x5208","gasPrice":"0x1","nonce":"0x0","input":"0x","type":"0x0"}]}`
-	receipts := `[{"transactionHash":"` + hash + `","transactionIndex":"0x0","blockNumber":"0x10","blockHash":"` + blockHash + `","status":"0x1","gasUsed":"0x5208",
-		"cumulativeGasUsed":"0x5208","effectiveGasPrice":"0x1","contractAddress":null,"logs":[]}]`
-	traces := `[{"action":{"callType":"call","from":"0x` + strings.Repeat("05", 20) + `","gas":"0x0","input":"0x","to":"0x` + strings.Repeat("06", 20) + `","value":"0x0"},
-		"blockHash":"` + blockHash + `","blockNumber":16,"result":{"gasUsed":"0x0","output":"0x"},"subtraces":0,"traceAddress":[],
-		"transactionHash":"` + hash + `","transactionPosition":0,"type":"call"}]`
+	block, receipts, traces := oneCallBlock()
 	var mu sync.Mutex
 	blockCalls, traceCalls := 0, 0
 	// ready says whether the node has the block: from its third call on.

@@ -64,12 +64,12 @@ func exchangeError(reqs []*Request, err error) error {
 // a call without an answer gets a fault of its own, so that only it is
 // asked again.
 func matchAnswers(reqs []*Request, ids []uint64, body []byte) error {
-	answers, err := parseAnswers(body)
+	batch := len(reqs) > 1
+	answers, err := parseAnswers(body, !batch && reqs[0].Loose)
 	if err != nil {
 		return fault(reqs, "%v: %s", err, excerpt(body))
 	}
 	array := bytes.TrimLeft(body, " \t\r\n")[0] == '['
-	batch := len(reqs) > 1
 	switch {
 	case batch && !array && answers[0].Error != nil && !answers[0].hasResult():
 		return &batchRefusedError{answers[0].Error}
@@ -114,6 +114,9 @@ func matchAnswers(reqs []*Request, ids []uint64, body []byte) error {
 			r.Err = &FaultError{Method: r.Method, Fault: "an answer with neither result nor error"}
 		default:
 			r.Result = a.Result
+			if a.loose {
+				r.answer = body
+			}
 		}
 	}
 	for i, r := range reqs {
@@ -147,3 +150,30 @@ func idText(raw []byte) string {
 // hasResult reports whether the answer carries a result member (JSON null
 // included: "no such block" is a result).
 func (r rpcResponse) hasResult() bool { return r.Result != nil }
+
+// Exact reads the answer of a call made with Loose again, member by member,
+// and reports whether that changed its Result or found an error (then in
+// Err): a decoder that failed on the loose Result decodes again. After it,
+// or when the result was not bounded loosely, it reports false.
+func (r *Request) Exact() bool {
+	body := r.answer
+	if body == nil {
+		return false
+	}
+	r.answer = nil
+	answers, err := parseAnswers(body, false)
+	if err != nil {
+		r.Result, r.Err = nil, &FaultError{Method: r.Method, Fault: fmt.Sprintf("%v: %s", err, excerpt(body))}
+		return true
+	}
+	a := answers[0]
+	switch {
+	case a.Error != nil:
+		r.Result, r.Err = nil, a.Error
+		return true
+	case len(a.Result) == len(r.Result): // both start at the result's first byte
+		return false
+	}
+	r.Result = a.Result
+	return true
+}

@@ -101,6 +101,15 @@ type Request struct {
 	Params []any
 	Result json.RawMessage
 	Err    error
+
+	// Loose lets the client leave the result of a call sent alone unread
+	// (parseAnswers): Result then runs from the result to the end of the
+	// answer's object. A caller that sets it decodes Result as exactly one
+	// value, and when that fails, calls Exact and decodes again if it
+	// reports true: only an answer with members after its result (which no
+	// node here sends) takes the second pass.
+	Loose  bool
+	answer []byte // the whole answer, while Result is bounded loosely
 }
 
 // RPCError is an error object a node answered with.
@@ -222,7 +231,7 @@ func (c *Client) GroupsThen(ctx context.Context, groups [][]*Request, lead func(
 	}
 	for i, g := range groups {
 		for _, r := range g {
-			r.Result = nil
+			r.Result, r.answer = nil, nil
 		}
 		for _, b := range bodies[i] {
 			if c.PoisonAnswers {
@@ -282,7 +291,7 @@ func (c *Client) batchCall(ctx context.Context, reqs []*Request, bodies *[][]byt
 			return ctx.Err()
 		}
 		for _, r := range retry {
-			r.Err, r.Result = nil, nil
+			r.Err, r.Result, r.answer = nil, nil, nil
 		}
 		pending = retry
 	}
@@ -360,7 +369,7 @@ func (c *Client) send(ctx context.Context, reqs []*Request, bodies *[][]byte) er
 		}
 		ids[i] = c.nextID.Add(1)
 		msgs[i] = rpcRequest{"2.0", ids[i], r.Method, params}
-		r.Err, r.Result = nil, nil
+		r.Err, r.Result, r.answer = nil, nil, nil
 	}
 	var body []byte
 	var err error

@@ -13,6 +13,7 @@ type rpcResponse struct {
 	ID     json.RawMessage `json:"id"`
 	Result json.RawMessage `json:"result"`
 	Error  *RPCError       `json:"error"`
+	loose  bool            // Result runs to the end of the object: see parseAnswers
 }
 
 // parseAnswers splits a JSON-RPC answer (one response object or an array of
@@ -22,11 +23,21 @@ type rpcResponse struct {
 // node that double pass was the largest single cost of ingestion
 // (docs/benchmarks.md, "EVM ingestion vs the raw fetch rate"). The results
 // are decoded (and so validated) by whoever reads them.
-func parseAnswers(data []byte) ([]rpcResponse, error) {
+//
+// With loose, a single response object whose id comes before its result
+// (as every node here writes it) is not read past the result's start: its
+// Result runs to the object's closing brace, and is marked loose. Finding a
+// large result's end costs a scan of all of it (5% of the ingester's CPU on
+// Polygon-sized blocks, docs/benchmarks.md, issue 30, session 19), which
+// the decoder makes anyway. A decoder that reads one value and nothing
+// after it accepts such a Result exactly when no member follows the
+// result: a value followed by a comma is not one value.
+func parseAnswers(data []byte, loose bool) ([]rpcResponse, error) {
 	p := envelopeParser{data: data}
 	p.space()
 	switch p.peek() {
 	case '{':
+		p.loose = loose
 		r, err := p.response()
 		if err != nil {
 			return nil, err
@@ -65,8 +76,9 @@ func parseAnswers(data []byte) ([]rpcResponse, error) {
 }
 
 type envelopeParser struct {
-	data []byte
-	i    int
+	data  []byte
+	i     int
+	loose bool // see parseAnswers
 }
 
 func (p *envelopeParser) peek() byte {
@@ -120,12 +132,20 @@ func (p *envelopeParser) response() (rpcResponse, error) {
 			return r, p.fail("want :")
 		}
 		p.space()
+		key = bytes.Trim(key, `"`)
+		if p.loose && r.ID != nil && bytes.EqualFold(key, []byte("result")) {
+			if end := p.objectEnd(); end > p.i {
+				r.Result, r.loose = p.data[p.i:end], true
+				p.i = len(p.data)
+				return r, nil
+			}
+		}
 		val, err := p.value()
 		if err != nil {
 			return r, err
 		}
 		// encoding/json matches keys without regard to case; so does this.
-		switch key = bytes.Trim(key, `"`); {
+		switch {
 		case bytes.EqualFold(key, []byte("id")):
 			r.ID = val
 		case bytes.EqualFold(key, []byte("result")):
@@ -150,6 +170,25 @@ func (p *envelopeParser) response() (rpcResponse, error) {
 		}
 	}
 }
+
+// objectEnd returns where the text before the answer's closing brace ends
+// (white space left out), or -1 when the answer does not end with a brace.
+func (p *envelopeParser) objectEnd() int {
+	j := len(p.data)
+	for j > p.i && isSpace(p.data[j-1]) {
+		j--
+	}
+	if j == p.i || p.data[j-1] != '}' {
+		return -1
+	}
+	j--
+	for j > p.i && isSpace(p.data[j-1]) {
+		j--
+	}
+	return j
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // value returns the bytes of the JSON value at the cursor and moves past it.
 // It checks only what it needs to find the value's end; results are fully

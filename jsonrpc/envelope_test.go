@@ -24,7 +24,7 @@ func FuzzParseAnswers(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, err := parseAnswers([]byte(s))
+		got, err := parseAnswers([]byte(s), false)
 		var one rpcResponse
 		var many []rpcResponse
 		var want []rpcResponse
@@ -52,6 +52,55 @@ func FuzzParseAnswers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzLooseAnswers checks what a loosely bounded result promises
+// (parseAnswers with loose): whenever it is one JSON value, as a decoder
+// takes it, it is the result that reading every member gives, with the
+// same id; and an answer not bounded loosely is read as without loose.
+func FuzzLooseAnswers(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":"0x2a"}`,
+		`{"jsonrpc":"2.0","id":1,"result":[1,{"a":"}"}] }` + "\n",
+		`{"id":1,"result":[1],"x":[2]}`,
+		`{"id":1,"result":null,"error":{"code":1,"message":"m"}}`,
+		`{"id":1,"result":1,"result":2}`,
+		`{"result":3,"id":1}`,
+		`{"id":1,"result":"a"}, "b":"c"}`,
+		`{"id":1,"result":}`,
+		`{"result":3,"id":1,"error":{"code":1,"message":"m"}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		loose, errL := parseAnswers([]byte(s), true)
+		strict, errS := parseAnswers([]byte(s), false)
+		if errL != nil || len(loose) != 1 {
+			return
+		}
+		if !loose[0].loose {
+			if errS != nil || len(strict) != 1 || answerText(loose[0]) != answerText(strict[0]) {
+				t.Fatalf("%q: not loose, yet %v (%v) against %v (%v)", s, loose, errL, strict, errS)
+			}
+			return
+		}
+		if !json.Valid(loose[0].Result) {
+			return // the decoder refuses it and asks for the exact answer
+		}
+		if errS != nil || len(strict) != 1 || string(strict[0].Result) != string(loose[0].Result) || string(strict[0].ID) != string(loose[0].ID) {
+			t.Fatalf("%q: loose result %s (id %s), exact %v (%v)", s, loose[0].Result, loose[0].ID, strict, errS)
+		}
+	})
+}
+
+// answerText spells a response out, its error's fields rather than its
+// address.
+func answerText(r rpcResponse) string {
+	e := "<nil>"
+	if r.Error != nil {
+		e = fmt.Sprintf("%d %q %s", r.Error.Code, r.Error.Message, r.Error.Data)
+	}
+	return fmt.Sprintf("id %s result %s error %s loose %v", r.ID, r.Result, e, r.loose)
 }
 
 // norm compacts a JSON value so that equal values compare equal.
