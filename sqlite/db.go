@@ -40,6 +40,8 @@ type DB struct {
 	writes, reads *statements
 
 	head *headMemo // Get Latest Block between commits (head.go)
+
+	checkpoints *checkpointer // after block commits (checkpoint.go)
 }
 
 // shared is embedded under this name so that it stays unexported.
@@ -63,10 +65,9 @@ func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, e
 	// process crash, only possibly the last ones on power loss; ingestion
 	// resumes from the stored cursor either way.
 	//
-	// wal_autocheckpoint is raised from 1000 to 8192 pages (32 MiB of WAL):
-	// each checkpoint copies pages back and syncs, and during ingestion the
-	// same index pages change again and again (BenchmarkWriteBlocks, in
-	// docs/benchmarks.md).
+	// The WAL is copied back by the checkpointer, on a connection of its
+	// own, after each block commit (checkpoint.go); the writer's own
+	// wal_autocheckpoint is the net for when that one falls behind.
 	//
 	// The writer's page cache is 16 MiB (each reader's too, below):
 	// modernc's allocator puts each cached page (4 KiB and SQLite's header)
@@ -78,8 +79,8 @@ func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, e
 	// address indexes by bucket first"). A larger page_size would cost
 	// more: 8 and 16 KiB pages fall in 16 KiB slots and in mappings of
 	// their own (docs/benchmarks.md, "16 KiB SQLite pages").
-	pragmas := []string{"wal_autocheckpoint(8192)", "busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(OFF)", "temp_store(MEMORY)", "cache_size(-65536)"}
-	writePragmas := append(pragmas[:len(pragmas)-1:len(pragmas)-1], "cache_size(-16384)")
+	pragmas := []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(OFF)", "temp_store(MEMORY)", "cache_size(-65536)"}
+	writePragmas := append(pragmas[:len(pragmas)-1:len(pragmas)-1], "cache_size(-16384)", fmt.Sprintf("wal_autocheckpoint(%d)", walSafetyPages))
 	if db.write, err = sql.Open("sqlite", dsn(path, writePragmas, "immediate")); err != nil {
 		return nil, err
 	}
@@ -122,6 +123,10 @@ func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, e
 	}
 	// After migrate, the write connection is open in WAL mode: -shm exists.
 	db.head = newHeadMemo(path)
+	if db.checkpoints, err = newCheckpointer(path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -157,7 +162,7 @@ func (db *DB) prepareWrites(ctx context.Context) error {
 // Close closes the database.
 func (db *DB) Close() error {
 	db.CloseAppends()
-	errs := []error{db.head.close()}
+	errs := []error{db.head.close(), db.checkpoints.close()}
 	for _, s := range []*statements{db.reads, db.writes} {
 		if s != nil {
 			errs = append(errs, s.close())

@@ -16,6 +16,15 @@ type blockBatch struct {
 	chain int64
 }
 
+// Commit commits and lets the checkpointer copy what it wrote.
+func (b *blockBatch) Commit(ctx context.Context) error {
+	err := b.txConn.Commit(ctx)
+	if err == nil {
+		b.db.checkpoints.poke()
+	}
+	return err
+}
+
 func (db *DB) beginBlocks(ctx context.Context, chain int64, _ []uint64) (sqlstore.BlockBatch, error) {
 	tx, err := beginTx(ctx, db.write)
 	if err != nil {
