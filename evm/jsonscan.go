@@ -112,30 +112,43 @@ func (s *scanner) key() []byte {
 		s.fail()
 		return nil
 	}
-	// Keys are short and plain: read and lowered in one loop. A byte that
-	// is not plain ASCII makes the scanner give up, as below.
-	d, out := s.data, s.kbuf[:0]
-	for i := s.i + 1; i < len(d) && len(out) < len(s.kbuf); i++ {
-		c := d[i]
-		switch {
-		case c == '"':
+	// Keys are short and plain: read and lowered in one loop, a table
+	// lookup a byte (keyByte). A byte that is not plain ASCII makes the
+	// scanner give up, as below.
+	d, n := s.data, 0
+	for i := s.i + 1; i < len(d) && n < len(s.kbuf); i++ {
+		c := keyByte[d[i]]
+		if c == 0 {
+			if d[i] != '"' {
+				s.fail() // a control character, an escape or a byte beyond ASCII
+				return nil
+			}
 			s.i = i + 1
 			if s.peek() != ':' {
 				s.fail()
 				return nil
 			}
 			s.i++
-			return out
-		case c < 0x20 || c == '\\' || c >= 0x80:
-			s.fail()
-			return nil
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
+			return s.kbuf[:n]
 		}
-		out = append(out, c)
+		s.kbuf[n] = c
+		n++
 	}
 	return s.longKey()
 }
+
+// keyByte is each byte as key reads it: lowered, or 0 for the quote and
+// the bytes that make the scanner give up.
+var keyByte = func() (t [256]byte) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	t['"'], t['\\'] = 0, 0
+	return t
+}()
 
 // longKey is key for a key longer than any field's name, or unclosed.
 func (s *scanner) longKey() []byte {
