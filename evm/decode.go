@@ -45,8 +45,8 @@ type jsonTx struct {
 	MaxFeePerGas         json.RawMessage `json:"maxFeePerGas"`
 	MaxPriorityFeePerGas json.RawMessage `json:"maxPriorityFeePerGas"`
 	Nonce                json.RawMessage `json:"nonce"`
-	Input                json.RawMessage `json:"input"`
-	Data                 json.RawMessage `json:"data"` // the pre-2016 name of input, still sent by some Nethermind nodes
+	Input                hexField        `json:"input"`
+	Data                 hexField        `json:"data"` // the pre-2016 name of input, still sent by some Nethermind nodes
 	Type                 json.RawMessage `json:"type"`
 }
 
@@ -147,7 +147,7 @@ func blockSlab(jb *jsonBlock) *slab {
 	n := len(jb.Transactions)
 	data := hexBytes(jb.LogsBloom) + hexBytes(jb.ExtraData)
 	for i := range jb.Transactions {
-		data += hexBytes(jb.Transactions[i].Input) + hexBytes(jb.Transactions[i].Data)
+		data += hexBytes(jb.Transactions[i].Input.raw) + hexBytes(jb.Transactions[i].Data.raw)
 	}
 	// Per transaction: to; value, gasPrice and the two fee caps. Plus the
 	// header's base fee.
@@ -190,10 +190,10 @@ func decodeTx(b *chainquery.Block, pos int, jt *jsonTx, notes *decodeNotes, sl *
 		// cap is the best upper bound left. ApplyReceipts sets the price paid.
 		t.GasPrice = new(big.Int).Set(t.MaxFeePerGas)
 	}
-	if present(jt.Input) {
-		t.Input = r.bytes("input", jt.Input)
+	if present(jt.Input.raw) {
+		t.Input = r.data("input", jt.Input)
 	} else {
-		t.Input = r.bytes("data", jt.Data)
+		t.Input = r.data("data", jt.Data)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package evm
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 )
 
@@ -48,6 +49,7 @@ type scratch struct {
 	frames      []callFrame       // never grown in place: see newFrame
 	calls       []*callFrame      // every frame's list of children, each a capped part
 	callStack   []*callFrame      // the children read so far of the frames being read
+	data        []byte            // the bytes of the hexFields decoded as read
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -74,6 +76,7 @@ func (sc *scratch) release() {
 	sc.frames = clearList(sc.frames)
 	sc.calls = clearList(sc.calls)
 	sc.callStack = clearList(sc.callStack)
+	sc.data = sc.data[:0]
 	scratchPool.Put(sc)
 }
 
@@ -88,6 +91,10 @@ func newScanner(raw []byte, sc *scratch) *scanner {
 	if sc == nil {
 		sc = new(scratch)
 	}
+	// Room for the data fields, decoded as they are read (hexField):
+	// at most half the answer. Whatever is there stays: one scratch may
+	// serve several answers (a receipt each) decoded before any is used.
+	sc.data = slices.Grow(sc.data, len(raw)/2)
 	return &scanner{data: raw, sc: sc}
 }
 
@@ -194,9 +201,9 @@ func (s *scanner) tx(jt *jsonTx) {
 		case "nonce":
 			s.raw(&jt.Nonce, &seen, 9)
 		case "input":
-			s.raw(&jt.Input, &seen, 10)
+			s.hex(&jt.Input, &seen, 10)
 		case "data":
-			s.raw(&jt.Data, &seen, 11)
+			s.hex(&jt.Data, &seen, 11)
 		case "type":
 			s.raw(&jt.Type, &seen, 12)
 		default:
@@ -326,7 +333,7 @@ func (s *scanner) log(jl *jsonLog) {
 			s.once(&seen, 1)
 			jl.Topics = s.rawList()
 		case "data":
-			s.raw(&jl.Data, &seen, 2)
+			s.hex(&jl.Data, &seen, 2)
 		case "logindex":
 			s.raw(&jl.LogIndex, &seen, 3)
 		default:
@@ -475,9 +482,9 @@ func (s *scanner) parityAction(a *parityAction) {
 		case "gas":
 			s.raw(&a.Gas, &seen, 4)
 		case "input":
-			s.raw(&a.Input, &seen, 5)
+			s.hex(&a.Input, &seen, 5)
 		case "init":
-			s.raw(&a.Init, &seen, 6)
+			s.hex(&a.Init, &seen, 6)
 		case "address":
 			s.raw(&a.Address, &seen, 7)
 		case "refundaddress":
@@ -500,11 +507,11 @@ func (s *scanner) parityResult(r *parityResult) {
 		case "gasused":
 			s.raw(&r.GasUsed, &seen, 0)
 		case "output":
-			s.raw(&r.Output, &seen, 1)
+			s.hex(&r.Output, &seen, 1)
 		case "address":
 			s.raw(&r.Address, &seen, 2)
 		case "code":
-			s.raw(&r.Code, &seen, 3)
+			s.hex(&r.Code, &seen, 3)
 		default:
 			s.value()
 		}

@@ -1,6 +1,7 @@
 package evm
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -211,6 +212,12 @@ func FuzzFastDecoders(f *testing.F) {
 		{2, `[{"txHash":"0x01","result":[{"action":{},"type":"suicide","transactionPosition":0}]},{"txHash":"0x02","error":"boom"}]`},
 		{3, `[{"type":"CALL","calls":[{"type":"STATICCALL","calls":null}],"error":null,"result":{"type":"CREATE"}},{"txHash":"0x01","result":{"type":"CREATE","error":"x"},"error":7}]`},
 		{3, `[{"type":null,"txHash":"0x01","result":{"calls":[{"type":"\u0043ALL","error":"\ud800"}]}}]`},
+		{2, `[{"type":"call","action":{"callType":"call","input":"0X12","from":"0x01"},"result":{"output":"0x123"},"transactionPosition":0},` +
+			`{"type":"create","action":{"init":" 0x12","value":"0x1"},"result":{"code":"0x1g","address":null},"transactionPosition":0},` +
+			`{"type":"call","action":{"input":"0x\u0031\u0032"},"result":{"output":12},"transactionPosition":0},` +
+			`{"type":"call","action":{"input":"0x"},"result":{"output":""},"transactionPosition":0}]`},
+		{1, `[{"transactionHash":"0x01","logs":[{"address":"0x01","topics":[],"data":"0xabc"},{"address":"0x01","topics":[],"data":null},{"address":"0x01","topics":[],"data":"0x\"00"}]}]`},
+		{0, `{"number":"0x10","hash":"0x` + strings.Repeat("a", 64) + `","parentHash":"0x` + strings.Repeat("b", 64) + `","timestamp":"0x1","transactions":[{"hash":"0x01","input":"0x0","data":"0x12"},{"hash":"0x02","input":null,"data":"0x12"}]}`},
 	} {
 		f.Add(seed.kind, seed.raw)
 	}
@@ -247,4 +254,40 @@ func FuzzPlainRun(f *testing.F) {
 			t.Fatalf("plainRun(%q) = %d, want %d", s, got, want)
 		}
 	})
+}
+
+// TestHexFieldDecodedAsRead: the scanner decodes a plain "0x" data field as
+// it reads it, and leaves every other form as text for the decoders' rules
+// (FuzzFastDecoders holds the results of both ways equal).
+func TestHexFieldDecodedAsRead(t *testing.T) {
+	for raw, want := range map[string]string{
+		`"0x"`:             "",
+		`"0x00ff"`:         "00ff",
+		`"0xABcd"`:         "abcd",
+		`"0X12"`:           "text",
+		`"0x123"`:          "text",
+		`" 0x12"`:          "text",
+		`"0x1g"`:           "text",
+		`"0x\u0031\u0032"`: "text",
+		`12`:               "text",
+		`null`:             "text",
+	} {
+		s := newScanner([]byte(`{"input":`+raw+`}`), nil)
+		var f hexField
+		var seen uint32
+		s.open('{')
+		first := true
+		s.more('}', &first)
+		s.key()
+		s.hex(&f, &seen, 0)
+		s.more('}', &first)
+		s.end()
+		got := "text"
+		if f.ok {
+			got = hex.EncodeToString(f.decoded)
+		}
+		if s.bad || got != want || string(f.raw) != raw {
+			t.Errorf("%s: decoded %s, text %s (scanner gave up: %v); want %s", raw, got, f.raw, s.bad, want)
+		}
+	}
 }

@@ -33,7 +33,7 @@ type jsonReceipt struct {
 type jsonLog struct {
 	Address  json.RawMessage   `json:"address"`
 	Topics   []json.RawMessage `json:"topics"`
-	Data     json.RawMessage   `json:"data"`
+	Data     hexField          `json:"data"`
 	LogIndex json.RawMessage   `json:"logIndex"`
 }
 
@@ -225,7 +225,7 @@ func newReceiptSlab(receipts []*jsonReceipt) *receiptSlab {
 		for j := range jr.Logs {
 			jl := &jr.Logs[j]
 			topics += len(jl.Topics)
-			data += hexBytes(jl.Data)
+			data += hexBytes(jl.Data.raw)
 		}
 	}
 	// Per receipt: from, to and contractAddress; effectiveGasPrice.
@@ -329,7 +329,9 @@ func decodeLog(b *chainquery.Block, tx chainquery.Hash, jl *jsonLog, sl *receipt
 			return false, fmt.Errorf("topic %d: %w", i, err)
 		}
 	}
-	if l.Data, err = fieldBytesIn(sl.slab, jl.Data); err != nil {
+	if jl.Data.ok {
+		l.Data = sl.copyBytes(jl.Data.decoded)
+	} else if l.Data, err = fieldBytesIn(sl.slab, jl.Data.raw); err != nil {
 		return false, fmt.Errorf("data: %w", err)
 	}
 	if l.Data == nil {

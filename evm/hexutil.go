@@ -346,6 +346,15 @@ func (r fieldReader) bytes(field string, raw json.RawMessage) []byte {
 	return v
 }
 
+// data is bytes for a hexField: the bytes the scanner decoded, copied to
+// the slab, or else its text decoded as bytes does.
+func (r fieldReader) data(field string, f hexField) []byte {
+	if f.ok {
+		return r.slab.copyBytes(f.decoded)
+	}
+	return r.bytes(field, f.raw)
+}
+
 func (r fieldReader) address(field string, raw json.RawMessage) *chainquery.Address {
 	v, err := fieldAddressIn(r.slab, raw)
 	r.note(field, err)

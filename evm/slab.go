@@ -61,6 +61,20 @@ func (s *slab) commitBytes(n int) []byte {
 	return s.bytes[i : i+n : i+n]
 }
 
+// copyBytes returns a copy of b, as parseBytesIn returns the bytes it
+// decodes: an empty, non-nil slice for none.
+func (s *slab) copyBytes(b []byte) []byte {
+	n := len(b)
+	if n == 0 {
+		return []byte{}
+	}
+	if room := s.byteRoom(n); room != nil {
+		copy(room, b)
+		return s.commitBytes(n)
+	}
+	return append([]byte(nil), b...)
+}
+
 // address returns a pointer to a copy of a.
 func (s *slab) address(a chainquery.Address) *chainquery.Address {
 	if s == nil || len(s.addrs) == cap(s.addrs) {

@@ -1,6 +1,8 @@
 package evm
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -14,6 +16,36 @@ type traceTxIndex struct {
 	block  *chainquery.Block
 	txs    []*chainquery.Transaction
 	byHash map[chainquery.Hash]*chainquery.Transaction
+
+	// The last hashes read, by their text: every trace names its block's
+	// hash and its transaction's, the same text trace after trace, and
+	// decoding 64 hex digits each time was a tenth of decoding the traces.
+	hashes [2]hashMemo
+}
+
+// hashMemo is a hash field's text and what fieldHash made of it.
+type hashMemo struct {
+	raw     []byte
+	h       chainquery.Hash
+	present bool
+	err     error
+}
+
+// Which of traceTxIndex.hashes.
+const (
+	memoBlock = iota
+	memoTx
+)
+
+// hash is fieldHash(raw), remembered as hashes[which] for the next field
+// of the same text.
+func (x *traceTxIndex) hash(which int, raw json.RawMessage) (chainquery.Hash, bool, error) {
+	m := &x.hashes[which]
+	if m.raw == nil || !bytes.Equal(m.raw, raw) {
+		h, present, err := fieldHash(raw)
+		*m = hashMemo{raw: raw, h: h, present: present, err: err}
+	}
+	return m.h, m.present, m.err
 }
 
 func newTraceTxIndex(d *chainquery.BlockData) *traceTxIndex {

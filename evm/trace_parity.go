@@ -38,8 +38,8 @@ type parityAction struct {
 	To            json.RawMessage `json:"to"`
 	Value         json.RawMessage `json:"value"`
 	Gas           json.RawMessage `json:"gas"`
-	Input         json.RawMessage `json:"input"`
-	Init          json.RawMessage `json:"init"`          // create
+	Input         hexField        `json:"input"`
+	Init          hexField        `json:"init"`          // create
 	Address       json.RawMessage `json:"address"`       // suicide: the destroyed contract
 	RefundAddress json.RawMessage `json:"refundAddress"` // suicide: the beneficiary
 	Balance       json.RawMessage `json:"balance"`       // suicide: the balance sent
@@ -48,9 +48,9 @@ type parityAction struct {
 // parityResult is the result of a trace.
 type parityResult struct {
 	GasUsed json.RawMessage `json:"gasUsed"`
-	Output  json.RawMessage `json:"output"`
+	Output  hexField        `json:"output"`
 	Address json.RawMessage `json:"address"` // create: the new contract
-	Code    json.RawMessage `json:"code"`    // create: the deployed code
+	Code    hexField        `json:"code"`    // create: the deployed code
 }
 
 // DecodeParityTraces converts a trace_block result into d.Traces, replacing
@@ -150,9 +150,9 @@ func newParitySlab(elems []parityTrace) *traceSlab {
 			}
 			n++
 			ints += len(pt.TraceAddress)
-			data += hexBytes(pt.Action.Input) + hexBytes(pt.Action.Init)
+			data += hexBytes(pt.Action.Input.raw) + hexBytes(pt.Action.Init.raw)
 			if r := pt.result; r != nil {
-				data += hexBytes(r.Output) + hexBytes(r.Code)
+				data += hexBytes(r.Output.raw) + hexBytes(r.Code.raw)
 			} else {
 				data += hexBytes(pt.Result) // decoded later by parityToTrace
 			}
@@ -184,10 +184,10 @@ func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes, sl *tra
 	if n, err := fieldUint(pt.BlockNumber); err == nil && present(pt.BlockNumber) && n != x.block.Number {
 		return nil, fmt.Errorf("trace of block %d, not %d", n, x.block.Number)
 	}
-	if h, ok, err := fieldHash(pt.BlockHash); err == nil && ok && h != x.block.Hash && x.block.Hash != (chainquery.Hash{}) {
+	if h, ok, err := x.hash(memoBlock, pt.BlockHash); err == nil && ok && h != x.block.Hash && x.block.Hash != (chainquery.Hash{}) {
 		return nil, fmt.Errorf("trace of block %s, not %s", h, x.block.Hash)
 	}
-	hash, hasHash, err := fieldHash(pt.TransactionHash)
+	hash, hasHash, err := x.hash(memoTx, pt.TransactionHash)
 	if err != nil {
 		return nil, fmt.Errorf("transactionHash: %w", err)
 	}
@@ -220,10 +220,10 @@ func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes, sl *tra
 		t.Type, t.CallType = chainquery.TraceCreate, chainquery.CallTypeCreate
 		t.From = r.addressOrZero("from", a.From)
 		t.Value = r.big("value", a.Value)
-		t.Input = r.bytes("init", a.Init)
+		t.Input = r.data("init", a.Init)
 		if result != nil {
 			t.To = r.address("address", result.Address)
-			t.Output = r.bytes("code", result.Code)
+			t.Output = r.data("code", result.Code)
 		}
 	case "suicide":
 		t.Type, t.CallType = chainquery.TraceSuicide, chainquery.CallTypeCall
@@ -238,9 +238,9 @@ func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes, sl *tra
 		t.From = r.addressOrZero("from", a.From)
 		t.To = r.address("to", a.To)
 		t.Value = r.big("value", a.Value)
-		t.Input = r.bytes("input", a.Input)
+		t.Input = r.data("input", a.Input)
 		if result != nil {
-			t.Output = r.bytes("output", result.Output)
+			t.Output = r.data("output", result.Output)
 		}
 	}
 	if result != nil {
