@@ -20,10 +20,12 @@ import (
 // when this one falls behind: a reader holding an old snapshot, or writes
 // that are not block commits (API keys) and never poke it.
 type checkpointer struct {
-	db    *sql.DB
-	poked chan struct{}
-	stop  chan struct{}
-	done  sync.WaitGroup
+	db      *sql.DB
+	poked   chan struct{}
+	stop    chan struct{}
+	done    sync.WaitGroup
+	closing sync.Once
+	err     error // of close
 }
 
 // checkpointEvery is the least time between two checkpoints: following
@@ -77,12 +79,15 @@ func (c *checkpointer) run() {
 }
 
 // close stops the checkpointer; the last connection to close checkpoints
-// what is left.
+// what is left. DB.Close may run more than once: so may this.
 func (c *checkpointer) close() error {
 	if c == nil {
 		return nil
 	}
-	close(c.stop)
-	c.done.Wait()
-	return c.db.Close()
+	c.closing.Do(func() {
+		close(c.stop)
+		c.done.Wait()
+		c.err = c.db.Close()
+	})
+	return c.err
 }

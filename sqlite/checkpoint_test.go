@@ -30,4 +30,11 @@ func TestCheckpointAfterCommits(t *testing.T) {
 			t.Fatalf("the database file is still %d bytes 10 s after the commits: nothing checkpointed the WAL", before)
 		}
 	}
+	// Closing twice (a test's cleanup after the code's own Close) is no fault.
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
