@@ -329,9 +329,7 @@ func decodeLog(b *chainquery.Block, tx chainquery.Hash, jl *jsonLog, sl *receipt
 			return false, fmt.Errorf("topic %d: %w", i, err)
 		}
 	}
-	if jl.Data.ok {
-		l.Data = sl.copyBytes(jl.Data.decoded)
-	} else if l.Data, err = fieldBytesIn(sl.slab, jl.Data.raw); err != nil {
+	if l.Data, err = jl.Data.bytesIn(sl.slab); err != nil {
 		return false, fmt.Errorf("data: %w", err)
 	}
 	if l.Data == nil {

@@ -360,10 +360,10 @@ func (f *Fetcher) fetchAtOnce(ctx context.Context, n uint64, block *jsonrpc.Requ
 	lead := func() bool { return block.Err == nil && !isNull(block.Result) }
 	var d *chainquery.BlockData
 	err := f.Client.GroupsThen(ctx, groups, lead, func() error {
-		var err error
-		if d, err = f.blockAnswer(n, block); err != nil && block.Exact() {
+		err := exactly(block, func() (err error) {
 			d, err = f.blockAnswer(n, block)
-		}
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -403,27 +403,28 @@ func (f *Fetcher) complete(d *chainquery.BlockData, receipts []*jsonrpc.Request,
 	if len(d.Transactions) == 0 {
 		return CheckComplete(d, f.Plan.Traces != TracesOff)
 	}
-	// A loosely bounded answer that fails to decode is read exactly and
-	// decoded again (jsonrpc.Request.Loose); a decoder that fails leaves d
-	// as it was.
-	err := f.applyReceipts(d, receipts)
-	if err != nil && len(receipts) == 1 && receipts[0].Exact() {
-		err = f.applyReceipts(d, receipts)
-	}
-	if err != nil {
+	// A decoder that fails leaves d as it was, so it can run again.
+	if err := exactly(receipts[0], func() error { return f.applyReceipts(d, receipts) }); err != nil {
 		return err
 	}
 	if traces != nil {
-		err := f.applyTraces(d, traces)
-		if err != nil && traces.Exact() {
-			err = f.applyTraces(d, traces)
-		}
-		if err != nil {
+		if err := exactly(traces, func() error { return f.applyTraces(d, traces) }); err != nil {
 			return err
 		}
 		FinishStatus(d)
 	}
 	return CheckComplete(d, traces != nil)
+}
+
+// exactly runs decode, the decoding of r's answer, and once more when it
+// failed on a loosely bounded result that reads otherwise member by member
+// (jsonrpc.Request.Loose, Exact).
+func exactly(r *jsonrpc.Request, decode func() error) error {
+	err := decode()
+	if err != nil && r.Exact() {
+		err = decode()
+	}
+	return err
 }
 
 // applyReceipts applies the answers of receipts (one eth_getBlockReceipts,

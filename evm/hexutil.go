@@ -346,13 +346,11 @@ func (r fieldReader) bytes(field string, raw json.RawMessage) []byte {
 	return v
 }
 
-// data is bytes for a hexField: the bytes the scanner decoded, copied to
-// the slab, or else its text decoded as bytes does.
+// data is bytes for a hexField.
 func (r fieldReader) data(field string, f hexField) []byte {
-	if f.ok {
-		return r.slab.copyBytes(f.decoded)
-	}
-	return r.bytes(field, f.raw)
+	v, err := f.bytesIn(r.slab)
+	r.note(field, err)
+	return v
 }
 
 func (r fieldReader) address(field string, raw json.RawMessage) *chainquery.Address {

@@ -406,6 +406,15 @@ func (f *hexField) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// bytesIn is fieldBytesIn for a hexField: the bytes the scanner decoded,
+// copied to sl, or else its text decoded.
+func (f hexField) bytesIn(sl *slab) ([]byte, error) {
+	if f.ok {
+		return sl.copyBytes(f.decoded), nil
+	}
+	return fieldBytesIn(sl, f.raw)
+}
+
 // hex reads field bit into a hexField.
 func (s *scanner) hex(dst *hexField, seen *uint32, bit uint) {
 	s.once(seen, bit)

@@ -95,13 +95,8 @@ func (p *envelopeParser) next() byte {
 }
 
 func (p *envelopeParser) space() {
-	for p.i < len(p.data) {
-		switch p.data[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+	for p.i < len(p.data) && isSpace(p.data[p.i]) {
+		p.i++
 	}
 }
 
