@@ -29,7 +29,7 @@ func TestHistoryLayout(t *testing.T) {
 			t.Errorf("%s holds %d rows after the freeze, want 0", table, n)
 		}
 	}
-	for _, table := range []string{"history_segments", "history_tx_hashes", "blocks", "trace_pages"} {
+	for _, table := range []string{"history_segments", "tx_hash_runs", "tx_hash_pages", "blocks", "trace_pages"} {
 		if n := count(table); n == 0 {
 			t.Errorf("%s is empty after the freeze", table)
 		}
@@ -41,7 +41,7 @@ func TestHistoryLayout(t *testing.T) {
 	if err := db.ReplaceBlocks(ctx, chainquery.Ethereum, 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, table := range []string{"transactions", "logs", "traces", "history_segments", "history_tx_hashes", "blocks", "trace_pages"} {
+	for _, table := range []string{"transactions", "logs", "traces", "history_segments", "tx_hash_runs", "tx_hash_pages", "blocks", "trace_pages"} {
 		if n := count(table); n != 0 {
 			t.Errorf("%s holds %d rows after a rewind of everything, want 0", table, n)
 		}

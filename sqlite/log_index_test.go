@@ -25,3 +25,13 @@ func TestLogBuckets(t *testing.T) {
 	want.RowBlocks = -1 // rows only
 	storetest.CheckLogBuckets(t, want, MustOpenDB(t))
 }
+
+// TestHashRuns: transactions found by hash through runs of the hash index
+// merged over three levels, in parts, and cut by a thaw, answer as rows do.
+func TestHashRuns(t *testing.T) {
+	want := MustOpenDB(t)
+	want.RowBlocks = -1 // rows only
+	got := MustOpenDB(t)
+	got.HashMergeBlocks, got.HashChunkEntries = 20, 16
+	storetest.CheckHashRuns(t, want, got, got.Write)
+}

@@ -202,10 +202,6 @@ type builtSQL struct {
 	// deleteHeights deletes every row of the heights of Dialect.Heights
 	// and their orphan records (a batch writing them again).
 	deleteHeights []string
-
-	// mergeHashes moves the rows of chain $1 from recent_tx_hashes into
-	// history_tx_hashes (mergeHashes).
-	mergeHashes []string
 }
 
 // statements returns the statements made from s.Dialect, made on first use.
@@ -223,7 +219,6 @@ func (s *Store) statements() *builtSQL {
 		}}, false)
 		b.deleteHeights = append(deleteBlocks(d, d.Heights, true),
 			`DELETE FROM orphaned_blocks WHERE chain = $1 AND number `+d.Heights.Number)
-		b.mergeHashes = mergeHashesSQL(d)
 	})
 	return &s.built
 }

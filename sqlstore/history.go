@@ -36,8 +36,8 @@ const (
 )
 
 // HistoryTables returns the tables a freeze fills, without rows: segments,
-// hash prefixes (into recent_tx_hashes, which mergeHashes empties into
-// history_tx_hashes) and the pages of the traces' posting lists
+// hash prefixes (into recent_tx_hashes, which mergeHashes makes into a run
+// of the hash index, hash_runs.go) and the pages of the traces' posting lists
 // (trace_pages.go).
 func HistoryTables() []Table {
 	return []Table{
@@ -48,28 +48,29 @@ func HistoryTables() []Table {
 }
 
 // HashMergeBlocks is how many heights of history a chain's hash prefixes
-// gather in recent_tx_hashes before mergeHashes moves them into
-// history_tx_hashes (migration 0015). A commit of 100 blocks dirties
-// about as many pages of recent_tx_hashes as it holds, up to 10,000; a
-// merge writes each page of history_tx_hashes once. 2,000 heights keep
-// the first at ~1,200 pages and, at 50,000 blocks, write the second's
-// 30,000 pages once every 2,000 blocks rather than a third of them every
-// 100.
+// gather in recent_tx_hashes before mergeHashes makes them a run of the
+// hash index (migration 0015, hash_runs.go). A commit of 100 blocks
+// dirties about as many pages of recent_tx_hashes as it holds, up to
+// 10,000: 2,000 heights keep it at ~1,200 pages.
 const HashMergeBlocks = 2000
 
-// mergeHashes moves the hash prefixes of chain from recent_tx_hashes into
-// history_tx_hashes, in key order, once the boundary has passed a multiple
-// of HashMergeBlocks since the last merge.
+// mergeHashes makes the hash prefixes of chain in recent_tx_hashes a run
+// of the hash index once the boundary has passed a multiple of
+// HashMergeBlocks since the last merge.
 func (s *Store) mergeHashes(ctx context.Context, b BlockBatch, chain int64) error {
 	var below, merged int64
 	if found, err := queryRow(ctx, b, qHashesMerged, []any{chain}, &below, &merged); err != nil || !found {
 		return err
 	}
-	at := below / HashMergeBlocks * HashMergeBlocks
+	unit := int64(HashMergeBlocks)
+	if s.HashMergeBlocks > 0 {
+		unit = int64(s.HashMergeBlocks)
+	}
+	at := below / unit * unit
 	if at <= merged {
 		return nil
 	}
-	if err := exec(ctx, b, s.statements().mergeHashes, chain); err != nil {
+	if err := addRecentRun(ctx, b, chain, s.hashChunk()); err != nil {
 		return err
 	}
 	_, err := b.Exec(ctx, qSetHashesMerged, chain, at)
@@ -219,6 +220,14 @@ func (s *Store) thaw(ctx context.Context, b BlockBatch, chain int64, from uint64
 		if _, err := b.Exec(ctx, q, chain, lo); err != nil {
 			return err
 		}
+	}
+	// The runs now end below lo, and the next merge is a unit above it
+	// rather than above the heights thawed.
+	if err := cutHashRuns(ctx, b, chain, uint64(lo), s.hashChunk()); err != nil {
+		return err
+	}
+	if _, err := b.Exec(ctx, `UPDATE history SET hashes_merged = $2 WHERE chain = $1 AND hashes_merged > $2`, chain, lo); err != nil {
+		return err
 	}
 	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, rowBodies|rowAddressCounts); err != nil {
 		return err
@@ -495,17 +504,6 @@ func (r reader) blocksIn(ctx context.Context, lo, hi int64) ([]*chainquery.Block
 	return blocks, at, err
 }
 
-// mergeHashesSQL returns the statements that, run in order with chain as
-// $1, move the chain's rows of recent_tx_hashes into history_tx_hashes, in
-// its key's order (a page of the large table is written once a merge).
-func mergeHashesSQL(d *Dialect) []string {
-	return []string{
-		d.InsertMany + ` history_tx_hashes (chain, prefix, block_number)
-			SELECT chain, prefix, block_number FROM recent_tx_hashes WHERE chain = $1 ORDER BY prefix, block_number`,
-		`DELETE FROM recent_tx_hashes WHERE chain = $1`,
-	}
-}
-
 // qSetHashesMerged: chain, at (a multiple of HashMergeBlocks) records a
 // merge.
 const qSetHashesMerged = `UPDATE history SET hashes_merged = $2 WHERE chain = $1`
@@ -528,11 +526,11 @@ const qRowLogs = `SELECT block_number, tx_index, log_index, address, topic0, top
 	FROM logs WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, log_index`
 
 // qDeleteHistory: chain, from (the start of a bucket). Run in order, they
-// delete the segments, transaction hashes and log postings of the blocks
-// at or above from (a thaw; it deletes their pages with qDeletePagesFrom).
+// delete the segments, recent transaction hashes and log postings of the
+// blocks at or above from (a thaw; it deletes their pages with
+// qDeletePagesFrom and cuts the hash runs with cutHashRuns).
 var qDeleteHistory = []string{
 	`DELETE FROM history_segments WHERE chain = $1 AND number >= $2`,
-	`DELETE FROM history_tx_hashes WHERE chain = $1 AND block_number >= $2`,
 	`DELETE FROM recent_tx_hashes WHERE chain = $1 AND block_number >= $2`,
 	`DELETE FROM log_postings WHERE chain = $1 AND bucket >= $2 / ` + strconv.Itoa(LogBucketBlocks),
 }

@@ -122,5 +122,6 @@ const qMigrationApplied = `SELECT count(*) FROM schema_migrations WHERE name = $
 // have one, by file name: each runs after the file's SQL, in its
 // transaction.
 var migrationSteps = map[string]func(context.Context, Tx) error{
-	"0017_trace_pages.sql": convertTracePages,
+	"0017_trace_pages.sql":  convertTracePages,
+	"0019_tx_hash_runs.sql": convertHashIndex,
 }

@@ -343,7 +343,7 @@ func convertBucket(ctx context.Context, tx Tx, chain, bucket int64, whole bool) 
 
 // insertValues inserts the rows of values into t, a statement of up to 64
 // rows at a time (a migration, with no BlockBatch to insert in bulk).
-func insertValues(ctx context.Context, tx Tx, t Table, values []any) error {
+func insertValues(ctx context.Context, tx Conn, t Table, values []any) error {
 	cols := len(t.Columns)
 	for len(values) > 0 {
 		k := min(len(values)/cols, 64)

@@ -60,14 +60,10 @@ func (r reader) findTransaction(ctx context.Context, f chainquery.TransactionFil
 // Timestamp set, with its block's stamp; tx is nil when history has no
 // such transaction.
 func (r reader) historyTx(ctx context.Context, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, st stamp, err error) {
-	var candidates []uint64
-	var n int64
-	err = r.c.Query(ctx, qHistoryTxBlocks, []any{r.chain, HashPrefix(hash)}, []any{&n}, func() error {
-		if block == nil || *block == uint64(n) {
-			candidates = append(candidates, uint64(n))
-		}
-		return nil
-	})
+	candidates, err := r.historyTxBlocks(ctx, HashPrefix(hash))
+	if block != nil {
+		candidates = slices.DeleteFunc(candidates, func(n uint64) bool { return n != *block })
+	}
 	if err != nil || len(candidates) == 0 {
 		return nil, st, err
 	}
@@ -94,10 +90,3 @@ func (r reader) historyTx(ctx context.Context, hash chainquery.Hash, block *uint
 	}
 	return nil, st, nil
 }
-
-// qHistoryTxBlocks: chain, prefix (HashPrefix) → block_number of each
-// history block holding a transaction whose hash starts so, highest first:
-// those merged and those not yet (mergeHashes).
-const qHistoryTxBlocks = `SELECT block_number FROM history_tx_hashes WHERE chain = $1 AND prefix = $2
-	UNION ALL SELECT block_number FROM recent_tx_hashes WHERE chain = $1 AND prefix = $2
-	ORDER BY block_number DESC`

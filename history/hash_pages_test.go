@@ -1,0 +1,65 @@
+package history_test
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/chainquery/chainquery/history"
+)
+
+// TestHashPages: each page of a run gives back its entries and, searched,
+// the blocks of a prefix, including prefixes at the ends of the integers
+// and one whose entries run across three pages.
+func TestHashPages(t *testing.T) {
+	const base = 65_000_000
+	var es []history.HashEntry
+	for i := range 500 {
+		p := int64(i/3) * 1_000_003
+		switch {
+		case i < 6:
+			p = math.MinInt64 + int64(i/3)
+		case i >= 490:
+			p = math.MaxInt64
+		case i >= 60 && i < 200:
+			p = 42 // 140 entries of one prefix: more than a page
+		}
+		es = append(es, history.HashEntry{Prefix: p, Block: base + uint64(i)})
+	}
+	slices.SortFunc(es, history.HashEntry.Compare)
+	var pages [][]byte
+	var got []history.HashEntry
+	for rest := es; len(rest) > 0; {
+		n := min(len(rest), history.HashPageEntries)
+		page := history.AppendHashPage(nil, base, rest[:n])
+		pages = append(pages, page)
+		var err error
+		if got, err = history.AppendHashEntries(got, page, base); err != nil {
+			t.Fatal(err)
+		}
+		rest = rest[n:]
+	}
+	if !slices.Equal(got, es) {
+		t.Fatalf("the pages give back %d entries, not the %d written", len(got), len(es))
+	}
+	for _, p := range []int64{math.MinInt64, math.MinInt64 + 1, 42, 1_000_003 * 100, math.MaxInt64, 7} {
+		var want, found []uint64
+		for _, e := range es {
+			if e.Prefix == p {
+				want = append(want, e.Block)
+			}
+		}
+		for _, page := range pages {
+			var err error
+			if found, err = history.AppendHashBlocks(found, page, base, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !slices.Equal(found, want) {
+			t.Errorf("prefix %d: blocks %v, want %v", p, found, want)
+		}
+	}
+	if _, err := history.AppendHashBlocks(nil, make([]byte, 13), base, 0); err == nil {
+		t.Error("a page of 13 bytes was read")
+	}
+}

@@ -1,0 +1,119 @@
+package storetest
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/sqlstore"
+)
+
+// hashBlock is block n of seed with up to six transactions of random
+// hashes; one in eight shares its first 8 bytes (sqlstore.HashPrefix) with
+// every other such one, so that a prefix's entries run across pages of
+// the hash index and its hashes are told apart by the segments.
+func hashBlock(seed, n uint64) *chainquery.BlockData {
+	r := rand.New(rand.NewPCG(seed^0x4a5, n))
+	txs := r.IntN(7)
+	d := &chainquery.BlockData{Block: header(chainquery.Polygon, n, PolygonTime+int64(n)*2, txs)}
+	d.Block.Hash = H(TagBlock, byte(seed*31+n))
+	for i := range txs {
+		var h chainquery.Hash
+		for k := 0; k < len(h); k += 8 {
+			binary.BigEndian.PutUint64(h[k:], r.Uint64())
+		}
+		if r.IntN(8) == 0 {
+			binary.BigEndian.PutUint64(h[:8], 0x5eed5eed5eed5eed)
+		}
+		to := countAddrs[r.IntN(len(countAddrs))]
+		d.Transactions = append(d.Transactions, tx(n, i, h, countHot, &to))
+	}
+	return d
+}
+
+// CheckHashRuns writes hashBlock's blocks 1,000 to 1,399 into want, a
+// store of rows, and straight into history in got, 20 at a time, whose
+// hash index the caller makes to merge runs every few blocks in small
+// parts (sqlstore.Store.HashMergeBlocks and HashChunkEntries); then
+// rewrites blocks 1,250 up in both with other transactions (a thaw, which
+// cuts the runs across it). After each, every transaction written, looked
+// up by its hash alone and with its block, and those rewritten away,
+// answer alike in both; and got's index, read through c, is made of runs
+// of three levels at least, and few.
+func CheckHashRuns(t *testing.T, want, got chainquery.Store, c sqlstore.Conn) {
+	ctx := context.Background()
+	nh, ok := got.(chainquery.NodeHeadWriter)
+	if !ok {
+		t.Fatalf("%T takes no node head", got)
+	}
+	const first, last, again = 1000, 1399, 1250
+	nh.SetNodeHead(chainquery.Polygon, last+sqlstore.DefaultRowBlocks+10)
+	write := func(seed, from uint64, replace bool) {
+		for n := from; n <= last; n += 20 {
+			var bs []*chainquery.BlockData
+			for k := n; k < n+20 && k <= last; k++ {
+				bs = append(bs, hashBlock(seed, k))
+			}
+			for _, s := range []chainquery.Store{want, got} {
+				if replace && n == from {
+					must(t, s.ReplaceBlocks(ctx, chainquery.Polygon, from, bs))
+				} else {
+					must(t, s.WriteBlocks(ctx, chainquery.Polygon, bs))
+				}
+			}
+		}
+	}
+	same := sameAs(t, want, got)
+	check := func(seed, from, to uint64) {
+		for n := from; n <= to; n++ {
+			for _, x := range hashBlock(seed, n).Transactions {
+				for _, in := range []*uint64{nil, &n} {
+					f := chainquery.TransactionFilter{Chain: chainquery.Polygon, TransactionHash: x.Hash, BlockNumber: in}
+					same(fmt.Sprintf("transaction %s of block %d (seed %d, by block: %t)", x.Hash.Hex(), n, seed, in != nil), func(s chainquery.Store) (any, error) {
+						return s.FindTransaction(ctx, f)
+					})
+				}
+			}
+		}
+	}
+	write(1, first, false)
+	check(1, first, last)
+	write(2, again, true)
+	check(1, first, last) // those from again up are found in neither
+	check(2, again, last)
+	var level, top, runs, entries, n int
+	err := c.Query(ctx, `SELECT level, entries FROM tx_hash_runs WHERE chain = 137`, nil, []any{&level, &n}, func() error {
+		top, runs, entries = max(top, level), runs+1, entries+n
+		return nil
+	})
+	if err != nil || top < 2 || runs > 3*top+1 {
+		t.Errorf("the hash index has %d runs, of levels up to %d (%v); want levels 0 to 2 at least, at most 3 runs a level", runs, top, err)
+	}
+	// Each transaction once: a merge in parts reads the pages at the
+	// parts' ends twice.
+	var below uint64
+	err = c.Query(ctx, `SELECT count(*), (SELECT below FROM history WHERE chain = 137) FROM recent_tx_hashes WHERE chain = 137`, nil, []any{&n, &below}, func() error { return nil })
+	// An entry is a prefix and a block: two hashes of one block that
+	// share their prefix are one.
+	type entry struct {
+		prefix int64
+		block  uint64
+	}
+	distinct := map[entry]bool{}
+	for k := uint64(first); k < below; k++ {
+		seed := uint64(1)
+		if k >= again {
+			seed = 2
+		}
+		for _, x := range hashBlock(seed, k).Transactions {
+			distinct[entry{sqlstore.HashPrefix(x.Hash), k}] = true
+		}
+	}
+	txs := len(distinct)
+	if err != nil || entries+n != txs {
+		t.Errorf("the hash index holds %d entries in runs and %d recent (%v), want %d in all, of the blocks below %d", entries, n, err, txs, below)
+	}
+}

@@ -1,0 +1,31 @@
+-- The transaction hash index of history becomes runs of sorted pages
+-- (sqlstore/hash_runs.go): every sqlstore.HashMergeBlocks heights the
+-- prefixes gathered in recent_tx_hashes become a run, and runs of a level
+-- merge four at a time into one of the next. history_tx_hashes took each
+-- merge's 200,000 random prefixes into pages all over it: a rewrite of the
+-- whole table every 2,000 heights, slower as the history grew
+-- (docs/benchmarks.md, issue 30, session 20).
+--
+-- The Go step of this migration (sqlstore.convertHashIndex) makes each
+-- chain's rows of history_tx_hashes one run and drops the table, in the
+-- same transaction.
+CREATE TABLE tx_hash_runs (
+	chain   INTEGER NOT NULL,
+	id      INTEGER NOT NULL, -- the run's key in tx_hash_pages, higher for later runs
+	level   INTEGER NOT NULL, -- merges that made it (its size in units of 4^level)
+	low     INTEGER NOT NULL, -- its lowest block: pages store distances from it
+	high    INTEGER NOT NULL, -- its highest block
+	entries INTEGER NOT NULL,
+	PRIMARY KEY (chain, id)
+) WITHOUT ROWID;
+
+-- A page of 64 entries of (prefix, block - low), sorted (history/hash_pages.go),
+-- keyed by its first entry: ~790 bytes, five cells a 4 KiB page.
+CREATE TABLE tx_hash_pages (
+	chain   INTEGER NOT NULL,
+	run     INTEGER NOT NULL,
+	prefix  INTEGER NOT NULL,
+	block   INTEGER NOT NULL,
+	entries BLOB    NOT NULL,
+	PRIMARY KEY (chain, run, prefix, block)
+) WITHOUT ROWID;

@@ -1,0 +1,392 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/chainquery/chainquery/history"
+)
+
+// The transaction hash index of history is a few runs (migration 0019),
+// each the sorted prefixes of a span of heights in pages of
+// history.HashPageEntries: every HashMergeBlocks heights the prefixes
+// gathered in recent_tx_hashes become a run of level 0, and whenever the
+// last hashRunFanout runs share a level they are merged into one of the
+// next (the tiered merges of a log-structured merge tree). A prefix is so
+// written once a level, about log4 of the history's length in units, in
+// pages written in order; the one B-tree it replaced took each unit's
+// 200,000 random prefixes into pages all over it, a rewrite of the whole
+// index every 2,000 heights that grew with the history
+// (docs/benchmarks.md, issue 30, session 20). A lookup reads one page a
+// run: a handful, fanout-1 a level at most.
+const hashRunFanout = 4
+
+// legacyRunLevel is the level of the run the upgrade made of an older
+// release's index: it is never merged again.
+const legacyRunLevel = 1 << 20
+
+// hashRun is a row of tx_hash_runs: a run's key in tx_hash_pages, its
+// level, the lowest and highest block of its entries (its pages store the
+// blocks' distances from low) and how many entries it has.
+type hashRun struct {
+	id, level, low, high, entries int64
+}
+
+// hashPages are the columns of tx_hash_pages: a page's run, the prefix
+// and block of its first entry, and its entries.
+var hashPages = Table{Name: "tx_hash_pages", Columns: []string{"chain", "run", "prefix", "block", "entries"}}
+
+const (
+	qHashRuns    = `SELECT id, level, low, high, entries FROM tx_hash_runs WHERE chain = $1 ORDER BY id`
+	qAddHashRun  = `INSERT INTO tx_hash_runs (chain, id, level, low, high, entries) VALUES ($1, $2, $3, $4, $5, $6)`
+	qDropHashRun = `DELETE FROM tx_hash_runs WHERE chain = $1 AND id = $2`
+	qDropPages   = `DELETE FROM tx_hash_pages WHERE chain = $1 AND run = $2`
+	// qRunPages: chain, run, lo, hi → the entries of the run's pages that
+	// may hold prefixes lo to hi: those that start from lo to hi and those
+	// that start with the highest prefix below lo (the last of which may
+	// hold lo's first entries).
+	qRunPages = `SELECT entries FROM tx_hash_pages WHERE chain = $1 AND run = $2
+		AND prefix >= coalesce((SELECT max(prefix) FROM tx_hash_pages WHERE chain = $1 AND run = $2 AND prefix < $3), $3)
+		AND prefix <= $4`
+	// qRecentHashes: chain → the prefixes gathered since the last merge.
+	qRecentHashes = `SELECT prefix, block_number FROM recent_tx_hashes WHERE chain = $1 ORDER BY prefix, block_number`
+)
+
+// qHistoryTxBlocks: chain, prefix (HashPrefix) → the blocks of history
+// holding a transaction whose hash starts so: rows (0, block, NULL) of
+// recent_tx_hashes and, for each run, (1, its low block, page) of the
+// pages that may hold the prefix, which historyTxBlocks searches: the last
+// page that starts below the prefix and those that start with it (none,
+// but for a prefix of more than a page of entries). One statement, one
+// snapshot: a merge that commits meanwhile is wholly seen or not.
+const qHistoryTxBlocks = `SELECT 0, block_number, NULL FROM recent_tx_hashes WHERE chain = $1 AND prefix = $2
+	UNION ALL SELECT 1, r.low, (SELECT p.entries FROM tx_hash_pages p WHERE p.chain = $1 AND p.run = r.id AND p.prefix < $2
+		ORDER BY p.prefix DESC, p.block DESC LIMIT 1) FROM tx_hash_runs r WHERE r.chain = $1
+	UNION ALL SELECT 1, r.low, p.entries FROM tx_hash_runs r JOIN tx_hash_pages p ON p.chain = r.chain AND p.run = r.id AND p.prefix = $2
+		WHERE r.chain = $1`
+
+// historyTxBlocks returns the blocks of history holding a transaction
+// whose hash has prefix, highest first.
+func (r reader) historyTxBlocks(ctx context.Context, prefix int64) ([]uint64, error) {
+	var blocks []uint64
+	var kind int
+	var n int64
+	var page []byte
+	err := r.c.Query(ctx, qHistoryTxBlocks, []any{r.chain, prefix}, []any{&kind, &n, &page}, func() error {
+		if kind == 0 {
+			blocks = append(blocks, uint64(n))
+			return nil
+		}
+		var err error
+		blocks, err = history.AppendHashBlocks(blocks, page, uint64(n), prefix)
+		return err
+	})
+	slices.SortFunc(blocks, func(a, b uint64) int { return -cmpUint(a, b) })
+	return blocks, err
+}
+
+func cmpUint(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// hashRuns returns the runs of chain, oldest first.
+func hashRuns(ctx context.Context, c Conn, chain int64) ([]hashRun, error) {
+	var runs []hashRun
+	var r hashRun
+	err := c.Query(ctx, qHashRuns, []any{chain}, []any{&r.id, &r.level, &r.low, &r.high, &r.entries}, func() error {
+		runs = append(runs, r)
+		return nil
+	})
+	return runs, err
+}
+
+// runWriter writes a run's pages, from its entries in order.
+type runWriter struct {
+	c       Conn
+	chain   int64
+	run     hashRun // id, level and low set; high and entries counted
+	pending []history.HashEntry
+	values  []any
+}
+
+func newRunWriter(c Conn, chain int64, id, level int64, low uint64) *runWriter {
+	return &runWriter{c: c, chain: chain, run: hashRun{id: id, level: level, low: int64(low), high: -1}}
+}
+
+// add writes es, which follow what was added before in order.
+func (w *runWriter) add(ctx context.Context, es []history.HashEntry) error {
+	for _, e := range es {
+		if e.Block < uint64(w.run.low) || e.Block-uint64(w.run.low) >= history.MaxHashRunSpan {
+			return fmt.Errorf("block %d is outside the run from %d", e.Block, w.run.low)
+		}
+		w.run.high = max(w.run.high, int64(e.Block))
+	}
+	w.run.entries += int64(len(es))
+	w.pending = append(w.pending, es...)
+	i := 0
+	for ; len(w.pending)-i >= history.HashPageEntries; i += history.HashPageEntries {
+		w.page(w.pending[i : i+history.HashPageEntries])
+	}
+	w.pending = w.pending[:copy(w.pending, w.pending[i:])]
+	return w.insert(ctx, false)
+}
+
+// page makes a page of es.
+func (w *runWriter) page(es []history.HashEntry) {
+	w.values = append(w.values, w.chain, w.run.id, es[0].Prefix, int64(es[0].Block), history.AppendHashPage(nil, uint64(w.run.low), es))
+}
+
+// insert inserts the pages made, once there are enough for a statement
+// or all is true.
+func (w *runWriter) insert(ctx context.Context, all bool) error {
+	cols := len(hashPages.Columns)
+	if !all && len(w.values) < 256*cols {
+		return nil
+	}
+	err := insertValues(ctx, w.c, hashPages, w.values)
+	w.values = w.values[:0]
+	return err
+}
+
+// finish writes the rest and the run's row; a run without entries is not
+// made.
+func (w *runWriter) finish(ctx context.Context) (hashRun, error) {
+	if len(w.pending) > 0 {
+		w.page(w.pending)
+		w.pending = w.pending[:0]
+	}
+	if err := w.insert(ctx, true); err != nil || w.run.entries == 0 {
+		return w.run, err
+	}
+	r := w.run
+	_, err := w.c.Exec(ctx, qAddHashRun, w.chain, r.id, r.level, r.low, r.high, r.entries)
+	return r, err
+}
+
+// nextRunID returns an id above every run of runs.
+func nextRunID(runs []hashRun) int64 {
+	id := int64(1)
+	for _, r := range runs {
+		id = max(id, r.id+1)
+	}
+	return id
+}
+
+// addRecentRun makes a run of level 0 of the prefixes of chain gathered in
+// recent_tx_hashes, empties it, and merges the runs that then call for it.
+func addRecentRun(ctx context.Context, c Conn, chain int64, chunk int64) error {
+	var es []history.HashEntry
+	var e history.HashEntry
+	var n int64
+	low := uint64(math.MaxUint64)
+	err := c.Query(ctx, qRecentHashes, []any{chain}, []any{&e.Prefix, &n}, func() error {
+		e.Block = uint64(n)
+		low = min(low, e.Block)
+		es = append(es, e)
+		return nil
+	})
+	if err != nil || len(es) == 0 {
+		return err
+	}
+	runs, err := hashRuns(ctx, c, chain)
+	if err != nil {
+		return err
+	}
+	w := newRunWriter(c, chain, nextRunID(runs), 0, low)
+	if err := w.add(ctx, es); err != nil {
+		return err
+	}
+	r, err := w.finish(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := c.Exec(ctx, `DELETE FROM recent_tx_hashes WHERE chain = $1`, chain); err != nil {
+		return err
+	}
+	runs = append(runs, r)
+	for {
+		k := len(runs) - hashRunFanout
+		if k < 0 || runs[k].level >= legacyRunLevel || slices.ContainsFunc(runs[k:], func(r hashRun) bool { return r.level != runs[k].level }) {
+			return nil
+		}
+		merged, err := rewriteRuns(ctx, c, chain, runs[k:], nextRunID(runs), runs[k].level+1, math.MaxInt64, chunk)
+		if err != nil {
+			return err
+		}
+		runs = append(runs[:k], merged...)
+	}
+}
+
+// hashChunkEntries is about how many entries of the runs it merges
+// rewriteRuns holds at a time: 1 MiB.
+const hashChunkEntries = 1 << 16
+
+// hashChunk is s.HashChunkEntries, or hashChunkEntries.
+func (s *Store) hashChunk() int64 {
+	if s.HashChunkEntries > 0 {
+		return int64(s.HashChunkEntries)
+	}
+	return hashChunkEntries
+}
+
+// rewriteRuns writes the entries of runs below block below as one run of
+// the level, id id, and deletes runs; it returns the run made (none when
+// no entry is left). It reads the runs a range of prefixes at a time (the
+// prefixes of hashes are uniform), so that a merge of any size holds
+// about chunk entries.
+func rewriteRuns(ctx context.Context, c Conn, chain int64, runs []hashRun, id, level, below, chunk int64) ([]hashRun, error) {
+	var total int64
+	low := int64(math.MaxInt64)
+	for _, r := range runs {
+		total += r.entries
+		low = min(low, r.low)
+	}
+	shift := 0 // 2^shift ranges
+	for shift < 63 && total>>shift > chunk {
+		shift++
+	}
+	w := newRunWriter(c, chain, id, level, uint64(low))
+	var es []history.HashEntry
+	for i := uint64(0); i < 1<<shift; i++ {
+		lo, hi := prefixRange(i, shift)
+		es = es[:0]
+		for _, r := range runs {
+			var page []byte
+			err := c.Query(ctx, qRunPages, []any{chain, r.id, lo, hi}, []any{&page}, func() error {
+				var err error
+				es, err = history.AppendHashEntries(es, page, uint64(r.low))
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		// The chunk's range, and the heights below below: the pages at its
+		// ends hold others.
+		es = slices.DeleteFunc(es, func(e history.HashEntry) bool {
+			return e.Prefix < lo || e.Prefix > hi || e.Block >= uint64(below)
+		})
+		slices.SortFunc(es, history.HashEntry.Compare)
+		if err := w.add(ctx, es); err != nil {
+			return nil, err
+		}
+	}
+	made, err := w.finish(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		if err := dropHashRun(ctx, c, chain, r.id); err != nil {
+			return nil, err
+		}
+	}
+	if made.entries == 0 {
+		return nil, nil
+	}
+	return []hashRun{made}, nil
+}
+
+// prefixRange returns the lowest and highest prefix of the i-th of the
+// 2^shift ranges the prefixes fall in, in the order of signed integers.
+func prefixRange(i uint64, shift int) (lo, hi int64) {
+	if shift == 0 {
+		return math.MinInt64, math.MaxInt64
+	}
+	size := uint64(1) << (64 - shift)
+	u := i * size
+	return int64(u ^ 1<<63), int64((u + size - 1) ^ 1<<63)
+}
+
+// dropHashRun deletes the run id of chain with its pages.
+func dropHashRun(ctx context.Context, c Conn, chain, id int64) error {
+	if _, err := c.Exec(ctx, qDropPages, chain, id); err != nil {
+		return err
+	}
+	_, err := c.Exec(ctx, qDropHashRun, chain, id)
+	return err
+}
+
+// cutHashRuns takes the blocks at or above from out of chain's runs (a
+// thaw): runs wholly above are deleted, a run across from is written again
+// without them.
+func cutHashRuns(ctx context.Context, c Conn, chain int64, from uint64, chunk int64) error {
+	runs, err := hashRuns(ctx, c, chain)
+	if err != nil {
+		return err
+	}
+	next := nextRunID(runs)
+	for _, r := range runs {
+		switch {
+		case r.high < int64(from):
+		case r.low >= int64(from):
+			err = dropHashRun(ctx, c, chain, r.id)
+		default:
+			_, err = rewriteRuns(ctx, c, chain, []hashRun{r}, next, r.level, int64(from), chunk)
+			next++
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// convertHashIndex is the Go step of migration 0019: it makes the rows of
+// history_tx_hashes of each chain one run, which is never merged again,
+// and drops the table. The rows are read in key order a part at a time.
+func convertHashIndex(ctx context.Context, tx Tx) error {
+	var chains []int64
+	var chain int64
+	err := tx.Query(ctx, `SELECT DISTINCT chain FROM history_tx_hashes ORDER BY chain`, nil, []any{&chain}, func() error {
+		chains = append(chains, chain)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, chain := range chains {
+		var low int64
+		if _, err := queryRow(ctx, tx, `SELECT min(block_number) FROM history_tx_hashes WHERE chain = $1`, []any{chain}, &low); err != nil {
+			return err
+		}
+		w := newRunWriter(tx, chain, 1, legacyRunLevel, uint64(low))
+		after := history.HashEntry{Prefix: math.MinInt64}
+		var es []history.HashEntry
+		var e history.HashEntry
+		var block int64 = -1
+		for {
+			es = es[:0]
+			err := tx.Query(ctx, `SELECT prefix, block_number FROM history_tx_hashes
+				WHERE chain = $1 AND (prefix, block_number) > ($2, $3) ORDER BY prefix, block_number LIMIT 65536`,
+				[]any{chain, after.Prefix, block}, []any{&e.Prefix, &block}, func() error {
+					e.Block = uint64(block)
+					es = append(es, e)
+					return nil
+				})
+			if err != nil {
+				return err
+			}
+			if len(es) == 0 {
+				break
+			}
+			if err := w.add(ctx, es); err != nil {
+				return err
+			}
+			after = es[len(es)-1]
+			block = int64(after.Block)
+		}
+		if _, err := w.finish(ctx); err != nil {
+			return fmt.Errorf("the hash index of chain %d: %w", chain, err)
+		}
+	}
+	_, err = tx.Exec(ctx, `DROP TABLE history_tx_hashes`)
+	return err
+}
