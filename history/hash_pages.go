@@ -33,11 +33,13 @@ func (e HashEntry) Compare(o HashEntry) int {
 // lookup searches the page without decoding it.
 const hashEntrySize = 8 + 4
 
-// HashPageEntries is how many entries a page holds (the last page of a
-// run fewer): 768 bytes, which a SQLite page of 4 KiB keeps in its B-tree
-// cells (five a page, no overflow page) and PostgreSQL keeps in its row,
-// nine a page, without TOAST. The entries of a prefix may run across
-// pages: a page is keyed by its first entry, prefix and block.
+// HashPageEntries is how many entries a page holds, unless more share its
+// last prefix: a prefix's entries are never cut between pages, so that a
+// lookup reads one page a run, the last that starts at or below the
+// prefix. 64 entries are 768 bytes, which a SQLite page of 4 KiB keeps in
+// its B-tree cells (five a page, no overflow page) and PostgreSQL keeps
+// in its row, nine a page, without TOAST; the page of a prefix shared by
+// hundreds of hashes (no chain has one) goes to overflow pages or TOAST.
 const HashPageEntries = 64
 
 // MaxHashRunSpan is the most heights a run may cover: a block is stored as
@@ -98,4 +100,18 @@ func AppendHashBlocks(dst []uint64, page []byte, base uint64, prefix int64) ([]u
 		dst = append(dst, e.Block)
 	}
 	return dst, nil
+}
+
+// HashPageEnd returns how many of es, sorted, the page that starts with
+// es[0] takes: HashPageEntries, or more to keep the last prefix's entries
+// together, or all when fewer remain.
+func HashPageEnd(es []HashEntry) int {
+	if len(es) <= HashPageEntries {
+		return len(es)
+	}
+	n := HashPageEntries
+	for n < len(es) && es[n].Prefix == es[n-1].Prefix {
+		n++
+	}
+	return n
 }

@@ -8,9 +8,10 @@ import (
 	"github.com/chainquery/chainquery/history"
 )
 
-// TestHashPages: each page of a run gives back its entries and, searched,
-// the blocks of a prefix, including prefixes at the ends of the integers
-// and one whose entries run across three pages.
+// TestHashPages: a run's entries cut into pages (HashPageEnd) never part a
+// prefix's entries, even one of more than a page, and each page gives
+// back its entries and, searched, the blocks of a prefix, including
+// prefixes at the ends of the integers.
 func TestHashPages(t *testing.T) {
 	const base = 65_000_000
 	var es []history.HashEntry
@@ -30,7 +31,10 @@ func TestHashPages(t *testing.T) {
 	var pages [][]byte
 	var got []history.HashEntry
 	for rest := es; len(rest) > 0; {
-		n := min(len(rest), history.HashPageEntries)
+		n := history.HashPageEnd(rest)
+		if n < len(rest) && rest[n].Prefix == rest[n-1].Prefix {
+			t.Fatalf("a page ends inside prefix %d", rest[n].Prefix)
+		}
 		page := history.AppendHashPage(nil, base, rest[:n])
 		pages = append(pages, page)
 		var err error

@@ -258,6 +258,11 @@ func plansData(t *testing.T, db *DB, dsn string) {
 	for _, q := range []string{
 		`INSERT INTO tokens SELECT sha256(int4send(i)), 'token ' || i, 'T' || i, 6 FROM generate_series(1, 2000) i`,
 		`INSERT INTO api_keys SELECT 'key ' || i, sha256(int4send(i)), 'get_block', 0 FROM generate_series(1, 2000) i`,
+		// Four runs of the hash index, 4,000 pages each, of a store about
+		// 80,000 blocks long.
+		`INSERT INTO tx_hash_runs SELECT 137, 1000 + r, 1, 60000000 + r * 20000, 60019999 + r * 20000, 256000 FROM generate_series(1, 4) r`,
+		`INSERT INTO tx_hash_pages SELECT 137, 1000 + r, -9223372036854775807 + p * 2305843009213693, decode(repeat('00', 768), 'hex')
+			FROM generate_series(1, 4) r, generate_series(0, 3999) p`,
 	} {
 		if _, err := db.write.Exec(ctx, q); err != nil {
 			t.Fatal(err)

@@ -34,9 +34,9 @@ type hashRun struct {
 	id, level, low, high, entries int64
 }
 
-// hashPages are the columns of tx_hash_pages: a page's run, the prefix
-// and block of its first entry, and its entries.
-var hashPages = Table{Name: "tx_hash_pages", Columns: []string{"chain", "run", "prefix", "block", "entries"}}
+// hashPages are the columns of tx_hash_pages: a page's run, its first
+// prefix and its entries.
+var hashPages = Table{Name: "tx_hash_pages", Columns: []string{"chain", "run", "prefix", "entries"}}
 
 const (
 	qHashRuns    = `SELECT id, level, low, high, entries FROM tx_hash_runs WHERE chain = $1 ORDER BY id`
@@ -44,11 +44,10 @@ const (
 	qDropHashRun = `DELETE FROM tx_hash_runs WHERE chain = $1 AND id = $2`
 	qDropPages   = `DELETE FROM tx_hash_pages WHERE chain = $1 AND run = $2`
 	// qRunPages: chain, run, lo, hi → the entries of the run's pages that
-	// may hold prefixes lo to hi: those that start from lo to hi and those
-	// that start with the highest prefix below lo (the last of which may
-	// hold lo's first entries).
+	// may hold prefixes lo to hi: the one that holds lo, and those that
+	// start after it up to hi.
 	qRunPages = `SELECT entries FROM tx_hash_pages WHERE chain = $1 AND run = $2
-		AND prefix >= coalesce((SELECT max(prefix) FROM tx_hash_pages WHERE chain = $1 AND run = $2 AND prefix < $3), $3)
+		AND prefix >= coalesce((SELECT max(prefix) FROM tx_hash_pages WHERE chain = $1 AND run = $2 AND prefix <= $3), $3)
 		AND prefix <= $4`
 	// qRecentHashes: chain → the prefixes gathered since the last merge.
 	qRecentHashes = `SELECT prefix, block_number FROM recent_tx_hashes WHERE chain = $1 ORDER BY prefix, block_number`
@@ -56,16 +55,12 @@ const (
 
 // qHistoryTxBlocks: chain, prefix (HashPrefix) → the blocks of history
 // holding a transaction whose hash starts so: rows (0, block, NULL) of
-// recent_tx_hashes and, for each run, (1, its low block, page) of the
-// pages that may hold the prefix, which historyTxBlocks searches: the last
-// page that starts below the prefix and those that start with it (none,
-// but for a prefix of more than a page of entries). One statement, one
-// snapshot: a merge that commits meanwhile is wholly seen or not.
+// recent_tx_hashes and, for each run, (1, its low block, the page that
+// would hold the prefix), which historyTxBlocks searches. One statement,
+// one snapshot: a merge that commits meanwhile is wholly seen or not.
 const qHistoryTxBlocks = `SELECT 0, block_number, NULL FROM recent_tx_hashes WHERE chain = $1 AND prefix = $2
-	UNION ALL SELECT 1, r.low, (SELECT p.entries FROM tx_hash_pages p WHERE p.chain = $1 AND p.run = r.id AND p.prefix < $2
-		ORDER BY p.prefix DESC, p.block DESC LIMIT 1) FROM tx_hash_runs r WHERE r.chain = $1
-	UNION ALL SELECT 1, r.low, p.entries FROM tx_hash_runs r JOIN tx_hash_pages p ON p.chain = r.chain AND p.run = r.id AND p.prefix = $2
-		WHERE r.chain = $1`
+	UNION ALL SELECT 1, r.low, (SELECT p.entries FROM tx_hash_pages p WHERE p.chain = $1 AND p.run = r.id AND p.prefix <= $2
+		ORDER BY p.prefix DESC LIMIT 1) FROM tx_hash_runs r WHERE r.chain = $1`
 
 // historyTxBlocks returns the blocks of history holding a transaction
 // whose hash has prefix, highest first.
@@ -131,9 +126,15 @@ func (w *runWriter) add(ctx context.Context, es []history.HashEntry) error {
 	}
 	w.run.entries += int64(len(es))
 	w.pending = append(w.pending, es...)
+	// A page ends where the next entry is known to have another prefix.
 	i := 0
-	for ; len(w.pending)-i >= history.HashPageEntries; i += history.HashPageEntries {
-		w.page(w.pending[i : i+history.HashPageEntries])
+	for len(w.pending)-i > 2*history.HashPageEntries {
+		n := history.HashPageEnd(w.pending[i:])
+		if i+n == len(w.pending) {
+			break // the last prefix may go on
+		}
+		w.page(w.pending[i : i+n])
+		i += n
 	}
 	w.pending = w.pending[:copy(w.pending, w.pending[i:])]
 	return w.insert(ctx, false)
@@ -141,7 +142,7 @@ func (w *runWriter) add(ctx context.Context, es []history.HashEntry) error {
 
 // page makes a page of es.
 func (w *runWriter) page(es []history.HashEntry) {
-	w.values = append(w.values, w.chain, w.run.id, es[0].Prefix, int64(es[0].Block), history.AppendHashPage(nil, uint64(w.run.low), es))
+	w.values = append(w.values, w.chain, w.run.id, es[0].Prefix, history.AppendHashPage(nil, uint64(w.run.low), es))
 }
 
 // insert inserts the pages made, once there are enough for a statement
@@ -159,10 +160,12 @@ func (w *runWriter) insert(ctx context.Context, all bool) error {
 // finish writes the rest and the run's row; a run without entries is not
 // made.
 func (w *runWriter) finish(ctx context.Context) (hashRun, error) {
-	if len(w.pending) > 0 {
-		w.page(w.pending)
-		w.pending = w.pending[:0]
+	for i := 0; i < len(w.pending); {
+		n := history.HashPageEnd(w.pending[i:])
+		w.page(w.pending[i : i+n])
+		i += n
 	}
+	w.pending = w.pending[:0]
 	if err := w.insert(ctx, true); err != nil || w.run.entries == 0 {
 		return w.run, err
 	}

@@ -92,9 +92,12 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 	}
 	tx, txArgs := d.Transaction(a.Chain, hash, nil)
 	txIn, txInArgs := d.Transaction(a.Chain, hash, &block)
+	var txHash chainquery.Hash // a.TxHash, 32 bytes or none
+	copy(txHash[:], a.TxHash)
 	out = append(out,
 		PlanQuery{Name: "Get Transaction (and its receipt and traces): the transaction", SQL: tx, Args: txArgs},
 		PlanQuery{Name: "Get Transaction (and its receipt and traces): the transaction in a given block", SQL: txIn, Args: txInArgs},
+		PlanQuery{Name: "Get Transaction in history: the blocks of its hash prefix", SQL: bind(qHistoryTxBlocks), Args: []any{a.Chain, HashPrefix(txHash)}},
 		PlanQuery{Name: "Get Transaction Traces: the count", SQL: d.TransactionTraceCount, Args: []any{a.Chain, a.Block, a.TxIndex}},
 		PlanQuery{Name: "Get Transaction Traces: the page", SQL: d.TransactionTraces, Args: []any{a.Chain, a.Block, a.TxIndex, 10, 0}},
 		PlanQuery{Name: "Get Block Logs: the block and its log count", SQL: bind(qBlockLogCount), Args: []any{a.Chain, a.Block}},

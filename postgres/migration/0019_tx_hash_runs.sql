@@ -21,8 +21,9 @@ CREATE TABLE tx_hash_pages (
 	chain   integer NOT NULL,
 	run     bigint  NOT NULL,
 	prefix  bigint  NOT NULL,
-	block   bigint  NOT NULL,
 	entries bytea   NOT NULL,
-	PRIMARY KEY (chain, run, prefix, block)
+	PRIMARY KEY (chain, run, prefix)
 );
-ALTER TABLE tx_hash_pages ALTER COLUMN entries SET STORAGE PLAIN;
+-- Out of line, uncompressed, for the page of a prefix of hundreds of
+-- hashes alone (the others stay in their rows).
+ALTER TABLE tx_hash_pages ALTER COLUMN entries SET STORAGE EXTERNAL;

@@ -20,12 +20,12 @@ CREATE TABLE tx_hash_runs (
 ) WITHOUT ROWID;
 
 -- A page of 64 entries of (prefix, block - low), sorted (history/hash_pages.go),
--- keyed by its first entry: ~790 bytes, five cells a 4 KiB page.
+-- keyed by its first prefix (a prefix's entries are never cut between
+-- pages): ~780 bytes, five cells a 4 KiB page.
 CREATE TABLE tx_hash_pages (
 	chain   INTEGER NOT NULL,
 	run     INTEGER NOT NULL,
 	prefix  INTEGER NOT NULL,
-	block   INTEGER NOT NULL,
 	entries BLOB    NOT NULL,
-	PRIMARY KEY (chain, run, prefix, block)
+	PRIMARY KEY (chain, run, prefix)
 ) WITHOUT ROWID;
