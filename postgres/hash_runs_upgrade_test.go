@@ -10,12 +10,16 @@ import (
 )
 
 // TestHashIndexUpgrade opens a database made before migration 0019, whose
-// history_tx_hashes holds the hash index, and checks that the migration
-// made each chain's rows one run (storetest.CheckHashIndexUpgrade).
+// history_tx_hashes and recent_tx_hashes hold the hash index, and checks
+// that the migration made each chain's rows of each one run
+// (storetest.CheckHashIndexUpgrade).
 func TestHashIndexUpgrade(t *testing.T) {
 	db := openOld(t, "migration/0019", func(ctx context.Context, conn *pgx.Conn) error {
-		rows := storetest.OldHashRows()
-		_, err := conn.CopyFrom(ctx, pgx.Identifier{"history_tx_hashes"}, []string{"chain", "prefix", "block_number"}, pgx.CopyFromRows(rows))
+		cols := []string{"chain", "prefix", "block_number"}
+		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"history_tx_hashes"}, cols, pgx.CopyFromRows(storetest.OldHashRows())); err != nil {
+			return err
+		}
+		_, err := conn.CopyFrom(ctx, pgx.Identifier{"recent_tx_hashes"}, cols, pgx.CopyFromRows(storetest.OldRecentHashRows()))
 		return err
 	})
 	storetest.CheckHashIndexUpgrade(t, db.Write)

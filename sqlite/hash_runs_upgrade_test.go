@@ -9,8 +9,9 @@ import (
 )
 
 // TestHashIndexUpgrade opens a database made before migration 0019, whose
-// history_tx_hashes holds the hash index, and checks that the migration
-// made each chain's rows one run (storetest.CheckHashIndexUpgrade).
+// history_tx_hashes and recent_tx_hashes hold the hash index, and checks
+// that the migration made each chain's rows of each one run
+// (storetest.CheckHashIndexUpgrade).
 func TestHashIndexUpgrade(t *testing.T) {
 	db := openOld(t, "migration/0019", func(old *sql.DB) error {
 		tx, err := old.Begin()
@@ -20,6 +21,11 @@ func TestHashIndexUpgrade(t *testing.T) {
 		defer tx.Rollback()
 		for _, r := range storetest.OldHashRows() {
 			if _, err := tx.Exec(`INSERT INTO history_tx_hashes (chain, prefix, block_number) VALUES (?, ?, ?)`, r...); err != nil {
+				return err
+			}
+		}
+		for _, r := range storetest.OldRecentHashRows() {
+			if _, err := tx.Exec(`INSERT INTO recent_tx_hashes (chain, prefix, block_number) VALUES (?, ?, ?)`, r...); err != nil {
 				return err
 			}
 		}

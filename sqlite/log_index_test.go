@@ -32,6 +32,6 @@ func TestHashRuns(t *testing.T) {
 	want := MustOpenDB(t)
 	want.RowBlocks = -1 // rows only
 	got := MustOpenDB(t)
-	got.HashMergeBlocks, got.HashChunkEntries = 20, 16
+	got.HashChunkEntries = 16
 	storetest.CheckHashRuns(t, want, got, got.Write)
 }

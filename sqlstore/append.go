@@ -137,7 +137,7 @@ func (s *Store) beginAppend(ctx context.Context, id int64, blocks []*chainquery.
 	if err != nil {
 		return nil, err
 	}
-	a := &appending{b: b, h: newHistoryBuilder(id, true)}
+	a := &appending{b: b, h: newHistoryBuilder(id, true, s.hashChunk())}
 	a.timer = time.AfterFunc(appendOpenFor, func() {
 		s.appends.mu.Lock()
 		defer s.appends.mu.Unlock()

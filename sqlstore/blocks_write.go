@@ -184,8 +184,7 @@ func (s *Store) deleteHeights(ctx context.Context, b BlockBatch, chain int64, he
 // settle ends a batch: it freezes the buckets that now lie RowBlocks below
 // the chain's highest block, lists the logs of a bucket of history an
 // earlier release wrote without them (a few seconds at Polygon's shape, a
-// bucket of LogBucketBlocks a write), and merges the hash prefixes when
-// the boundary has passed a multiple of HashMergeBlocks (mergeHashes).
+// bucket of LogBucketBlocks a write).
 func (s *Store) settle(ctx context.Context, b BlockBatch, id int64) error {
 	var head *int64
 	if _, err := queryRow(ctx, b, qLatestBlock, []any{id}, &head); err != nil {
@@ -196,10 +195,8 @@ func (s *Store) settle(ctx context.Context, b BlockBatch, id int64) error {
 			return err
 		}
 	}
-	if _, err := s.indexLogs(ctx, b, id, 1); err != nil {
-		return err
-	}
-	return s.mergeHashes(ctx, b, id)
+	_, err := s.indexLogs(ctx, b, id, 1)
+	return err
 }
 
 // lowestTouched returns the lowest height a write of heights (in any

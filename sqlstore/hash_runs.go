@@ -11,16 +11,17 @@ import (
 
 // The transaction hash index of history is a few runs (migration 0019),
 // each the sorted prefixes of a span of heights in pages of
-// history.HashPageEntries: every HashMergeBlocks heights the prefixes
-// gathered in recent_tx_hashes become a run of level 0, and whenever the
-// last hashRunFanout runs share a level they are merged into one of the
-// next (the tiered merges of a log-structured merge tree). A prefix is so
-// written once a level, about log4 of the history's length in units, in
-// pages written in order; the one B-tree it replaced took each unit's
-// 200,000 random prefixes into pages all over it, a rewrite of the whole
-// index every 2,000 heights that grew with the history
-// (docs/benchmarks.md, issue 30, session 20). A lookup reads one page a
-// run: a handful, fanout-1 a level at most.
+// history.HashPageEntries: the prefixes of the blocks a write puts into
+// history become a run of level 0 when it commits (an ingester's append
+// transaction: a few hundred blocks), and whenever the last hashRunFanout
+// runs share a level they are merged into one of the next (the tiered
+// merges of a log-structured merge tree). A prefix is so written once a
+// level, about log4 of the history's length in writes, each time in pages
+// written in order. The B-trees this replaced took each prefix at a random
+// place twice: into recent_tx_hashes as it was written, and every 2,000
+// heights into history_tx_hashes, a rewrite of that whole index which
+// grew with the history (docs/benchmarks.md, issue 30, session 20). A
+// lookup reads one page a run: fanout-1 a level at most.
 const hashRunFanout = 4
 
 // legacyRunLevel is the level of the run the upgrade made of an older
@@ -49,31 +50,22 @@ const (
 	qRunPages = `SELECT entries FROM tx_hash_pages WHERE chain = $1 AND run = $2
 		AND prefix >= coalesce((SELECT max(prefix) FROM tx_hash_pages WHERE chain = $1 AND run = $2 AND prefix <= $3), $3)
 		AND prefix <= $4`
-	// qRecentHashes: chain → the prefixes gathered since the last merge.
-	qRecentHashes = `SELECT prefix, block_number FROM recent_tx_hashes WHERE chain = $1 ORDER BY prefix, block_number`
 )
 
-// qHistoryTxBlocks: chain, prefix (HashPrefix) → the blocks of history
-// holding a transaction whose hash starts so: rows (0, block, NULL) of
-// recent_tx_hashes and, for each run, (1, its low block, the page that
-// would hold the prefix), which historyTxBlocks searches. One statement,
-// one snapshot: a merge that commits meanwhile is wholly seen or not.
-const qHistoryTxBlocks = `SELECT 0, block_number, NULL FROM recent_tx_hashes WHERE chain = $1 AND prefix = $2
-	UNION ALL SELECT 1, r.low, (SELECT p.entries FROM tx_hash_pages p WHERE p.chain = $1 AND p.run = r.id AND p.prefix <= $2
-		ORDER BY p.prefix DESC LIMIT 1) FROM tx_hash_runs r WHERE r.chain = $1`
+// qHistoryTxBlocks: chain, prefix (HashPrefix) → for each run, its low
+// block and the page that would hold the prefix, which historyTxBlocks
+// searches. One statement, one snapshot: a merge that commits meanwhile
+// is wholly seen or not.
+const qHistoryTxBlocks = `SELECT r.low, (SELECT p.entries FROM tx_hash_pages p WHERE p.chain = $1 AND p.run = r.id AND p.prefix <= $2
+	ORDER BY p.prefix DESC LIMIT 1) FROM tx_hash_runs r WHERE r.chain = $1`
 
 // historyTxBlocks returns the blocks of history holding a transaction
 // whose hash has prefix, highest first.
 func (r reader) historyTxBlocks(ctx context.Context, prefix int64) ([]uint64, error) {
 	var blocks []uint64
-	var kind int
 	var n int64
 	var page []byte
-	err := r.c.Query(ctx, qHistoryTxBlocks, []any{r.chain, prefix}, []any{&kind, &n, &page}, func() error {
-		if kind == 0 {
-			blocks = append(blocks, uint64(n))
-			return nil
-		}
+	err := r.c.Query(ctx, qHistoryTxBlocks, []any{r.chain, prefix}, []any{&n, &page}, func() error {
 		var err error
 		blocks, err = history.AppendHashBlocks(blocks, page, uint64(n), prefix)
 		return err
@@ -183,22 +175,16 @@ func nextRunID(runs []hashRun) int64 {
 	return id
 }
 
-// addRecentRun makes a run of level 0 of the prefixes of chain gathered in
-// recent_tx_hashes, empties it, and merges the runs that then call for it.
-func addRecentRun(ctx context.Context, c Conn, chain int64, chunk int64) error {
-	var es []history.HashEntry
-	var e history.HashEntry
-	var n int64
-	low := uint64(math.MaxUint64)
-	err := c.Query(ctx, qRecentHashes, []any{chain}, []any{&e.Prefix, &n}, func() error {
-		e.Block = uint64(n)
-		low = min(low, e.Block)
-		es = append(es, e)
+// addHashRun makes a run of level 0 of es, the hash prefixes of blocks a
+// write puts into history (in any order; es is sorted in place), and
+// merges the runs that then call for it.
+func addHashRun(ctx context.Context, c Conn, chain int64, es []history.HashEntry, chunk int64) error {
+	if len(es) == 0 {
 		return nil
-	})
-	if err != nil || len(es) == 0 {
-		return err
 	}
+	slices.SortFunc(es, history.HashEntry.Compare)
+	es = slices.Compact(es) // two hashes of a block with one prefix: one entry
+	low := slices.MinFunc(es, func(a, b history.HashEntry) int { return cmpUint(a.Block, b.Block) }).Block
 	runs, err := hashRuns(ctx, c, chain)
 	if err != nil {
 		return err
@@ -209,9 +195,6 @@ func addRecentRun(ctx context.Context, c Conn, chain int64, chunk int64) error {
 	}
 	r, err := w.finish(ctx)
 	if err != nil {
-		return err
-	}
-	if _, err := c.Exec(ctx, `DELETE FROM recent_tx_hashes WHERE chain = $1`, chain); err != nil {
 		return err
 	}
 	runs = append(runs, r)
@@ -344,11 +327,29 @@ func cutHashRuns(ctx context.Context, c Conn, chain int64, from uint64, chunk in
 
 // convertHashIndex is the Go step of migration 0019: it makes the rows of
 // history_tx_hashes of each chain one run, which is never merged again,
-// and drops the table. The rows are read in key order a part at a time.
+// and those of recent_tx_hashes another, of level 0, and drops both
+// tables. The rows are read in key order a part at a time.
 func convertHashIndex(ctx context.Context, tx Tx) error {
+	for _, t := range []struct {
+		table string
+		level int64
+	}{{"history_tx_hashes", legacyRunLevel}, {"recent_tx_hashes", 0}} {
+		if err := convertHashTable(ctx, tx, t.table, t.level); err != nil {
+			return fmt.Errorf("%s: %w", t.table, err)
+		}
+		if _, err := tx.Exec(ctx, `DROP TABLE `+t.table); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// convertHashTable makes the rows of table, of the layout of
+// history_tx_hashes, one run of level a chain.
+func convertHashTable(ctx context.Context, tx Tx, table string, level int64) error {
 	var chains []int64
 	var chain int64
-	err := tx.Query(ctx, `SELECT DISTINCT chain FROM history_tx_hashes ORDER BY chain`, nil, []any{&chain}, func() error {
+	err := tx.Query(ctx, `SELECT DISTINCT chain FROM `+table+` ORDER BY chain`, nil, []any{&chain}, func() error {
 		chains = append(chains, chain)
 		return nil
 	})
@@ -357,17 +358,21 @@ func convertHashIndex(ctx context.Context, tx Tx) error {
 	}
 	for _, chain := range chains {
 		var low int64
-		if _, err := queryRow(ctx, tx, `SELECT min(block_number) FROM history_tx_hashes WHERE chain = $1`, []any{chain}, &low); err != nil {
+		if _, err := queryRow(ctx, tx, `SELECT min(block_number) FROM `+table+` WHERE chain = $1`, []any{chain}, &low); err != nil {
 			return err
 		}
-		w := newRunWriter(tx, chain, 1, legacyRunLevel, uint64(low))
+		runs, err := hashRuns(ctx, tx, chain)
+		if err != nil {
+			return err
+		}
+		w := newRunWriter(tx, chain, nextRunID(runs), level, uint64(low))
 		after := history.HashEntry{Prefix: math.MinInt64}
 		var es []history.HashEntry
 		var e history.HashEntry
 		var block int64 = -1
 		for {
 			es = es[:0]
-			err := tx.Query(ctx, `SELECT prefix, block_number FROM history_tx_hashes
+			err := tx.Query(ctx, `SELECT prefix, block_number FROM `+table+`
 				WHERE chain = $1 AND (prefix, block_number) > ($2, $3) ORDER BY prefix, block_number LIMIT 65536`,
 				[]any{chain, after.Prefix, block}, []any{&e.Prefix, &block}, func() error {
 					e.Block = uint64(block)
@@ -387,9 +392,8 @@ func convertHashIndex(ctx context.Context, tx Tx) error {
 			block = int64(after.Block)
 		}
 		if _, err := w.finish(ctx); err != nil {
-			return fmt.Errorf("the hash index of chain %d: %w", chain, err)
+			return fmt.Errorf("chain %d: %w", chain, err)
 		}
 	}
-	_, err = tx.Exec(ctx, `DROP TABLE history_tx_hashes`)
-	return err
+	return nil
 }

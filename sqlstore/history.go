@@ -35,46 +35,14 @@ const (
 	segmentTraces       = 2
 )
 
-// HistoryTables returns the tables a freeze fills, without rows: segments,
-// hash prefixes (into recent_tx_hashes, which mergeHashes makes into a run
-// of the hash index, hash_runs.go) and the pages of the traces' posting lists
+// HistoryTables returns the tables a freeze fills, without rows: segments
+// and the pages of the traces' posting lists
 // (trace_pages.go).
 func HistoryTables() []Table {
 	return []Table{
 		{Name: "history_segments", Columns: []string{"chain", "number", "kind", "data"}},
-		{Name: "recent_tx_hashes", Columns: []string{"chain", "prefix", "block_number"}},
 		tracePages,
 	}
-}
-
-// HashMergeBlocks is how many heights of history a chain's hash prefixes
-// gather in recent_tx_hashes before mergeHashes makes them a run of the
-// hash index (migration 0015, hash_runs.go). A commit of 100 blocks
-// dirties about as many pages of recent_tx_hashes as it holds, up to
-// 10,000: 2,000 heights keep it at ~1,200 pages.
-const HashMergeBlocks = 2000
-
-// mergeHashes makes the hash prefixes of chain in recent_tx_hashes a run
-// of the hash index once the boundary has passed a multiple of
-// HashMergeBlocks since the last merge.
-func (s *Store) mergeHashes(ctx context.Context, b BlockBatch, chain int64) error {
-	var below, merged int64
-	if found, err := queryRow(ctx, b, qHashesMerged, []any{chain}, &below, &merged); err != nil || !found {
-		return err
-	}
-	unit := int64(HashMergeBlocks)
-	if s.HashMergeBlocks > 0 {
-		unit = int64(s.HashMergeBlocks)
-	}
-	at := below / unit * unit
-	if at <= merged {
-		return nil
-	}
-	if err := addRecentRun(ctx, b, chain, s.hashChunk()); err != nil {
-		return err
-	}
-	_, err := b.Exec(ctx, qSetHashesMerged, chain, at)
-	return err
 }
 
 // HashPrefix is the key of a transaction hash in history_tx_hashes: its
@@ -151,7 +119,7 @@ func (s *Store) freezeTo(ctx context.Context, b BlockBatch, chain, target int64,
 // freezeRange turns the rows of the blocks from lo to hi, which lie in one
 // bucket, into history.
 func (s *Store) freezeRange(ctx context.Context, b BlockBatch, chain, lo, hi int64) error {
-	h := newHistoryBuilder(chain, false)
+	h := newHistoryBuilder(chain, false, s.hashChunk())
 	for from := lo; from <= hi; from += freezeChunk {
 		blocks, err := s.reader(b, chain).readRows(ctx, from, min(hi, from+freezeChunk-1))
 		if err != nil {
@@ -185,14 +153,14 @@ func (s *Store) insertHistory(ctx context.Context, b BlockBatch, h *historyBuild
 	if err := s.storeDicts(ctx, b, h.chain, segs); err != nil {
 		return err
 	}
-	tables := HistoryTables()[:2]
+	tables := HistoryTables()[:1]
 	for i, d := range blocks {
 		if d == nil {
-			h.add(&tables[0], &tables[1], done[i].n, segs[i], &done[i].keys)
+			h.add(&tables[0], done[i].n, segs[i], &done[i].keys)
 			continue
 		}
 		k := keysOf(d)
-		h.add(&tables[0], &tables[1], d.Block.Number, segs[i], &k)
+		h.add(&tables[0], d.Block.Number, segs[i], &k)
 	}
 	return b.Insert(ctx, tables)
 }
@@ -221,12 +189,7 @@ func (s *Store) thaw(ctx context.Context, b BlockBatch, chain int64, from uint64
 			return err
 		}
 	}
-	// The runs now end below lo, and the next merge is a unit above it
-	// rather than above the heights thawed.
 	if err := cutHashRuns(ctx, b, chain, uint64(lo), s.hashChunk()); err != nil {
-		return err
-	}
-	if _, err := b.Exec(ctx, `UPDATE history SET hashes_merged = $2 WHERE chain = $1 AND hashes_merged > $2`, chain, lo); err != nil {
 		return err
 	}
 	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, rowBodies|rowAddressCounts); err != nil {
@@ -258,9 +221,6 @@ func (s *Store) FreezeHistory(ctx context.Context, chain chainquery.Chain, below
 	const n = TraceCountBlocks
 	target := int64(min(below, math.MaxInt64-n)+n-1) / n * n
 	if err := s.freezeTo(ctx, b, id, target, math.MaxInt); err != nil {
-		return err
-	}
-	if err := s.mergeHashes(ctx, b, id); err != nil {
 		return err
 	}
 	return b.Commit(ctx)
@@ -330,7 +290,7 @@ func (s *Store) writeHistory(ctx context.Context, b BlockBatch, chain int64, blo
 	if len(blocks) == 0 {
 		return nil
 	}
-	h := newHistoryBuilder(chain, true)
+	h := newHistoryBuilder(chain, true, s.hashChunk())
 	if err := s.addHistory(ctx, b, h, chain, blocks); err != nil {
 		return err
 	}
@@ -389,9 +349,6 @@ func (s *Store) ConvertHistory(ctx context.Context, chain chainquery.Chain, buck
 	}
 	defer b.Rollback()
 	if err := s.freezeTo(ctx, b, id, to, buckets); err != nil {
-		return 0, 0, err
-	}
-	if err := s.mergeHashes(ctx, b, id); err != nil {
 		return 0, 0, err
 	}
 	at, err := s.reader(b, id).historyBelow(ctx)
@@ -504,16 +461,11 @@ func (r reader) blocksIn(ctx context.Context, lo, hi int64) ([]*chainquery.Block
 	return blocks, at, err
 }
 
-// qSetHashesMerged: chain, at (a multiple of HashMergeBlocks) records a
-// merge.
-const qSetHashesMerged = `UPDATE history SET hashes_merged = $2 WHERE chain = $1`
-
 // The statements of the boundary. qHistoryBelow: chain → below, the
 // boundary (no row: 0). qSetHistoryBelow: chain, below; it makes the row
 // when missing. qFirstBlockFrom: chain, from → the lowest number stored
 // at or above from, NULL when none.
 const (
-	qHashesMerged    = `SELECT below, hashes_merged FROM history WHERE chain = $1`
 	qHistoryBelow    = `SELECT below FROM history WHERE chain = $1`
 	qSetHistoryBelow = `INSERT INTO history (chain, below) VALUES ($1, $2) ON CONFLICT (chain) DO UPDATE SET below = excluded.below`
 	qFirstBlockFrom  = `SELECT (SELECT number FROM blocks WHERE chain = $1 AND number >= $2 ORDER BY number LIMIT 1)`
@@ -526,11 +478,9 @@ const qRowLogs = `SELECT block_number, tx_index, log_index, address, topic0, top
 	FROM logs WHERE chain = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, tx_index, log_index`
 
 // qDeleteHistory: chain, from (the start of a bucket). Run in order, they
-// delete the segments, recent transaction hashes and log postings of the
-// blocks at or above from (a thaw; it deletes their pages with
+// delete the segments and log postings of the blocks at or above from (a thaw; it deletes their pages with
 // qDeletePagesFrom and cuts the hash runs with cutHashRuns).
 var qDeleteHistory = []string{
 	`DELETE FROM history_segments WHERE chain = $1 AND number >= $2`,
-	`DELETE FROM recent_tx_hashes WHERE chain = $1 AND block_number >= $2`,
 	`DELETE FROM log_postings WHERE chain = $1 AND bucket >= $2 / ` + strconv.Itoa(LogBucketBlocks),
 }

@@ -32,12 +32,15 @@ func compareTraceKeys(a, b *traceKey) int {
 }
 
 // historyBuilder makes the history rows of blocks, given in number order:
-// each block's segments and hash prefixes as it comes, and the posting
-// lists (and, when counted, the counts) of their traces for trace_counts,
-// which flush appends to the rows there.
+// each block's segments as it comes, and at flush the run of the hash
+// index of their transactions (hash_runs.go) and the posting lists (and,
+// when counted, the counts) of their traces for trace_counts, which flush
+// appends to the rows there.
 type historyBuilder struct {
 	chain   int64
-	counted bool // the traces are not counted yet: flush adds CountAll's rows too
+	counted bool                // the traces are not counted yet: flush adds CountAll's rows too
+	chunk   int64               // Store.hashChunk: flush's merges of hash runs
+	hashes  []history.HashEntry // the transactions' hash prefixes, made a run by flush
 	lists   postingLists[traceKey]
 	all     map[int64]int64  // every trace, by bucket (counted only)
 	firsts  map[int64]uint64 // the lowest block added, by bucket
@@ -63,7 +66,8 @@ var builders struct {
 const keptBuilders, keptEntries = 4, 1 << 20
 
 // newHistoryBuilder returns an empty builder; its flush gives it back.
-func newHistoryBuilder(chain int64, counted bool) *historyBuilder {
+// Its flush merges hash runs chunk entries at a time (Store.hashChunk).
+func newHistoryBuilder(chain int64, counted bool, chunk int64) *historyBuilder {
 	builders.mu.Lock()
 	var h *historyBuilder
 	if n := len(builders.free); n > 0 {
@@ -74,7 +78,7 @@ func newHistoryBuilder(chain int64, counted bool) *historyBuilder {
 	if h == nil {
 		h = &historyBuilder{all: map[int64]int64{}, firsts: map[int64]uint64{}}
 	}
-	h.chain, h.counted = chain, counted
+	h.chain, h.counted, h.chunk = chain, counted, chunk
 	return h
 }
 
@@ -174,14 +178,14 @@ func encodeBlock(d *chainquery.BlockData, ds *chainDicts) (segments, error) {
 	return seg, nil
 }
 
-// add appends the segments seg of block n to segs and its transactions'
-// hash prefixes to hashes (the tables of HistoryTables), and adds its
-// traces and logs to the lists, by its keys k.
-func (h *historyBuilder) add(segs, hashes *Table, n uint64, seg segments, k *blockKeys) {
+// add appends the segments seg of block n to segs (the table of
+// HistoryTables) and adds its transactions' hash prefixes, traces and logs
+// to h, by its keys k.
+func (h *historyBuilder) add(segs *Table, n uint64, seg segments, k *blockKeys) {
 	segs.Values = append(segs.Values, h.chain, int64(n), segmentTransactions, seg.txs,
 		h.chain, int64(n), segmentLogs, seg.logs, h.chain, int64(n), segmentTraces, seg.traces)
 	for _, p := range k.prefixes {
-		hashes.Values = append(hashes.Values, h.chain, p, int64(n))
+		h.hashes = append(h.hashes, history.HashEntry{Prefix: p, Block: n})
 	}
 	h.addTraces(n, k.traces)
 	h.logs.add(n, k.logs)
@@ -273,7 +277,10 @@ func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
 	if err := h.flushTraces(ctx, b); err != nil {
 		return err
 	}
-	return h.logs.flush(ctx, b)
+	if err := h.logs.flush(ctx, b); err != nil {
+		return err
+	}
+	return addHashRun(ctx, b, h.chain, h.hashes, h.chunk)
 }
 
 // flushTraces writes the pages of the traces added (and CountAll's rows,
@@ -304,9 +311,10 @@ func (h *historyBuilder) flushTraces(ctx context.Context, b BlockBatch) error {
 func (h *historyBuilder) release() {
 	h.lists.reset()
 	h.logs.reset()
+	h.hashes = h.hashes[:0]
 	clear(h.all)
 	clear(h.firsts)
-	if cap(h.lists.entries) > keptEntries || cap(h.logs.entries) > keptEntries {
+	if cap(h.lists.entries) > keptEntries || cap(h.logs.entries) > keptEntries || cap(h.hashes) > keptEntries {
 		return
 	}
 	builders.mu.Lock()

@@ -111,12 +111,10 @@ type Store struct {
 	// DefaultRowBlocks, negative to keep every block as rows.
 	RowBlocks int
 
-	// HashMergeBlocks is how many heights of history make a run of the
-	// transaction hash index (0: the constant HashMergeBlocks), and
-	// HashChunkEntries about how many entries a merge of runs holds at a
-	// time (0: hashChunkEntries): tests make them small, to merge runs of
-	// several levels, in several parts, over a few hundred blocks.
-	HashMergeBlocks, HashChunkEntries int
+	// HashChunkEntries is about how many entries a merge of the runs of
+	// the transaction hash index holds at a time (0: hashChunkEntries,
+	// hash_runs.go): tests make it small, to merge in many parts.
+	HashChunkEntries int
 
 	// decoded keeps decoded history segments (history_cache.go).
 	decoded decodedCache

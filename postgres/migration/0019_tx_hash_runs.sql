@@ -5,8 +5,9 @@
 -- ~800 bytes of heap row, nine a heap page, below TOAST's threshold.
 --
 -- The Go step of this migration (sqlstore.convertHashIndex) makes each
--- chain's rows of history_tx_hashes one run and drops the table, in the
--- same transaction.
+-- chain's rows of history_tx_hashes one run, and those of
+-- recent_tx_hashes another, and drops both tables, in the same
+-- transaction.
 CREATE TABLE tx_hash_runs (
 	chain   integer NOT NULL,
 	id      bigint  NOT NULL,
@@ -16,6 +17,8 @@ CREATE TABLE tx_hash_runs (
 	entries bigint  NOT NULL,
 	PRIMARY KEY (chain, id)
 );
+
+ALTER TABLE history DROP COLUMN hashes_merged;
 
 CREATE TABLE tx_hash_pages (
 	chain   integer NOT NULL,

@@ -1,14 +1,15 @@
 -- The transaction hash index of history becomes runs of sorted pages
--- (sqlstore/hash_runs.go): every sqlstore.HashMergeBlocks heights the
--- prefixes gathered in recent_tx_hashes become a run, and runs of a level
--- merge four at a time into one of the next. history_tx_hashes took each
--- merge's 200,000 random prefixes into pages all over it: a rewrite of the
--- whole table every 2,000 heights, slower as the history grew
--- (docs/benchmarks.md, issue 30, session 20).
+-- (sqlstore/hash_runs.go): the prefixes of the blocks a write puts into
+-- history become a run when it commits, and runs of a level merge four at
+-- a time into one of the next. The prefixes went into recent_tx_hashes,
+-- each at a random place, and every 2,000 heights into history_tx_hashes,
+-- 200,000 random places all over it: a rewrite of the whole table, slower
+-- as the history grew (docs/benchmarks.md, issue 30, session 20).
 --
 -- The Go step of this migration (sqlstore.convertHashIndex) makes each
--- chain's rows of history_tx_hashes one run and drops the table, in the
--- same transaction.
+-- chain's rows of history_tx_hashes one run, and those of
+-- recent_tx_hashes another, and drops both tables, in the same
+-- transaction.
 CREATE TABLE tx_hash_runs (
 	chain   INTEGER NOT NULL,
 	id      INTEGER NOT NULL, -- the run's key in tx_hash_pages, higher for later runs
@@ -18,6 +19,9 @@ CREATE TABLE tx_hash_runs (
 	entries INTEGER NOT NULL,
 	PRIMARY KEY (chain, id)
 ) WITHOUT ROWID;
+
+-- The height below which the hashes had been merged, of no use now.
+ALTER TABLE history DROP COLUMN hashes_merged;
 
 -- A page of 64 entries of (prefix, block - low), sorted (history/hash_pages.go),
 -- keyed by its first prefix (a prefix's entries are never cut between
