@@ -52,24 +52,32 @@ const (
 		AND prefix <= $4`
 )
 
-// qHistoryTxBlocks: chain, prefix (HashPrefix) → for each run, its low
-// block and the page that would hold the prefix, which historyTxBlocks
-// searches. One statement, one snapshot: a merge that commits meanwhile
-// is wholly seen or not.
+// qHistoryTxBlocks: chain, prefix (HashPrefix), block (-1: any) → for each
+// run (that holds block), its low block and the page that would hold the
+// prefix, which historyTxBlocks searches. One statement, one snapshot: a
+// merge that commits meanwhile is wholly seen or not.
 const qHistoryTxBlocks = `SELECT r.low, (SELECT p.entries FROM tx_hash_pages p WHERE p.chain = $1 AND p.run = r.id AND p.prefix <= $2
-	ORDER BY p.prefix DESC LIMIT 1) FROM tx_hash_runs r WHERE r.chain = $1`
+	ORDER BY p.prefix DESC LIMIT 1) FROM tx_hash_runs r WHERE r.chain = $1 AND (r.low <= $3 AND r.high >= $3 OR $3 < 0)`
 
 // historyTxBlocks returns the blocks of history holding a transaction
-// whose hash has prefix, highest first.
-func (r reader) historyTxBlocks(ctx context.Context, prefix int64) ([]uint64, error) {
+// whose hash has prefix, highest first: block alone, when given (then only
+// the runs that span it are read).
+func (r reader) historyTxBlocks(ctx context.Context, prefix int64, block *uint64) ([]uint64, error) {
+	in := int64(-1)
+	if block != nil {
+		in = int64(*block)
+	}
 	var blocks []uint64
 	var n int64
 	var page []byte
-	err := r.c.Query(ctx, qHistoryTxBlocks, []any{r.chain, prefix}, []any{&n, &page}, func() error {
+	err := r.c.Query(ctx, qHistoryTxBlocks, []any{r.chain, prefix, in}, []any{&n, &page}, func() error {
 		var err error
 		blocks, err = history.AppendHashBlocks(blocks, page, uint64(n), prefix)
 		return err
 	})
+	if block != nil {
+		blocks = slices.DeleteFunc(blocks, func(n uint64) bool { return n != *block })
+	}
 	slices.SortFunc(blocks, func(a, b uint64) int { return -cmpUint(a, b) })
 	return blocks, err
 }

@@ -60,10 +60,7 @@ func (r reader) findTransaction(ctx context.Context, f chainquery.TransactionFil
 // Timestamp set, with its block's stamp; tx is nil when history has no
 // such transaction.
 func (r reader) historyTx(ctx context.Context, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, st stamp, err error) {
-	candidates, err := r.historyTxBlocks(ctx, HashPrefix(hash))
-	if block != nil {
-		candidates = slices.DeleteFunc(candidates, func(n uint64) bool { return n != *block })
-	}
+	candidates, err := r.historyTxBlocks(ctx, HashPrefix(hash), block)
 	if err != nil || len(candidates) == 0 {
 		return nil, st, err
 	}
