@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"sort"
@@ -15,17 +16,7 @@ type HashEntry struct {
 
 // Compare orders entries by prefix, then block: the order of a hash page.
 func (e HashEntry) Compare(o HashEntry) int {
-	switch {
-	case e.Prefix < o.Prefix:
-		return -1
-	case e.Prefix > o.Prefix:
-		return 1
-	case e.Block < o.Block:
-		return -1
-	case e.Block > o.Block:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(e.Prefix, o.Prefix), cmp.Compare(e.Block, o.Block))
 }
 
 // hashEntrySize is the bytes of an entry in a page: the prefix and the

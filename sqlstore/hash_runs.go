@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -78,18 +79,8 @@ func (r reader) historyTxBlocks(ctx context.Context, prefix int64, block *uint64
 	if block != nil {
 		blocks = slices.DeleteFunc(blocks, func(n uint64) bool { return n != *block })
 	}
-	slices.SortFunc(blocks, func(a, b uint64) int { return -cmpUint(a, b) })
+	slices.SortFunc(blocks, func(a, b uint64) int { return cmp.Compare(b, a) })
 	return blocks, err
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // hashRuns returns the runs of chain, oldest first.
@@ -192,7 +183,7 @@ func addHashRun(ctx context.Context, c Conn, chain int64, es []history.HashEntry
 	}
 	slices.SortFunc(es, history.HashEntry.Compare)
 	es = slices.Compact(es) // two hashes of a block with one prefix: one entry
-	low := slices.MinFunc(es, func(a, b history.HashEntry) int { return cmpUint(a.Block, b.Block) }).Block
+	low := slices.MinFunc(es, func(a, b history.HashEntry) int { return cmp.Compare(a.Block, b.Block) }).Block
 	runs, err := hashRuns(ctx, c, chain)
 	if err != nil {
 		return err

@@ -45,27 +45,8 @@ func hashBlock(seed, n uint64) *chainquery.BlockData {
 // of three levels at least, and few.
 func CheckHashRuns(t *testing.T, want, got chainquery.Store, c sqlstore.Conn) {
 	ctx := context.Background()
-	nh, ok := got.(chainquery.NodeHeadWriter)
-	if !ok {
-		t.Fatalf("%T takes no node head", got)
-	}
 	const first, last, again = 1000, 1399, 1250
-	nh.SetNodeHead(chainquery.Polygon, last+sqlstore.DefaultRowBlocks+10)
-	write := func(seed, from uint64, replace bool) {
-		for n := from; n <= last; n += 20 {
-			var bs []*chainquery.BlockData
-			for k := n; k < n+20 && k <= last; k++ {
-				bs = append(bs, hashBlock(seed, k))
-			}
-			for _, s := range []chainquery.Store{want, got} {
-				if replace && n == from {
-					must(t, s.ReplaceBlocks(ctx, chainquery.Polygon, from, bs))
-				} else {
-					must(t, s.WriteBlocks(ctx, chainquery.Polygon, bs))
-				}
-			}
-		}
-	}
+	write := writeAlike(t, want, got, last, hashBlock)
 	same := sameAs(t, want, got)
 	check := func(seed, from, to uint64) {
 		for n := from; n <= to; n++ {

@@ -43,27 +43,8 @@ var logEvents = []chainquery.Hash{H(TagTopic, 0x70), H(TagTopic, 0x71), H(TagTop
 // their lists.
 func CheckLogBuckets(t *testing.T, want, got chainquery.Store) {
 	ctx := context.Background()
-	nh, ok := got.(chainquery.NodeHeadWriter)
-	if !ok {
-		t.Fatalf("%T takes no node head", got)
-	}
 	const first, last, again = 2950, 5100, 4350
-	nh.SetNodeHead(chainquery.Polygon, last+sqlstore.DefaultRowBlocks+10)
-	write := func(seed, from uint64, replace bool) {
-		for n := from; n <= last; n += 20 {
-			var bs []*chainquery.BlockData
-			for k := n; k < n+20 && k <= last; k++ {
-				bs = append(bs, logBlock(seed, k))
-			}
-			for _, s := range []chainquery.Store{want, got} {
-				if replace && n == from {
-					must(t, s.ReplaceBlocks(ctx, chainquery.Polygon, from, bs))
-				} else {
-					must(t, s.WriteBlocks(ctx, chainquery.Polygon, bs))
-				}
-			}
-		}
-	}
+	write := writeAlike(t, want, got, last, logBlock)
 	write(1, first, false)
 	write(2, again, true)
 	same := sameAs(t, want, got)
@@ -90,6 +71,36 @@ func CheckLogBuckets(t *testing.T, want, got chainquery.Store) {
 					l, c, err := s.FindLogs(ctx, f)
 					return []any{l, c}, err
 				})
+			}
+		}
+	}
+}
+
+// writeAlike returns a writer of blocks from to last, made by block with a
+// seed, into want and got 20 at a time; got, told of a node head far
+// above last, writes them straight into history. With replace, the first
+// write of each store is a ReplaceBlocks from from (a rewrite, which thaws
+// got's history there).
+func writeAlike(t *testing.T, want, got chainquery.Store, last uint64, block func(seed, n uint64) *chainquery.BlockData) func(seed, from uint64, replace bool) {
+	t.Helper()
+	nh, ok := got.(chainquery.NodeHeadWriter)
+	if !ok {
+		t.Fatalf("%T takes no node head", got)
+	}
+	nh.SetNodeHead(chainquery.Polygon, last+sqlstore.DefaultRowBlocks+10)
+	ctx := context.Background()
+	return func(seed, from uint64, replace bool) {
+		for n := from; n <= last; n += 20 {
+			var bs []*chainquery.BlockData
+			for k := n; k < n+20 && k <= last; k++ {
+				bs = append(bs, block(seed, k))
+			}
+			for _, s := range []chainquery.Store{want, got} {
+				if replace && n == from {
+					must(t, s.ReplaceBlocks(ctx, chainquery.Polygon, from, bs))
+				} else {
+					must(t, s.WriteBlocks(ctx, chainquery.Polygon, bs))
+				}
 			}
 		}
 	}
