@@ -13,24 +13,31 @@ import (
 // The transaction hash index of history is a few runs (migration 0019),
 // each the sorted prefixes of a span of heights in pages of
 // history.HashPageEntries: the prefixes of the blocks a write puts into
-// history become a run of level 0 when it commits (an ingester's append
-// transaction: a few hundred blocks), and whenever the last hashRunFanout
-// runs share a level they are merged into one of the next (the tiered
-// merges of a log-structured merge tree). A prefix is so written once a
-// level, about log4 of the history's length in writes, each time in pages
-// written in order. The B-trees this replaced took each prefix at a random
-// place twice: into recent_tx_hashes as it was written, and every 2,000
-// heights into history_tx_hashes, a rewrite of that whole index which
-// grew with the history (docs/benchmarks.md, issue 30, session 20). A
-// lookup reads one page a run: fanout-1 a level at most.
-const hashRunFanout = 4
+// history become a run when it commits (an ingester's append transaction:
+// a few hundred blocks), which is then merged with the runs before it
+// that hold fewer than HashRunRatio times its entries, and so on. Each run
+// so holds HashRunRatio times the entries of the next at least, and a
+// history of n writes has about log8(n) runs, two at 50,000 blocks. A
+// lookup costs a seek a run, the page it reads little beside it
+// (BenchmarkFindTransactionHistory); tiered merges (four runs of one
+// level into one of the next) wrote each prefix a third as often, but
+// left up to three runs a level, eight at 50,000 blocks, and Get
+// Transaction a fifth slower (docs/benchmarks.md, issue 30, session 21).
+// The merges, ~20 µs a block at 20,000 blocks, are made in the writer's
+// transaction; the largest rewrites the whole index each time the history
+// has grown by an eighth. The B-trees the runs replaced took each prefix
+// at a random place twice: into recent_tx_hashes as it was written, and
+// every 2,000 heights into history_tx_hashes, a rewrite of that whole
+// index which grew with the history (session 20).
+const HashRunRatio = 8
 
 // legacyRunLevel is the level of the run the upgrade made of an older
 // release's index: it is never merged again.
 const legacyRunLevel = 1 << 20
 
 // hashRun is a row of tx_hash_runs: a run's key in tx_hash_pages, its
-// level, the lowest and highest block of its entries (its pages store the
+// level (0 for a write's, else one above the highest of those merged into
+// it), the lowest and highest block of its entries (its pages store the
 // blocks' distances from low) and how many entries it has.
 type hashRun struct {
 	id, level, low, high, entries int64
@@ -197,17 +204,29 @@ func addHashRun(ctx context.Context, c Conn, chain int64, es []history.HashEntry
 		return err
 	}
 	runs = append(runs, r)
-	for {
-		k := len(runs) - hashRunFanout
-		if k < 0 || runs[k].level >= legacyRunLevel || slices.ContainsFunc(runs[k:], func(r hashRun) bool { return r.level != runs[k].level }) {
-			return nil
-		}
-		merged, err := rewriteRuns(ctx, c, chain, runs[k:], nextRunID(runs), runs[k].level+1, math.MaxInt64, chunk)
-		if err != nil {
-			return err
-		}
-		runs = append(runs[:k], merged...)
+	k := mergeFrom(runs)
+	if k == len(runs)-1 {
+		return nil
 	}
+	level := int64(0)
+	for _, r := range runs[k:] {
+		level = max(level, r.level+1)
+	}
+	_, err = rewriteRuns(ctx, c, chain, runs[k:], nextRunID(runs), level, math.MaxInt64, chunk)
+	return err
+}
+
+// mergeFrom returns the first of the runs (oldest first) that are merged
+// with the last: those after the last run that holds HashRunRatio times
+// the entries of all after it (or is the upgrade's).
+func mergeFrom(runs []hashRun) int {
+	k := len(runs) - 1
+	n := runs[k].entries
+	for k > 0 && runs[k-1].level < legacyRunLevel && runs[k-1].entries < HashRunRatio*n {
+		k--
+		n += runs[k].entries
+	}
+	return k
 }
 
 // hashChunkEntries is about how many entries of the runs it merges
