@@ -106,3 +106,38 @@ func HashPageEnd(es []HashEntry) int {
 	}
 	return n
 }
+
+// MergeHashEntries returns the entries of es, which is sorted (Compare)
+// between each of its parts' ends (ascending, the last len(es)), sorted
+// as a whole, merging two parts at a time through scratch (one of the two
+// is returned; scratch's room may be grown and is the caller's to keep).
+// A merge of runs reads each run's entries in order: sorting them again
+// was two fifths of the merges' time (docs/benchmarks.md, issue 30,
+// session 21).
+func MergeHashEntries(es []HashEntry, ends []int, scratch *[]HashEntry) []HashEntry {
+	for len(ends) > 1 {
+		out := (*scratch)[:0]
+		var next []int
+		start := 0
+		for i := 0; i < len(ends); i += 2 {
+			if i+1 == len(ends) {
+				out = append(out, es[start:ends[i]]...)
+				next = append(next, len(out))
+				break
+			}
+			a, b := es[start:ends[i]], es[ends[i]:ends[i+1]]
+			for len(a) > 0 && len(b) > 0 {
+				if b[0].Compare(a[0]) < 0 {
+					out, b = append(out, b[0]), b[1:]
+				} else {
+					out, a = append(out, a[0]), a[1:]
+				}
+			}
+			out = append(append(out, a...), b...)
+			next = append(next, len(out))
+			start = ends[i+1]
+		}
+		*scratch, es, ends = es[:0], out, next
+	}
+	return es
+}

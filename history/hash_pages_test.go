@@ -2,6 +2,7 @@ package history_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -65,5 +66,30 @@ func TestHashPages(t *testing.T) {
 	}
 	if _, err := history.AppendHashBlocks(nil, make([]byte, 13), base, 0); err == nil {
 		t.Error("a page of 13 bytes was read")
+	}
+}
+
+// TestMergeHashEntries: parts sorted on their own come out sorted as a
+// whole, whatever their number and sizes, empty ones included.
+func TestMergeHashEntries(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var scratch []history.HashEntry
+	for round := range 200 {
+		var es []history.HashEntry
+		var ends []int
+		for range 1 + r.IntN(6) {
+			part := make([]history.HashEntry, r.IntN(40))
+			for i := range part {
+				part[i] = history.HashEntry{Prefix: r.Int64N(50) - 25, Block: uint64(r.IntN(4))}
+			}
+			slices.SortFunc(part, history.HashEntry.Compare)
+			es = append(es, part...)
+			ends = append(ends, len(es))
+		}
+		want := slices.SortedFunc(slices.Values(es), history.HashEntry.Compare)
+		got := history.MergeHashEntries(slices.Clone(es), ends, &scratch)
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: merged %v, want %v", round, got, want)
+		}
 	}
 }

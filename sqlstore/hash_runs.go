@@ -57,7 +57,7 @@ const (
 	// start after it up to hi.
 	qRunPages = `SELECT entries FROM tx_hash_pages WHERE chain = $1 AND run = $2
 		AND prefix >= coalesce((SELECT max(prefix) FROM tx_hash_pages WHERE chain = $1 AND run = $2 AND prefix <= $3), $3)
-		AND prefix <= $4`
+		AND prefix <= $4 ORDER BY prefix`
 )
 
 // qHistoryTxBlocks: chain, prefix (HashPrefix), block (-1: any) → for each
@@ -258,11 +258,13 @@ func rewriteRuns(ctx context.Context, c Conn, chain int64, runs []hashRun, id, l
 		shift++
 	}
 	w := newRunWriter(c, chain, id, level, uint64(low))
-	var es []history.HashEntry
+	var es, scratch []history.HashEntry
+	var ends []int
 	for i := uint64(0); i < 1<<shift; i++ {
 		lo, hi := prefixRange(i, shift)
-		es = es[:0]
+		es, ends = es[:0], ends[:0]
 		for _, r := range runs {
+			start := len(es)
 			var page []byte
 			err := c.Query(ctx, qRunPages, []any{chain, r.id, lo, hi}, []any{&page}, func() error {
 				var err error
@@ -272,13 +274,15 @@ func rewriteRuns(ctx context.Context, c Conn, chain int64, runs []hashRun, id, l
 			if err != nil {
 				return nil, err
 			}
+			// The chunk's range, and the heights below below: the pages at
+			// its ends hold others. Each run's part stays in order.
+			kept := slices.DeleteFunc(es[start:], func(e history.HashEntry) bool {
+				return e.Prefix < lo || e.Prefix > hi || e.Block >= uint64(below)
+			})
+			es = es[:start+len(kept)]
+			ends = append(ends, len(es))
 		}
-		// The chunk's range, and the heights below below: the pages at its
-		// ends hold others.
-		es = slices.DeleteFunc(es, func(e history.HashEntry) bool {
-			return e.Prefix < lo || e.Prefix > hi || e.Block >= uint64(below)
-		})
-		slices.SortFunc(es, history.HashEntry.Compare)
+		es = history.MergeHashEntries(es, ends, &scratch)
 		if err := w.add(ctx, es); err != nil {
 			return nil, err
 		}
