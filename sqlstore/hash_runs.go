@@ -17,19 +17,20 @@ import (
 // a few hundred blocks), which is then merged with the runs before it
 // that hold fewer than HashRunRatio times its entries, and so on. Each run
 // so holds HashRunRatio times the entries of the next at least, and a
-// history of n writes has about log8(n) runs, two at 50,000 blocks. A
-// lookup costs a seek a run, the page it reads little beside it
+// history of n writes has about log4(n) runs, two or three at 50,000
+// blocks. A lookup costs a seek a run, the page it reads little beside it
 // (BenchmarkFindTransactionHistory); tiered merges (four runs of one
-// level into one of the next) wrote each prefix a third as often, but
-// left up to three runs a level, eight at 50,000 blocks, and Get
-// Transaction a fifth slower (docs/benchmarks.md, issue 30, session 21).
-// The merges, ~20 µs a block at 20,000 blocks, are made in the writer's
-// transaction; the largest rewrites the whole index each time the history
-// has grown by an eighth. The B-trees the runs replaced took each prefix
-// at a random place twice: into recent_tx_hashes as it was written, and
-// every 2,000 heights into history_tx_hashes, a rewrite of that whole
-// index which grew with the history (session 20).
-const HashRunRatio = 8
+// level into one of the next) wrote each prefix half as often, but left
+// up to three runs a level, eight at 50,000 blocks, and Get Transaction a
+// fifth slower. A ratio of 8 left a run fewer but wrote each prefix half
+// again as often, which the 50,000-block grow paid for in its rate
+// (docs/benchmarks.md, issue 30, session 21). The merges are made in the
+// writer's transaction; the largest rewrites the whole index each time the
+// history has grown by a quarter. The B-trees the runs replaced took
+// each prefix at a random place twice: into recent_tx_hashes as it was
+// written, and every 2,000 heights into history_tx_hashes, a rewrite of
+// that whole index which grew with the history (session 20).
+const HashRunRatio = 4
 
 // legacyRunLevel is the level of the run the upgrade made of an older
 // release's index: it is never merged again.
