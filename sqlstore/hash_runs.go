@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/chainquery/chainquery/history"
 )
@@ -182,9 +183,9 @@ func nextRunID(runs []hashRun) int64 {
 	return id
 }
 
-// addHashRun makes a run of level 0 of es, the hash prefixes of blocks a
-// write puts into history (in any order; es is sorted in place), and
-// merges the runs that then call for it.
+// addHashRun makes a run of es, the hash prefixes of blocks a write puts
+// into history (in any order; es is sorted in place): of level 0, or
+// merged at once with the runs before it that call for it (mergeFrom).
 func addHashRun(ctx context.Context, c Conn, chain int64, es []history.HashEntry, chunk int64) error {
 	if len(es) == 0 {
 		return nil
@@ -196,24 +197,23 @@ func addHashRun(ctx context.Context, c Conn, chain int64, es []history.HashEntry
 	if err != nil {
 		return err
 	}
-	w := newRunWriter(c, chain, nextRunID(runs), 0, low)
-	if err := w.add(ctx, es); err != nil {
+	// The new run is merged from memory when it is to be merged at once:
+	// written first, it was read back and deleted.
+	id := nextRunID(runs)
+	k := mergeFrom(append(runs, hashRun{id: id, low: int64(low), entries: int64(len(es))}))
+	if k == len(runs) {
+		w := newRunWriter(c, chain, id, 0, low)
+		if err := w.add(ctx, es); err != nil {
+			return err
+		}
+		_, err := w.finish(ctx)
 		return err
 	}
-	r, err := w.finish(ctx)
-	if err != nil {
-		return err
-	}
-	runs = append(runs, r)
-	k := mergeFrom(runs)
-	if k == len(runs)-1 {
-		return nil
-	}
-	level := int64(0)
+	level := int64(1)
 	for _, r := range runs[k:] {
 		level = max(level, r.level+1)
 	}
-	_, err = rewriteRuns(ctx, c, chain, runs[k:], nextRunID(runs), level, math.MaxInt64, chunk)
+	_, err = rewriteRuns(ctx, c, chain, runs[k:], es, id, level, math.MaxInt64, chunk)
 	return err
 }
 
@@ -242,17 +242,21 @@ func (s *Store) hashChunk() int64 {
 	return hashChunkEntries
 }
 
-// rewriteRuns writes the entries of runs below block below as one run of
+// rewriteRuns writes the entries of runs and fresh (sorted entries not
+// written yet, of blocks above the runs') below block below as one run of
 // the level, id id, and deletes runs; it returns the run made (none when
 // no entry is left). It reads the runs a range of prefixes at a time (the
 // prefixes of hashes are uniform), so that a merge of any size holds
 // about chunk entries.
-func rewriteRuns(ctx context.Context, c Conn, chain int64, runs []hashRun, id, level, below, chunk int64) ([]hashRun, error) {
-	var total int64
+func rewriteRuns(ctx context.Context, c Conn, chain int64, runs []hashRun, fresh []history.HashEntry, id, level, below, chunk int64) ([]hashRun, error) {
+	total := int64(len(fresh))
 	low := int64(math.MaxInt64)
 	for _, r := range runs {
 		total += r.entries
 		low = min(low, r.low)
+	}
+	for _, e := range fresh {
+		low = min(low, int64(e.Block))
 	}
 	shift := 0 // 2^shift ranges
 	for shift < 63 && total>>shift > chunk {
@@ -283,6 +287,14 @@ func rewriteRuns(ctx context.Context, c Conn, chain int64, runs []hashRun, id, l
 			es = es[:start+len(kept)]
 			ends = append(ends, len(es))
 		}
+		from := sort.Search(len(fresh), func(i int) bool { return fresh[i].Prefix >= lo })
+		to := sort.Search(len(fresh), func(i int) bool { return fresh[i].Prefix > hi })
+		for _, e := range fresh[from:to] {
+			if e.Block < uint64(below) {
+				es = append(es, e)
+			}
+		}
+		ends = append(ends, len(es))
 		es = history.MergeHashEntries(es, ends, &scratch)
 		if err := w.add(ctx, es); err != nil {
 			return nil, err
@@ -338,7 +350,7 @@ func cutHashRuns(ctx context.Context, c Conn, chain int64, from uint64, chunk in
 		case r.low >= int64(from):
 			err = dropHashRun(ctx, c, chain, r.id)
 		default:
-			_, err = rewriteRuns(ctx, c, chain, []hashRun{r}, next, r.level, int64(from), chunk)
+			_, err = rewriteRuns(ctx, c, chain, []hashRun{r}, nil, next, r.level, int64(from), chunk)
 			next++
 		}
 		if err != nil {
