@@ -307,16 +307,25 @@ func (s *Store) addHistory(ctx context.Context, b BlockBatch, h *historyBuilder,
 	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, rowHeaders); err != nil {
 		return err
 	}
-	for i := 0; i < len(blocks); i += freezeChunk {
-		var chunk []*chainquery.BlockData
-		var done []*prepared
-		for _, d := range blocks[i:min(len(blocks), i+freezeChunk)] {
-			c, p := historyOf(d)
-			chunk, done = append(chunk, c), append(done, p)
+	// One insert for the blocks whose segments are encoded (the
+	// ingester's): on PostgreSQL each insert is a COPY and a round trip.
+	// Those that are not are encoded freezeChunk at a time.
+	var chunk []*chainquery.BlockData
+	var done []*prepared
+	raw := 0
+	for i, d := range blocks {
+		c, p := historyOf(d)
+		chunk, done = append(chunk, c), append(done, p)
+		if c != nil {
+			raw++
+		}
+		if raw < freezeChunk && i < len(blocks)-1 {
+			continue
 		}
 		if err := s.insertHistory(ctx, b, h, chunk, done); err != nil {
 			return err
 		}
+		chunk, done, raw = chunk[:0], done[:0], 0
 	}
 	_, err := b.Exec(ctx, qSetHistoryBelow, chain, int64(blocks[len(blocks)-1].Block.Number)+1)
 	return err
