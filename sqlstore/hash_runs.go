@@ -26,8 +26,11 @@ import (
 // fifth slower. A ratio of 8 left a run fewer but wrote each prefix half
 // again as often, which the 50,000-block grow paid for in its rate
 // (docs/benchmarks.md, issue 30, session 21). The merges are made in the
-// writer's transaction; the largest rewrites the whole index each time the
-// history has grown by a quarter. The B-trees the runs replaced took
+// writer's transaction, but those of more than 2^incrementalShift ranges of
+// prefixes (the largest rewrite the whole index each time the history has
+// grown by a quarter) are made a few ranges a write (hash_merge.go), so
+// that no write holds the writer for a rewrite of the whole index. The
+// B-trees the runs replaced took
 // each prefix at a random place twice: into recent_tx_hashes as it was
 // written, and every 2,000 heights into history_tx_hashes, a rewrite of
 // that whole index which grew with the history (session 20).
@@ -41,8 +44,14 @@ const legacyRunLevel = 1 << 20
 // level (0 for a write's, else one above the highest of those merged into
 // it), the lowest and highest block of its entries (its pages store the
 // blocks' distances from low) and how many entries it has.
+//
+// A run in a merge under way answers for a range of prefixes only: the run
+// being made for those up to hi, those merged into it for those from lo
+// (hash_merge.go); any other run for all, from math.MinInt64 to
+// math.MaxInt64.
 type hashRun struct {
 	id, level, low, high, entries int64
+	lo, hi                        int64
 }
 
 // hashPages are the columns of tx_hash_pages: a page's run, its first
@@ -50,7 +59,7 @@ type hashRun struct {
 var hashPages = Table{Name: "tx_hash_pages", Columns: []string{"chain", "run", "prefix", "entries"}}
 
 const (
-	qHashRuns    = `SELECT id, level, low, high, entries FROM tx_hash_runs WHERE chain = $1 ORDER BY id`
+	qHashRuns    = `SELECT id, level, low, high, entries, prefix_lo, prefix_hi FROM tx_hash_runs WHERE chain = $1 ORDER BY id`
 	qAddHashRun  = `INSERT INTO tx_hash_runs (chain, id, level, low, high, entries) VALUES ($1, $2, $3, $4, $5, $6)`
 	qDropHashRun = `DELETE FROM tx_hash_runs WHERE chain = $1 AND id = $2`
 	qDropPages   = `DELETE FROM tx_hash_pages WHERE chain = $1 AND run = $2`
@@ -64,10 +73,12 @@ const (
 
 // qHistoryTxBlocks: chain, prefix (HashPrefix), block (-1: any) → for each
 // run (that holds block), its low block and the page that would hold the
-// prefix, which historyTxBlocks searches. One statement, one snapshot: a
-// merge that commits meanwhile is wholly seen or not.
+// prefix, which historyTxBlocks searches: of a merge under way, the runs
+// that answer for the prefix. One statement, one snapshot: a merge (or a
+// step of one) that commits meanwhile is wholly seen or not.
 const qHistoryTxBlocks = `SELECT r.low, (SELECT p.entries FROM tx_hash_pages p WHERE p.chain = $1 AND p.run = r.id AND p.prefix <= $2
-	ORDER BY p.prefix DESC LIMIT 1) FROM tx_hash_runs r WHERE r.chain = $1 AND (r.low <= $3 AND r.high >= $3 OR $3 < 0)`
+	ORDER BY p.prefix DESC LIMIT 1) FROM tx_hash_runs r WHERE r.chain = $1 AND (r.low <= $3 AND r.high >= $3 OR $3 < 0)
+	AND r.prefix_lo <= $2 AND r.prefix_hi >= $2`
 
 // historyTxBlocks returns the blocks of history holding a transaction
 // whose hash has prefix, highest first: block alone, when given (then only
@@ -96,7 +107,7 @@ func (r reader) historyTxBlocks(ctx context.Context, prefix int64, block *uint64
 func hashRuns(ctx context.Context, c Conn, chain int64) ([]hashRun, error) {
 	var runs []hashRun
 	var r hashRun
-	err := c.Query(ctx, qHashRuns, []any{chain}, []any{&r.id, &r.level, &r.low, &r.high, &r.entries}, func() error {
+	err := c.Query(ctx, qHashRuns, []any{chain}, []any{&r.id, &r.level, &r.low, &r.high, &r.entries, &r.lo, &r.hi}, func() error {
 		runs = append(runs, r)
 		return nil
 	})
@@ -113,7 +124,7 @@ type runWriter struct {
 }
 
 func newRunWriter(c Conn, chain int64, id, level int64, low uint64) *runWriter {
-	return &runWriter{c: c, chain: chain, run: hashRun{id: id, level: level, low: int64(low), high: -1}}
+	return &runWriter{c: c, chain: chain, run: hashRun{id: id, level: level, low: int64(low), high: -1, lo: math.MinInt64, hi: math.MaxInt64}}
 }
 
 // add writes es, which follow what was added before in order.
@@ -157,16 +168,22 @@ func (w *runWriter) insert(ctx context.Context, all bool) error {
 	return err
 }
 
-// finish writes the rest and the run's row; a run without entries is not
-// made.
-func (w *runWriter) finish(ctx context.Context) (hashRun, error) {
+// flush writes the entries added as pages: the next to be added have
+// other prefixes.
+func (w *runWriter) flush(ctx context.Context) error {
 	for i := 0; i < len(w.pending); {
 		n := history.HashPageEnd(w.pending[i:])
 		w.page(w.pending[i : i+n])
 		i += n
 	}
 	w.pending = w.pending[:0]
-	if err := w.insert(ctx, true); err != nil || w.run.entries == 0 {
+	return w.insert(ctx, true)
+}
+
+// finish writes the rest and the run's row; a run without entries is not
+// made.
+func (w *runWriter) finish(ctx context.Context) (hashRun, error) {
+	if err := w.flush(ctx); err != nil || w.run.entries == 0 {
 		return w.run, err
 	}
 	r := w.run
@@ -197,6 +214,15 @@ func addHashRun(ctx context.Context, c Conn, chain int64, es []history.HashEntry
 	if err != nil {
 		return err
 	}
+	// A merge under way goes on by a share of this write.
+	if m := pendingMerge(runs); m != nil {
+		if err := m.step(ctx, c, chain, chunk, mergePace(len(es))); err != nil {
+			return err
+		}
+		if runs, err = hashRuns(ctx, c, chain); err != nil {
+			return err
+		}
+	}
 	// The new run is merged from memory when it is to be merged at once:
 	// written first, it was read back and deleted.
 	id := nextRunID(runs)
@@ -210,20 +236,36 @@ func addHashRun(ctx context.Context, c Conn, chain int64, es []history.HashEntry
 		return err
 	}
 	level := int64(1)
+	total := int64(len(es))
 	for _, r := range runs[k:] {
 		level = max(level, r.level+1)
+		total += r.entries
 	}
-	_, err = rewriteRuns(ctx, c, chain, runs[k:], es, id, level, math.MaxInt64, chunk)
-	return err
+	if chunkShift(total, chunk) <= incrementalShift || pendingMerge(runs) != nil {
+		_, err = rewriteRuns(ctx, c, chain, runs[k:], es, id, level, math.MaxInt64, chunk)
+		return err
+	}
+	// Too large for one write: this write's run is written, and merged
+	// with those before over this write and the next ones.
+	w := newRunWriter(c, chain, id, 0, low)
+	if err := w.add(ctx, es); err != nil {
+		return err
+	}
+	made, err := w.finish(ctx)
+	if err != nil {
+		return err
+	}
+	return newHashMerge(id+1, level, append(runs[k:], made)).step(ctx, c, chain, chunk, mergePace(len(es)))
 }
 
 // mergeFrom returns the first of the runs (oldest first) that are merged
 // with the last: those after the last run that holds HashRunRatio times
-// the entries of all after it (or is the upgrade's).
+// the entries of all after it (or is the upgrade's, or in a merge under
+// way).
 func mergeFrom(runs []hashRun) int {
 	k := len(runs) - 1
 	n := runs[k].entries
-	for k > 0 && runs[k-1].level < legacyRunLevel && runs[k-1].entries < HashRunRatio*n {
+	for k > 0 && runs[k-1].level < legacyRunLevel && !runs[k-1].inMerge() && runs[k-1].entries < HashRunRatio*n {
 		k--
 		n += runs[k].entries
 	}
@@ -258,10 +300,7 @@ func rewriteRuns(ctx context.Context, c Conn, chain int64, runs []hashRun, fresh
 	for _, e := range fresh {
 		low = min(low, int64(e.Block))
 	}
-	shift := 0 // 2^shift ranges
-	for shift < 63 && total>>shift > chunk {
-		shift++
-	}
+	shift := chunkShift(total, chunk)
 	w := newRunWriter(c, chain, id, level, uint64(low))
 	var es, scratch []history.HashEntry
 	var ends []int
@@ -269,22 +308,10 @@ func rewriteRuns(ctx context.Context, c Conn, chain int64, runs []hashRun, fresh
 		lo, hi := prefixRange(i, shift)
 		es, ends = es[:0], ends[:0]
 		for _, r := range runs {
-			start := len(es)
-			var page []byte
-			err := c.Query(ctx, qRunPages, []any{chain, r.id, lo, hi}, []any{&page}, func() error {
-				var err error
-				es, err = history.AppendHashEntries(es, page, uint64(r.low))
-				return err
-			})
-			if err != nil {
+			var err error
+			if es, err = readRunRange(ctx, c, chain, r, lo, hi, below, es); err != nil {
 				return nil, err
 			}
-			// The chunk's range, and the heights below below: the pages at
-			// its ends hold others. Each run's part stays in order.
-			kept := slices.DeleteFunc(es[start:], func(e history.HashEntry) bool {
-				return e.Prefix < lo || e.Prefix > hi || e.Block >= uint64(below)
-			})
-			es = es[:start+len(kept)]
 			ends = append(ends, len(es))
 		}
 		from := sort.Search(len(fresh), func(i int) bool { return fresh[i].Prefix >= lo })
@@ -315,6 +342,37 @@ func rewriteRuns(ctx context.Context, c Conn, chain int64, runs []hashRun, fresh
 	return []hashRun{made}, nil
 }
 
+// readRunRange appends to es the entries of run r with prefixes lo to hi
+// and blocks below below, in order.
+func readRunRange(ctx context.Context, c Conn, chain int64, r hashRun, lo, hi, below int64, es []history.HashEntry) ([]history.HashEntry, error) {
+	start := len(es)
+	var page []byte
+	err := c.Query(ctx, qRunPages, []any{chain, r.id, lo, hi}, []any{&page}, func() error {
+		var err error
+		es, err = history.AppendHashEntries(es, page, uint64(r.low))
+		return err
+	})
+	if err != nil {
+		return es[:start], err
+	}
+	// The range, and the heights below below: the pages at its ends hold
+	// others. The part stays in order.
+	kept := slices.DeleteFunc(es[start:], func(e history.HashEntry) bool {
+		return e.Prefix < lo || e.Prefix > hi || e.Block >= uint64(below)
+	})
+	return es[:start+len(kept)], nil
+}
+
+// chunkShift returns the shift of prefixRange that cuts total entries
+// (uniform prefixes) in ranges of about chunk.
+func chunkShift(total, chunk int64) int {
+	shift := 0
+	for shift < 63 && total>>shift > chunk {
+		shift++
+	}
+	return shift
+}
+
 // prefixRange returns the lowest and highest prefix of the i-th of the
 // 2^shift ranges the prefixes fall in, in the order of signed integers.
 func prefixRange(i uint64, shift int) (lo, hi int64) {
@@ -342,6 +400,14 @@ func cutHashRuns(ctx context.Context, c Conn, chain int64, from uint64, chunk in
 	runs, err := hashRuns(ctx, c, chain)
 	if err != nil {
 		return err
+	}
+	if m := pendingMerge(runs); m != nil { // finished first: its runs are cut whole
+		if err := m.step(ctx, c, chain, chunk, math.MaxInt64); err != nil {
+			return err
+		}
+		if runs, err = hashRuns(ctx, c, chain); err != nil {
+			return err
+		}
 	}
 	next := nextRunID(runs)
 	for _, r := range runs {
@@ -396,11 +462,12 @@ func convertHashTable(ctx context.Context, tx Tx, table string, level int64) err
 		if _, err := queryRow(ctx, tx, `SELECT min(block_number) FROM `+table+` WHERE chain = $1`, []any{chain}, &low); err != nil {
 			return err
 		}
-		runs, err := hashRuns(ctx, tx, chain)
-		if err != nil {
+		// Not hashRuns: migration 0020's columns are not there yet.
+		var id int64
+		if _, err := queryRow(ctx, tx, `SELECT coalesce(max(id), 0) + 1 FROM tx_hash_runs WHERE chain = $1`, []any{chain}, &id); err != nil {
 			return err
 		}
-		w := newRunWriter(tx, chain, nextRunID(runs), level, uint64(low))
+		w := newRunWriter(tx, chain, id, level, uint64(low))
 		after := history.HashEntry{Prefix: math.MinInt64}
 		var es []history.HashEntry
 		var e history.HashEntry

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -37,17 +38,19 @@ func hashBlock(seed, n uint64) *chainquery.BlockData {
 // CheckHashRuns writes hashBlock's blocks 1,000 to 1,399 into want, a
 // store of rows, and straight into history in got, 20 at a time (a run of
 // the hash index each), whose merges of runs the caller makes to read
-// them in small parts (sqlstore.Store.HashChunkEntries); then
-// rewrites blocks 1,250 up in both with other transactions (a thaw, which
-// cuts the runs across it). After each, every transaction written, looked
-// up by its hash alone and with its block, and those rewritten away,
-// answer alike in both; and got's index, read through c, was merged three
-// levels deep at least, and each of its runs holds sqlstore.HashRunRatio
-// times the entries of the next at least.
+// them in small parts (sqlstore.Store.HashChunkEntries), so that the
+// larger ones are made over several writes; then rewrites blocks 1,250 up
+// in both with other transactions (a thaw, which cuts the runs across
+// it). After each write and after the thaw, every transaction
+// written, looked up by its hash alone and with its block, and those
+// rewritten away, answer alike in both, and got's index holds each
+// transaction once; at one of those a merge was under way at least; and
+// at the end got's index, read through c, was merged three levels deep at
+// least, and each of its runs (a merge under way counted as one) holds
+// sqlstore.HashRunRatio times the entries of the next at least.
 func CheckHashRuns(t *testing.T, want, got chainquery.Store, c sqlstore.Conn) {
 	ctx := context.Background()
 	const first, last, again = 1000, 1399, 1250
-	write := writeAlike(t, want, got, last, hashBlock)
 	same := sameAs(t, want, got)
 	check := func(seed, from, to uint64) {
 		for n := from; n <= to; n++ {
@@ -61,15 +64,33 @@ func CheckHashRuns(t *testing.T, want, got chainquery.Store, c sqlstore.Conn) {
 			}
 		}
 	}
-	write(1, first, false)
-	check(1, first, last)
-	write(2, again, true)
+	merging := false
+	for upTo := uint64(first + 19); upTo <= last; upTo += 20 {
+		writeAlike(t, want, got, upTo, hashBlock)(1, upTo-19, false)
+		check(1, first, upTo)
+		merging = checkHashEntries(t, c, first, math.MaxUint64) || merging
+	}
+	if !merging {
+		t.Errorf("no merge of the hash index's runs was under way after any write")
+	}
+	writeAlike(t, want, got, last, hashBlock)(2, again, true)
 	check(1, first, last) // those from again up are found in neither
 	check(2, again, last)
-	var level, top, entries, n int
+	checkHashEntries(t, c, first, again)
+	var level, top, n int
+	var lo, hi int64
 	var sizes []int
-	err := c.Query(ctx, `SELECT level, entries FROM tx_hash_runs WHERE chain = 137 ORDER BY id`, nil, []any{&level, &n}, func() error {
-		top, entries, sizes = max(top, level), entries+n, append(sizes, n)
+	group := -1 // the runs of a merge under way, in sizes
+	err := c.Query(ctx, `SELECT level, entries, prefix_lo, prefix_hi FROM tx_hash_runs WHERE chain = 137 ORDER BY id`, nil, []any{&level, &n, &lo, &hi}, func() error {
+		top = max(top, level)
+		if lo != math.MinInt64 || hi != math.MaxInt64 { // in a merge: one with its other runs
+			if group >= 0 {
+				sizes[group] += n
+				return nil
+			}
+			group = len(sizes)
+		}
+		sizes = append(sizes, n)
 		return nil
 	})
 	if err != nil || top < 3 {
@@ -79,6 +100,24 @@ func CheckHashRuns(t *testing.T, want, got chainquery.Store, c sqlstore.Conn) {
 		if sizes[i-1] < sqlstore.HashRunRatio*sizes[i] {
 			t.Errorf("the hash index's runs hold %v entries: the run %d holds fewer than %d times the next", sizes, i-1, sqlstore.HashRunRatio)
 		}
+	}
+}
+
+// checkHashEntries checks that got's hash index, read through c, holds
+// each transaction of history once (the blocks from again those of seed
+// 2), and reports whether a merge of its runs is under way.
+func checkHashEntries(t *testing.T, c sqlstore.Conn, first, again uint64) (merging bool) {
+	t.Helper()
+	ctx := context.Background()
+	var entries, n int
+	var lo, hi int64
+	err := c.Query(ctx, `SELECT entries, prefix_lo, prefix_hi FROM tx_hash_runs WHERE chain = 137`, nil, []any{&n, &lo, &hi}, func() error {
+		entries += n
+		merging = merging || lo != math.MinInt64 || hi != math.MaxInt64
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	// Each transaction once: a merge in parts reads the pages at the
 	// parts' ends twice.
@@ -104,4 +143,5 @@ func CheckHashRuns(t *testing.T, want, got chainquery.Store, c sqlstore.Conn) {
 	if err != nil || entries != txs {
 		t.Errorf("the hash index holds %d entries (%v), want %d, of the blocks below %d", entries, err, txs, below)
 	}
+	return merging
 }
