@@ -45,6 +45,9 @@ type historyBuilder struct {
 	all     map[int64]int64  // every trace, by bucket (counted only)
 	firsts  map[int64]uint64 // the lowest block added, by bucket
 	logs    logLists
+
+	pages  Table       // the trace pages of the buckets flushTraces ended, written by flush
+	counts []BucketRow // and their CountAll rows
 }
 
 // builders keeps flushed builders with the room of their arenas: a
@@ -277,32 +280,72 @@ func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
 	if err := h.flushTraces(ctx, b); err != nil {
 		return err
 	}
+	if err := h.writePages(ctx, b); err != nil {
+		return err
+	}
 	if err := h.logs.flush(ctx, b); err != nil {
 		return err
 	}
 	return addHashRun(ctx, b, h.chain, h.hashes, h.chunk)
 }
 
-// flushTraces writes the pages of the traces added (and CountAll's rows,
-// when counted) and empties that part of h; its log lists stay.
+// flushTraces makes the pages of the traces added (and CountAll's rows,
+// when counted), which flush writes, and empties that part of h; its log
+// lists stay. A bucket's pages are kept until then, rather than written
+// as it ends: trace_pages_key leads with the address's part, so a
+// bucket's ~2,000 pages went to as many places all over it, most of its
+// leaves once it outgrew the writer's cache (20 MB at 50,000 blocks), a
+// page of WAL each; the pages of the ten buckets of a commit, written in
+// the key's order, go ten to a place (docs/benchmarks.md, issue 30,
+// session 22). They take ~1.6 MB a bucket at Polygon's shape.
 func (h *historyBuilder) flushTraces(ctx context.Context, b BlockBatch) error {
 	rows, pages, err := h.rows(ctx, b)
 	if err != nil {
 		return err
 	}
-	if len(pages.Values) > 0 {
-		if err := b.Insert(ctx, []Table{pages}); err != nil {
-			return err
-		}
+	if h.pages.Name == "" {
+		h.pages = Table{Name: pages.Name, Columns: pages.Columns}
 	}
-	if len(rows) > 0 {
-		if err := b.AddTraceCounts(ctx, rows); err != nil {
-			return err
-		}
-	}
+	h.pages.Values = append(h.pages.Values, pages.Values...)
+	h.counts = append(h.counts, rows...)
 	h.lists.reset()
 	clear(h.all)
 	clear(h.firsts)
+	return nil
+}
+
+// writePages writes the pages and rows flushTraces made, the pages in the
+// order of trace_pages_key.
+func (h *historyBuilder) writePages(ctx context.Context, b BlockBatch) error {
+	cols := len(h.pages.Columns)
+	if n := len(h.pages.Values) / max(cols, 1); n > 0 {
+		// rows made them (chain, dir, part, bucket, keys, lists)
+		key := func(i int) pageKey {
+			v := h.pages.Values[i*cols:]
+			return pageKey{dir: v[1].(int), part: v[2].(int), bucket: v[3].(int64)}
+		}
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(x, y int) int {
+			a, b := key(x), key(y)
+			return cmp.Or(cmp.Compare(a.dir, b.dir), cmp.Compare(a.part, b.part), cmp.Compare(a.bucket, b.bucket))
+		})
+		sorted := Table{Name: h.pages.Name, Columns: h.pages.Columns, Values: make([]any, 0, len(h.pages.Values))}
+		for _, i := range order {
+			sorted.Values = append(sorted.Values, h.pages.Values[i*cols:(i+1)*cols]...)
+		}
+		if err := b.Insert(ctx, []Table{sorted}); err != nil {
+			return err
+		}
+	}
+	if len(h.counts) > 0 {
+		if err := b.AddTraceCounts(ctx, h.counts); err != nil {
+			return err
+		}
+	}
+	h.pages.Values, h.counts = h.pages.Values[:0], h.counts[:0]
 	return nil
 }
 
@@ -311,6 +354,7 @@ func (h *historyBuilder) flushTraces(ctx context.Context, b BlockBatch) error {
 func (h *historyBuilder) release() {
 	h.lists.reset()
 	h.logs.reset()
+	h.pages.Values, h.counts = h.pages.Values[:0], h.counts[:0]
 	h.hashes = h.hashes[:0]
 	clear(h.all)
 	clear(h.firsts)
