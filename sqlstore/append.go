@@ -115,8 +115,9 @@ func (s *Store) appendPiece(ctx context.Context, id int64, blocks []*chainquery.
 		}
 		return s.commitAppend(ctx, id, a)
 	case a.next%TraceCountBlocks == 0:
-		// A bucket of trace_counts ends: its pages are written, whole, and
-		// the transaction goes on to the end of the log lists' bucket (or
+		// A bucket of trace_counts ends: its pages are made, whole (and
+		// written at the commit, with the other buckets'), and the
+		// transaction goes on to the end of the log lists' bucket (or
 		// appendOpenFor): a commit at each trace bucket appended to the
 		// log lists' rows ten times a bucket.
 		if err := a.h.flushTraces(ctx, a.b); err != nil {
