@@ -20,18 +20,19 @@ import (
 // While it is under way, the run it makes answers for the prefixes up to
 // its hi, and the runs it merges for those from their lo (hi + 1): a
 // lookup reads, for each prefix, one of them and the other runs. Each
-// write merges mergePace times its own entries, so that a merge ends long
-// before the runs after it call for the next (they hold a quarter of its
-// entries then); a write that would begin another merge first ends this
-// one, as does a thaw (cutHashRuns).
+// write merges hashMergePace times its own entries, so that a merge ends
+// long before the runs after it hold the quarter of its entries that
+// calls for the next. Meanwhile the runs after it merge among themselves
+// as usual, at once (mergeFrom stops at a run in a merge); a thaw
+// (cutHashRuns) first ends the merge.
 const (
 	incrementalShift = 3
-	HashMergePace    = 2 * HashRunRatio
+	hashMergePace    = 2 * HashRunRatio
 )
 
 // mergePace is the entries a write of n entries merges of a merge under
 // way: at least one range.
-func mergePace(n int) int64 { return max(HashMergePace*int64(n), 1) }
+func mergePace(n int) int64 { return max(hashMergePace*int64(n), 1) }
 
 const (
 	// qSetMergeRun: chain, id, level, low, high, entries, prefix_hi → the
