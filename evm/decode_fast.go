@@ -474,23 +474,23 @@ func (s *scanner) parityAction(a *parityAction) {
 		case "calltype":
 			s.str(&a.CallType, &seen, 0)
 		case "from":
-			s.raw(&a.From, &seen, 1)
+			s.addr(&a.From, &seen, 1)
 		case "to":
-			s.raw(&a.To, &seen, 2)
+			s.addr(&a.To, &seen, 2)
 		case "value":
-			s.raw(&a.Value, &seen, 3)
+			s.quant(&a.Value, &seen, 3)
 		case "gas":
-			s.raw(&a.Gas, &seen, 4)
+			s.quant(&a.Gas, &seen, 4)
 		case "input":
 			s.hex(&a.Input, &seen, 5)
 		case "init":
 			s.hex(&a.Init, &seen, 6)
 		case "address":
-			s.raw(&a.Address, &seen, 7)
+			s.addr(&a.Address, &seen, 7)
 		case "refundaddress":
-			s.raw(&a.RefundAddress, &seen, 8)
+			s.addr(&a.RefundAddress, &seen, 8)
 		case "balance":
-			s.raw(&a.Balance, &seen, 9)
+			s.quant(&a.Balance, &seen, 9)
 		default:
 			s.value()
 		}
@@ -505,11 +505,11 @@ func (s *scanner) parityResult(r *parityResult) {
 	for first := true; s.more('}', &first); {
 		switch string(s.key()) {
 		case "gasused":
-			s.raw(&r.GasUsed, &seen, 0)
+			s.quant(&r.GasUsed, &seen, 0)
 		case "output":
 			s.hex(&r.Output, &seen, 1)
 		case "address":
-			s.raw(&r.Address, &seen, 2)
+			s.addr(&r.Address, &seen, 2)
 		case "code":
 			s.hex(&r.Code, &seen, 3)
 		default:

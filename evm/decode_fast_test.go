@@ -216,6 +216,12 @@ func FuzzFastDecoders(f *testing.F) {
 			`{"type":"create","action":{"init":" 0x12","value":"0x1"},"result":{"code":"0x1g","address":null},"transactionPosition":0},` +
 			`{"type":"call","action":{"input":"0x\u0031\u0032"},"result":{"output":12},"transactionPosition":0},` +
 			`{"type":"call","action":{"input":"0x"},"result":{"output":""},"transactionPosition":0}]`},
+		// Addresses and quantities in and out of the plain form that the
+		// scanner decodes as it reads (addrField, quantField).
+		{2, `[{"type":"call","action":{"callType":"call","from":"0x` + strings.Repeat("a", 40) + `","to":"0X` + strings.Repeat("B", 40) + `","gas":"0x00000000000000001","value":"0x"},"result":{"gasUsed":"0x0","address":"0x` + strings.Repeat("1", 39) + `"},"transactionPosition":0},` +
+			`{"type":"suicide","action":{"address":"0x` + strings.Repeat("c", 41) + `","refundAddress":" 0x` + strings.Repeat("d", 40) + `","balance":"0xffffffffffffffffff"},"result":null,"transactionPosition":0},` +
+			`{"type":"call","action":{"from":"0x` + strings.Repeat("e", 39) + `\u0030","to":"0x` + strings.Repeat("f", 39) + `g","gas":"0xffffffffffffffff","value":12},"result":{"gasUsed":"0x1\"","output":"0x"},"transactionPosition":0},` +
+			`{"type":"create","action":{"from":null,"gas":"0x` + strings.Repeat("0", 16) + `1","value":"0x0"},"result":{"gasUsed":"0x10 ","address":"0x"},"transactionPosition":0}]`},
 		{1, `[{"transactionHash":"0x01","logs":[{"address":"0x01","topics":[],"data":"0xabc"},{"address":"0x01","topics":[],"data":null},{"address":"0x01","topics":[],"data":"0x\"00"}]}]`},
 		{0, `{"number":"0x10","hash":"0x` + strings.Repeat("a", 64) + `","parentHash":"0x` + strings.Repeat("b", 64) + `","timestamp":"0x1","transactions":[{"hash":"0x01","input":"0x0","data":"0x12"},{"hash":"0x02","input":null,"data":"0x12"}]}`},
 	} {

@@ -33,24 +33,24 @@ type parityTrace struct {
 
 // parityAction is the action of a trace.
 type parityAction struct {
-	CallType      string          `json:"callType"`
-	From          json.RawMessage `json:"from"`
-	To            json.RawMessage `json:"to"`
-	Value         json.RawMessage `json:"value"`
-	Gas           json.RawMessage `json:"gas"`
-	Input         hexField        `json:"input"`
-	Init          hexField        `json:"init"`          // create
-	Address       json.RawMessage `json:"address"`       // suicide: the destroyed contract
-	RefundAddress json.RawMessage `json:"refundAddress"` // suicide: the beneficiary
-	Balance       json.RawMessage `json:"balance"`       // suicide: the balance sent
+	CallType      string     `json:"callType"`
+	From          addrField  `json:"from"`
+	To            addrField  `json:"to"`
+	Value         quantField `json:"value"`
+	Gas           quantField `json:"gas"`
+	Input         hexField   `json:"input"`
+	Init          hexField   `json:"init"`          // create
+	Address       addrField  `json:"address"`       // suicide: the destroyed contract
+	RefundAddress addrField  `json:"refundAddress"` // suicide: the beneficiary
+	Balance       quantField `json:"balance"`       // suicide: the balance sent
 }
 
 // parityResult is the result of a trace.
 type parityResult struct {
-	GasUsed json.RawMessage `json:"gasUsed"`
-	Output  hexField        `json:"output"`
-	Address json.RawMessage `json:"address"` // create: the new contract
-	Code    hexField        `json:"code"`    // create: the deployed code
+	GasUsed quantField `json:"gasUsed"`
+	Output  hexField   `json:"output"`
+	Address addrField  `json:"address"` // create: the new contract
+	Code    hexField   `json:"code"`    // create: the deployed code
 }
 
 // DecodeParityTraces converts a trace_block result into d.Traces, replacing
@@ -212,32 +212,32 @@ func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes, sl *tra
 		TraceAddress:     sl.cloneInts(pt.TraceAddress),
 		Subtraces:        pt.Subtraces,
 		Error:            errText,
-		Gas:              r.uint("gas", pt.Action.Gas),
+		Gas:              r.uintOf("gas", pt.Action.Gas),
 	}
 	a := pt.Action
 	switch pt.Type {
 	case "create":
 		t.Type, t.CallType = chainquery.TraceCreate, chainquery.CallTypeCreate
-		t.From = r.addressOrZero("from", a.From)
-		t.Value = r.big("value", a.Value)
+		t.From = r.addressOrZeroOf("from", a.From)
+		t.Value = r.bigOf("value", a.Value)
 		t.Input = r.data("init", a.Init)
 		if result != nil {
-			t.To = r.address("address", result.Address)
+			t.To = r.addressOf("address", result.Address)
 			t.Output = r.data("code", result.Code)
 		}
 	case "suicide":
 		t.Type, t.CallType = chainquery.TraceSuicide, chainquery.CallTypeCall
-		t.From = r.addressOrZero("address", a.Address)
-		t.To = r.address("refundAddress", a.RefundAddress)
-		t.Value = r.big("balance", a.Balance)
+		t.From = r.addressOrZeroOf("address", a.Address)
+		t.To = r.addressOf("refundAddress", a.RefundAddress)
+		t.Value = r.bigOf("balance", a.Balance)
 	default: // call, and types only some node knows: see callTypeOf
 		t.Type, t.CallType = callTypeOf(a.CallType)
 		if t.Type != chainquery.TraceCall {
 			t.Type, t.CallType = chainquery.TraceCall, chainquery.CallTypeCall
 		}
-		t.From = r.addressOrZero("from", a.From)
-		t.To = r.address("to", a.To)
-		t.Value = r.big("value", a.Value)
+		t.From = r.addressOrZeroOf("from", a.From)
+		t.To = r.addressOf("to", a.To)
+		t.Value = r.bigOf("value", a.Value)
 		t.Input = r.data("input", a.Input)
 		if result != nil {
 			t.Output = r.data("output", result.Output)
@@ -246,7 +246,7 @@ func parityToTrace(x *traceTxIndex, pt *parityTrace, notes *decodeNotes, sl *tra
 	if result != nil {
 		// An errored frame has no result, hence no gas used: it is stored
 		// as 0 (docs/api.md, Filter Traces), which is where Parity and geth differ.
-		t.GasUsed = r.uint("gasUsed", result.GasUsed)
+		t.GasUsed = r.uintOf("gasUsed", result.GasUsed)
 	}
 	finishTrace(t, sl.slab)
 	return t, nil

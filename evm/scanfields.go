@@ -1,0 +1,128 @@
+package evm
+
+import (
+	"encoding/json"
+	"math/big"
+
+	"github.com/chainquery/chainquery"
+)
+
+// addrField and quantField are an address field and a quantity field that
+// the scanner decodes as it reads them, when they are in the form every
+// node writes: "0x" and 40 hex digits, "0x" and 1 to 16 hex digits. Read
+// as json.RawMessage, each such field was read three times: once to find
+// the string's end (a search for the quote, another for a backslash), once
+// to trim and unquote it, once to parse it; a third of the trace decoder's
+// time went to a Polygon block's 9,000 of them (docs/benchmarks.md, issue
+// 30, session 24). Checking each digit as it is decoded also finds the
+// closing quote, so one pass does all three. Any other form (null, a
+// decimal number, spaces, escapes, more digits) is kept as text for the
+// decoders' usual rules, as encoding/json's path keeps every field: the
+// values are the same either way, and so are the notes.
+type addrField struct {
+	raw json.RawMessage
+	v   chainquery.Address
+	ok  bool
+}
+
+// UnmarshalJSON keeps the text, as json.RawMessage does, for the decoders.
+func (f *addrField) UnmarshalJSON(b []byte) error {
+	*f = addrField{raw: append(f.raw[:0], b...)}
+	return nil
+}
+
+// quantField is addrField for a quantity.
+type quantField struct {
+	raw json.RawMessage
+	v   uint64
+	ok  bool
+}
+
+// UnmarshalJSON keeps the text, as json.RawMessage does, for the decoders.
+func (f *quantField) UnmarshalJSON(b []byte) error {
+	*f = quantField{raw: append(f.raw[:0], b...)}
+	return nil
+}
+
+// addrLen is the JSON text of an address in the plain form: the quotes,
+// 0x and 40 digits.
+const addrLen = 2 + 2 + 2*len(chainquery.Address{})
+
+// addr reads field bit into an addrField.
+func (s *scanner) addr(dst *addrField, seen *uint32, bit uint) {
+	s.once(seen, bit)
+	if s.bad {
+		return
+	}
+	s.ws()
+	d, i := s.data, s.i
+	if i+addrLen <= len(d) && d[i] == '"' && d[i+1] == '0' && d[i+2] == 'x' && d[i+addrLen-1] == '"' {
+		// unhex checks every digit: no quote, escape or control
+		// character hides among them.
+		if unhex(dst.v[:], d[i+3:i+addrLen-1]) {
+			dst.raw, dst.ok = d[i:i+addrLen], true
+			s.i = i + addrLen
+			return
+		}
+	}
+	*dst = addrField{raw: s.value()}
+}
+
+// quant reads field bit into a quantField.
+func (s *scanner) quant(dst *quantField, seen *uint32, bit uint) {
+	s.once(seen, bit)
+	if s.bad {
+		return
+	}
+	s.ws()
+	d, i := s.data, s.i
+	if i+4 <= len(d) && d[i] == '"' && d[i+1] == '0' && d[i+2] == 'x' {
+		var v uint64
+		j, end := i+3, min(i+3+16, len(d))
+		for ; j < end; j++ {
+			h := hexVal[d[j]]
+			if h == 0xff {
+				break
+			}
+			v = v<<4 | uint64(h)
+		}
+		if j > i+3 && j < len(d) && d[j] == '"' {
+			*dst = quantField{raw: d[i : j+1], v: v, ok: true}
+			s.i = j + 1
+			return
+		}
+	}
+	*dst = quantField{raw: s.value()}
+}
+
+// addressOf is fieldReader.address for an addrField.
+func (r fieldReader) addressOf(field string, f addrField) *chainquery.Address {
+	if f.ok {
+		return r.slab.address(f.v)
+	}
+	return r.address(field, f.raw)
+}
+
+// addressOrZeroOf is fieldReader.addressOrZero for an addrField.
+func (r fieldReader) addressOrZeroOf(field string, f addrField) chainquery.Address {
+	if f.ok {
+		return f.v
+	}
+	return r.addressOrZero(field, f.raw)
+}
+
+// uintOf is fieldReader.uint for a quantField.
+func (r fieldReader) uintOf(field string, f quantField) uint64 {
+	if f.ok {
+		return f.v
+	}
+	return r.uint(field, f.raw)
+}
+
+// bigOf is fieldReader.big for a quantField.
+func (r fieldReader) bigOf(field string, f quantField) *big.Int {
+	if f.ok {
+		return r.slab.uintBig(f.v)
+	}
+	return r.big(field, f.raw)
+}
