@@ -37,10 +37,10 @@ type jsonBlock struct {
 type jsonTx struct {
 	Hash                 json.RawMessage `json:"hash"`
 	TransactionIndex     json.RawMessage `json:"transactionIndex"`
-	From                 json.RawMessage `json:"from"`
-	To                   json.RawMessage `json:"to"`
-	Value                json.RawMessage `json:"value"`
-	Gas                  json.RawMessage `json:"gas"`
+	From                 addrField       `json:"from"`
+	To                   addrField       `json:"to"`
+	Value                quantField      `json:"value"`
+	Gas                  quantField      `json:"gas"`
 	GasPrice             json.RawMessage `json:"gasPrice"`
 	MaxFeePerGas         json.RawMessage `json:"maxFeePerGas"`
 	MaxPriorityFeePerGas json.RawMessage `json:"maxPriorityFeePerGas"`
@@ -167,10 +167,10 @@ func decodeTx(b *chainquery.Block, pos int, jt *jsonTx, notes *decodeNotes, sl *
 		Timestamp:            b.Timestamp,
 		Hash:                 hash,
 		Index:                pos,
-		From:                 r.addressOrZero("from", jt.From),
-		To:                   r.address("to", jt.To),
-		Value:                r.big("value", jt.Value),
-		GasLimit:             r.uint("gas", jt.Gas),
+		From:                 r.addressOrZeroOf("from", jt.From),
+		To:                   r.addressOf("to", jt.To),
+		Value:                r.bigOf("value", jt.Value),
+		GasLimit:             r.uintOf("gas", jt.Gas),
 		GasPrice:             r.big("gasPrice", jt.GasPrice),
 		MaxFeePerGas:         r.big("maxFeePerGas", jt.MaxFeePerGas),
 		MaxPriorityFeePerGas: r.big("maxPriorityFeePerGas", jt.MaxPriorityFeePerGas),

@@ -39,7 +39,7 @@ type scratch struct {
 	receipts    []jsonReceipt
 	receiptPtrs []*jsonReceipt
 	logs        []jsonLog
-	topics      []json.RawMessage
+	topics      []hashField
 	traces      []parityTrace // the top level of a trace_block answer; nested lists are their own
 	actions     []parityAction
 	results     []parityResult
@@ -185,13 +185,13 @@ func (s *scanner) tx(jt *jsonTx) {
 		case "transactionindex":
 			s.raw(&jt.TransactionIndex, &seen, 1)
 		case "from":
-			s.raw(&jt.From, &seen, 2)
+			s.addr(&jt.From, &seen, 2)
 		case "to":
-			s.raw(&jt.To, &seen, 3)
+			s.addr(&jt.To, &seen, 3)
 		case "value":
-			s.raw(&jt.Value, &seen, 4)
+			s.quant(&jt.Value, &seen, 4)
 		case "gas":
-			s.raw(&jt.Gas, &seen, 5)
+			s.quant(&jt.Gas, &seen, 5)
 		case "gasprice":
 			s.raw(&jt.GasPrice, &seen, 6)
 		case "maxfeepergas":
@@ -274,17 +274,17 @@ func (s *scanner) receipt(jr *jsonReceipt) {
 		case "blocknumber":
 			s.raw(&jr.BlockNumber, &seen, 3)
 		case "from":
-			s.raw(&jr.From, &seen, 4)
+			s.addr(&jr.From, &seen, 4)
 		case "to":
-			s.raw(&jr.To, &seen, 5)
+			s.addr(&jr.To, &seen, 5)
 		case "type":
 			s.raw(&jr.Type, &seen, 6)
 		case "status":
 			s.raw(&jr.Status, &seen, 7)
 		case "gasused":
-			s.raw(&jr.GasUsed, &seen, 8)
+			s.quant(&jr.GasUsed, &seen, 8)
 		case "cumulativegasused":
-			s.raw(&jr.CumulativeGasUsed, &seen, 9)
+			s.quant(&jr.CumulativeGasUsed, &seen, 9)
 		case "effectivegasprice":
 			s.raw(&jr.EffectiveGasPrice, &seen, 10)
 		case "contractaddress":
@@ -328,10 +328,10 @@ func (s *scanner) log(jl *jsonLog) {
 	for first := true; s.more('}', &first); {
 		switch string(s.key()) {
 		case "address":
-			s.raw(&jl.Address, &seen, 0)
+			s.addr(&jl.Address, &seen, 0)
 		case "topics":
 			s.once(&seen, 1)
-			jl.Topics = s.rawList()
+			jl.Topics = s.hashList()
 		case "data":
 			s.hex(&jl.Data, &seen, 2)
 		case "logindex":
@@ -340,24 +340,6 @@ func (s *scanner) log(jl *jsonLog) {
 			s.value()
 		}
 	}
-}
-
-// rawList reads a []json.RawMessage: null is nil, [] is empty.
-func (s *scanner) rawList() []json.RawMessage {
-	if s.null() {
-		return nil
-	}
-	if !s.open('[') {
-		return nil
-	}
-	start := len(s.sc.topics)
-	for first := true; s.more(']', &first); {
-		s.sc.topics = append(s.sc.topics, s.value())
-	}
-	if len(s.sc.topics) == start {
-		return []json.RawMessage{}
-	}
-	return s.sc.topics[start:len(s.sc.topics):len(s.sc.topics)]
 }
 
 // fastParity decodes a trace_block result (or geth's flatCallTracer
@@ -631,15 +613,15 @@ func (s *scanner) callFrame(f *callFrame) {
 func (s *scanner) frameField(k []byte, f *callFrame, seen *uint32) {
 	switch string(k) {
 	case "from":
-		s.raw(&f.From, seen, 4)
+		s.addr(&f.From, seen, 4)
 	case "to":
-		s.raw(&f.To, seen, 5)
+		s.addr(&f.To, seen, 5)
 	case "value":
-		s.raw(&f.Value, seen, 6)
+		s.quant(&f.Value, seen, 6)
 	case "gas":
-		s.raw(&f.Gas, seen, 7)
+		s.quant(&f.Gas, seen, 7)
 	case "gasused":
-		s.raw(&f.GasUsed, seen, 8)
+		s.quant(&f.GasUsed, seen, 8)
 	case "input":
 		s.raw(&f.Input, seen, 9)
 	case "output":

@@ -222,6 +222,11 @@ func FuzzFastDecoders(f *testing.F) {
 			`{"type":"suicide","action":{"address":"0x` + strings.Repeat("c", 41) + `","refundAddress":" 0x` + strings.Repeat("d", 40) + `","balance":"0xffffffffffffffffff"},"result":null,"transactionPosition":0},` +
 			`{"type":"call","action":{"from":"0x` + strings.Repeat("e", 39) + `\u0030","to":"0x` + strings.Repeat("f", 39) + `g","gas":"0xffffffffffffffff","value":12},"result":{"gasUsed":"0x1\"","output":"0x"},"transactionPosition":0},` +
 			`{"type":"create","action":{"from":null,"gas":"0x` + strings.Repeat("0", 16) + `1","value":"0x0"},"result":{"gasUsed":"0x10 ","address":"0x"},"transactionPosition":0}]`},
+		{1, `[{"transactionHash":"0x01","from":"0x` + strings.Repeat("a", 40) + `","to":null,"gasUsed":"0x5208","cumulativeGasUsed":"0x` + strings.Repeat("f", 17) + `","logs":[` +
+			`{"address":"0x` + strings.Repeat("b", 40) + `","topics":["0x` + strings.Repeat("c", 64) + `","0x` + strings.Repeat("d", 63) + `","0X` + strings.Repeat("e", 64) + `"],"data":"0x"},` +
+			`{"address":"0x` + strings.Repeat("b", 39) + `\"","topics":["0x` + strings.Repeat("c", 63) + `g",null],"data":"0x"}]}]`},
+		{0, `{"number":"0x10","hash":"0x` + strings.Repeat("a", 64) + `","parentHash":"0x` + strings.Repeat("b", 64) + `","timestamp":"0x1","transactions":[{"hash":"0x01","from":"0x` + strings.Repeat("1", 40) + `","to":"0x","value":"0x0","gas":"0x"},{"hash":"0x02","from":"0x` + strings.Repeat("1", 41) + `","to":"","value":"0x` + strings.Repeat("9", 20) + `","gas":7}]}`},
+		{3, `[{"type":"CALL","from":"0x` + strings.Repeat("a", 40) + `","to":"0x` + strings.Repeat("b", 40) + `","value":"0x0","gas":"0x5208","gasUsed":"0x0","calls":[{"type":"SELFDESTRUCT","to":"0x` + strings.Repeat("c", 40) + `","value":"0x1"},{"type":"SELFDESTRUCT","from":null,"gas":"0x1 "}]}]`},
 		{1, `[{"transactionHash":"0x01","logs":[{"address":"0x01","topics":[],"data":"0xabc"},{"address":"0x01","topics":[],"data":null},{"address":"0x01","topics":[],"data":"0x\"00"}]}]`},
 		{0, `{"number":"0x10","hash":"0x` + strings.Repeat("a", 64) + `","parentHash":"0x` + strings.Repeat("b", 64) + `","timestamp":"0x1","transactions":[{"hash":"0x01","input":"0x0","data":"0x12"},{"hash":"0x02","input":null,"data":"0x12"}]}`},
 	} {

@@ -18,12 +18,12 @@ type jsonReceipt struct {
 	TransactionIndex  json.RawMessage `json:"transactionIndex"`
 	BlockHash         json.RawMessage `json:"blockHash"`
 	BlockNumber       json.RawMessage `json:"blockNumber"`
-	From              json.RawMessage `json:"from"`
-	To                json.RawMessage `json:"to"`
+	From              addrField       `json:"from"`
+	To                addrField       `json:"to"`
 	Type              json.RawMessage `json:"type"`
 	Status            json.RawMessage `json:"status"`
-	GasUsed           json.RawMessage `json:"gasUsed"`
-	CumulativeGasUsed json.RawMessage `json:"cumulativeGasUsed"`
+	GasUsed           quantField      `json:"gasUsed"`
+	CumulativeGasUsed quantField      `json:"cumulativeGasUsed"`
 	EffectiveGasPrice json.RawMessage `json:"effectiveGasPrice"`
 	ContractAddress   json.RawMessage `json:"contractAddress"`
 	Logs              []jsonLog       `json:"logs"`
@@ -31,10 +31,10 @@ type jsonReceipt struct {
 
 // jsonLog is one log of a receipt.
 type jsonLog struct {
-	Address  json.RawMessage   `json:"address"`
-	Topics   []json.RawMessage `json:"topics"`
-	Data     hexField          `json:"data"`
-	LogIndex json.RawMessage   `json:"logIndex"`
+	Address  addrField       `json:"address"`
+	Topics   []hashField     `json:"topics"`
+	Data     hexField        `json:"data"`
+	LogIndex json.RawMessage `json:"logIndex"`
 }
 
 // receiptFill is one decoded receipt waiting to be applied, so that
@@ -275,12 +275,12 @@ func decodeReceipt(b *chainquery.Block, jr *jsonReceipt, notes *decodeNotes, sl 
 	*rf = receiptFill{
 		hash:     hash,
 		index:    -1,
-		from:     r.address("from", jr.From),
-		to:       r.address("to", jr.To),
+		from:     r.addressOf("from", jr.From),
+		to:       r.addressOf("to", jr.To),
 		typ:      int(r.uint("type", jr.Type)),
 		status:   true, // before Byzantium (no status field): see FinishStatus
-		gasUsed:  r.uint("gasUsed", jr.GasUsed),
-		cumGas:   r.uint("cumulativeGasUsed", jr.CumulativeGasUsed),
+		gasUsed:  r.uintOf("gasUsed", jr.GasUsed),
+		cumGas:   r.uintOf("cumulativeGasUsed", jr.CumulativeGasUsed),
 		price:    r.big("effectiveGasPrice", jr.EffectiveGasPrice),
 		contract: r.address("contractAddress", jr.ContractAddress),
 	}
@@ -307,7 +307,7 @@ func decodeReceipt(b *chainquery.Block, jr *jsonReceipt, notes *decodeNotes, sl 
 // from sl: its address and topics are what users filter on, so a
 // malformed one is an error, not an empty field.
 func decodeLog(b *chainquery.Block, tx chainquery.Hash, jl *jsonLog, sl *receiptSlab, l *chainquery.Log) (bool, error) {
-	addr, ok, err := fieldAddressValue(jl.Address)
+	addr, ok, err := jl.Address.value()
 	if err != nil {
 		return false, fmt.Errorf("address: %w", err)
 	}
@@ -325,7 +325,7 @@ func decodeLog(b *chainquery.Block, tx chainquery.Hash, jl *jsonLog, sl *receipt
 		Topics:          sl.takeTopics(len(jl.Topics)),
 	}
 	for i, rt := range jl.Topics {
-		if l.Topics[i], err = requireHash("topic", rt); err != nil {
+		if l.Topics[i], err = requireHashOf("topic", rt); err != nil {
 			return false, fmt.Errorf("topic %d: %w", i, err)
 		}
 	}

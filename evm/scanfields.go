@@ -126,3 +126,74 @@ func (r fieldReader) bigOf(field string, f quantField) *big.Int {
 	}
 	return r.big(field, f.raw)
 }
+
+// hashField is addrField for a 32-byte hash: a log's topic.
+type hashField struct {
+	raw json.RawMessage
+	v   chainquery.Hash
+	ok  bool
+}
+
+// UnmarshalJSON keeps the text, as json.RawMessage does, for the decoders.
+func (f *hashField) UnmarshalJSON(b []byte) error {
+	*f = hashField{raw: append(f.raw[:0], b...)}
+	return nil
+}
+
+// hashLen is the JSON text of a hash in the plain form.
+const hashLen = 2 + 2 + 2*len(chainquery.Hash{})
+
+// hash reads a hashField.
+func (s *scanner) hash(dst *hashField) {
+	if s.bad {
+		return
+	}
+	s.ws()
+	d, i := s.data, s.i
+	if i+hashLen <= len(d) && d[i] == '"' && d[i+1] == '0' && d[i+2] == 'x' && d[i+hashLen-1] == '"' {
+		if unhex(dst.v[:], d[i+3:i+hashLen-1]) {
+			dst.raw, dst.ok = d[i:i+hashLen], true
+			s.i = i + hashLen
+			return
+		}
+	}
+	*dst = hashField{raw: s.value()}
+}
+
+// hashList reads a []hashField: null is nil, [] is empty.
+func (s *scanner) hashList() []hashField {
+	if s.null() {
+		return nil
+	}
+	if !s.open('[') {
+		return nil
+	}
+	start := len(s.sc.topics)
+	for first := true; s.more(']', &first); {
+		s.sc.topics = append(s.sc.topics, hashField{})
+		s.hash(&s.sc.topics[len(s.sc.topics)-1])
+	}
+	if len(s.sc.topics) == start {
+		return []hashField{}
+	}
+	return s.sc.topics[start:len(s.sc.topics):len(s.sc.topics)]
+}
+
+// requireHashOf is requireHash for a hashField.
+func requireHashOf(field string, f hashField) (chainquery.Hash, error) {
+	if f.ok {
+		return f.v, nil
+	}
+	return requireHash(field, f.raw)
+}
+
+// present reports whether the field holds a value other than null.
+func (f addrField) present() bool { return f.ok || present(f.raw) }
+
+// value is fieldAddressValue for an addrField.
+func (f addrField) value() (chainquery.Address, bool, error) {
+	if f.ok {
+		return f.v, true, nil
+	}
+	return fieldAddressValue(f.raw)
+}

@@ -14,11 +14,11 @@ import (
 // revertReason comes with some errors; both are ignored.
 type callFrame struct {
 	Type    string          `json:"type"`
-	From    json.RawMessage `json:"from"`
-	To      json.RawMessage `json:"to"`
-	Value   json.RawMessage `json:"value"`
-	Gas     json.RawMessage `json:"gas"`
-	GasUsed json.RawMessage `json:"gasUsed"`
+	From    addrField       `json:"from"`
+	To      addrField       `json:"to"`
+	Value   quantField      `json:"value"`
+	Gas     quantField      `json:"gas"`
+	GasUsed quantField      `json:"gasUsed"`
 	Input   json.RawMessage `json:"input"`
 	Output  json.RawMessage `json:"output"`
 	Error   string          `json:"error"`
@@ -186,16 +186,16 @@ func (ff *frameFlattener) flatten(f *callFrame, addr []int, self chainquery.Addr
 		TraceAddress:     addr,
 		Subtraces:        len(f.Calls),
 		Error:            f.Error,
-		From:             r.addressOrZero("from", f.From),
-		To:               r.address("to", f.To),
-		Value:            r.big("value", f.Value),
-		Gas:              r.uint("gas", f.Gas),
-		GasUsed:          r.uint("gasUsed", f.GasUsed),
+		From:             r.addressOrZeroOf("from", f.From),
+		To:               r.addressOf("to", f.To),
+		Value:            r.bigOf("value", f.Value),
+		Gas:              r.uintOf("gas", f.Gas),
+		GasUsed:          r.uintOf("gasUsed", f.GasUsed),
 		Input:            r.bytes("input", f.Input),
 		Output:           r.bytes("output", f.Output),
 	}
 	t.Type, t.CallType = callTypeOf(f.Type)
-	if t.Type == chainquery.TraceSuicide && !present(f.From) && knowSelf {
+	if t.Type == chainquery.TraceSuicide && !f.From.present() && knowSelf {
 		t.From = self
 	}
 	finishTrace(t, ff.slab.slab)
