@@ -69,18 +69,22 @@ func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, e
 	// own, after each block commit (checkpoint.go); the writer's own
 	// wal_autocheckpoint is the net for when that one falls behind.
 	//
-	// The writer's page cache is 16 MiB (each reader's too, below):
+	// The writer's page cache is 8 MiB (each reader's is 16, below):
 	// modernc's allocator puts each cached page (4 KiB and SQLite's header)
 	// in an 8 KiB slot, so a cache costs twice its size in RSS, and a large
 	// writer's cache was much of the ingester's peak RSS. Since the traces'
 	// address indexes lead with the block's bucket (migration 0007), the
 	// pages a batch writes are its bucket's, a few MB per index, and a
 	// larger cache ingested no faster (docs/benchmarks.md, "SQLite's
-	// address indexes by bucket first"). A larger page_size would cost
+	// address indexes by bucket first"). The 16 MB of RSS that 8 MiB
+	// fewer give back went to the ingester's heap (its memory limit,
+	// cmd/chainquery): its collector ran 40% less often, and 5,000 blocks
+	// went in at 49-50% of the raw fetch against 42-49%
+	// (docs/benchmarks.md, issue 30, session 24). A larger page_size would cost
 	// more: 8 and 16 KiB pages fall in 16 KiB slots and in mappings of
 	// their own (docs/benchmarks.md, "16 KiB SQLite pages").
 	pragmas := []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(OFF)", "temp_store(MEMORY)", "cache_size(-65536)"}
-	writePragmas := append(pragmas[:len(pragmas)-1:len(pragmas)-1], "cache_size(-16384)", fmt.Sprintf("wal_autocheckpoint(%d)", walSafetyPages))
+	writePragmas := append(pragmas[:len(pragmas)-1:len(pragmas)-1], "cache_size(-8192)", fmt.Sprintf("wal_autocheckpoint(%d)", walSafetyPages))
 	if db.write, err = sql.Open("sqlite", dsn(path, writePragmas, "immediate")); err != nil {
 		return nil, err
 	}

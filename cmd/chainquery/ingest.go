@@ -328,11 +328,15 @@ func (m *Main) parseIngestEVM(args []string) (*ingestEVMCmd, error) {
 // window shrank (history.encoderWindow): their untouched history buffers
 // no longer fill the limit, so the same limit let the heap touch ~25 MB
 // more; at 176 MiB the peak RSS is back near 230 MB, for ~0.1 ms a block
-// of collection (docs/benchmarks.md, issue 30, session 17).
-const ingestMemoryLimit = 176 << 20
+// of collection (docs/benchmarks.md, issue 30, session 17). 192 MiB since
+// SQLite's writer cache halved (sqlite/db.go), for the same peak RSS:
+// the collector ran 187-193 times over 5,000 Polygon-shaped blocks
+// against 320-354, 0.43 against 0.71 ms of CPU a block (docs/benchmarks.md,
+// issue 30, session 24).
+const ingestMemoryLimit = 192 << 20
 
 // ingestMemoryLimitPostgres is ingestMemoryLimit into PostgreSQL. Part of
-// the same peak RSS is SQLite's writer page cache (sqlite/db.go: 16 MiB,
+// the same peak RSS is SQLite's writer page cache (sqlite/db.go: 8 MiB,
 // twice that in RSS), which a PostgreSQL store does not keep in the
 // process: at 176 MiB the ingester peaked at ~190 MB there, and its
 // collector ran twice as often as at 224 MiB (225 against 111 cycles over
