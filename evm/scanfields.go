@@ -44,28 +44,31 @@ func (f *quantField) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// addrLen is the JSON text of an address in the plain form: the quotes,
-// 0x and 40 digits.
-const addrLen = 2 + 2 + 2*len(chainquery.Address{})
+// fixed reads a value and, when it is the plain form of len(dst) bytes
+// (the quotes, 0x and 2*len(dst) hex digits), decodes it into dst: ok.
+// Either way it returns the value's text.
+func (s *scanner) fixed(dst []byte) (raw []byte, ok bool) {
+	if s.bad {
+		return nil, false
+	}
+	s.ws()
+	d, i, n := s.data, s.i, 4+2*len(dst)
+	// unhex checks every digit: no quote, escape or control character
+	// hides among them.
+	if i+n <= len(d) && d[i] == '"' && d[i+1] == '0' && d[i+2] == 'x' && d[i+n-1] == '"' && unhex(dst, d[i+3:i+n-1]) {
+		s.i = i + n
+		return d[i : i+n], true
+	}
+	return s.value(), false
+}
 
 // addr reads field bit into an addrField.
 func (s *scanner) addr(dst *addrField, seen *uint32, bit uint) {
 	s.once(seen, bit)
-	if s.bad {
-		return
+	dst.raw, dst.ok = s.fixed(dst.v[:])
+	if !dst.ok {
+		dst.v = chainquery.Address{}
 	}
-	s.ws()
-	d, i := s.data, s.i
-	if i+addrLen <= len(d) && d[i] == '"' && d[i+1] == '0' && d[i+2] == 'x' && d[i+addrLen-1] == '"' {
-		// unhex checks every digit: no quote, escape or control
-		// character hides among them.
-		if unhex(dst.v[:], d[i+3:i+addrLen-1]) {
-			dst.raw, dst.ok = d[i:i+addrLen], true
-			s.i = i + addrLen
-			return
-		}
-	}
-	*dst = addrField{raw: s.value()}
 }
 
 // quant reads field bit into a quantField.
@@ -140,24 +143,12 @@ func (f *hashField) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// hashLen is the JSON text of a hash in the plain form.
-const hashLen = 2 + 2 + 2*len(chainquery.Hash{})
-
 // hash reads a hashField.
 func (s *scanner) hash(dst *hashField) {
-	if s.bad {
-		return
+	dst.raw, dst.ok = s.fixed(dst.v[:])
+	if !dst.ok {
+		dst.v = chainquery.Hash{}
 	}
-	s.ws()
-	d, i := s.data, s.i
-	if i+hashLen <= len(d) && d[i] == '"' && d[i+1] == '0' && d[i+2] == 'x' && d[i+hashLen-1] == '"' {
-		if unhex(dst.v[:], d[i+3:i+hashLen-1]) {
-			dst.raw, dst.ok = d[i:i+hashLen], true
-			s.i = i + hashLen
-			return
-		}
-	}
-	*dst = hashField{raw: s.value()}
 }
 
 // hashList reads a []hashField: null is nil, [] is empty.
