@@ -257,7 +257,7 @@ func (h *historyBuilder) rows(ctx context.Context, b BlockBatch) ([]BucketRow, T
 				oldBucket = k.bucket
 			}
 			if there, ok := old[page]; ok {
-				if _, err := b.Exec(ctx, qDeletePage, h.chain, page.dir, page.part, page.bucket); err != nil {
+				if _, err := b.Exec(ctx, qDeletePage, h.chain, page.dir, page.part, page.bucket, page.bucket/TracePageEpoch); err != nil {
 					return nil, pages, err
 				}
 				es = history.MergePage(there, entries)
@@ -292,12 +292,11 @@ func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
 // flushTraces makes the pages of the traces added (and CountAll's rows,
 // when counted), which flush writes, and empties that part of h; its log
 // lists stay. A bucket's pages are kept until then, rather than written
-// as it ends: trace_pages_key leads with the address's part, so a
-// bucket's ~2,000 pages went to as many places all over it, most of its
-// leaves once it outgrew the writer's cache (20 MB at 50,000 blocks), a
-// page of WAL each; the pages of the ten buckets of a commit, written in
-// the key's order, go ten to a place (docs/benchmarks.md, issue 30,
-// session 22). They take ~1.6 MB a bucket at Polygon's shape.
+// as it ends: within a stretch of trace_pages_key (TracePageEpoch) the
+// key leads with the address's part, so a bucket's ~2,000 pages go to as
+// many places, a page of WAL each; the pages of the ten buckets of a
+// commit, written in the key's order, go ten to a place (docs/benchmarks.md,
+// issue 30, session 22). They take ~1.6 MB a bucket at Polygon's shape.
 func (h *historyBuilder) flushTraces(ctx context.Context, b BlockBatch) error {
 	rows, pages, err := h.rows(ctx, b)
 	if err != nil {

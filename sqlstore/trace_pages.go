@@ -25,7 +25,8 @@ import (
 var tracePages = Table{Name: "trace_pages", Columns: []string{"chain", "dir", "part", "bucket", "keys", "lists"}}
 
 // allParts is the IN list of every page of a bucket: a bucket's pages are
-// found by a search per page, the key leading with the page.
+// found by a search per page, the key leading (after the stretch) with the
+// page.
 var allParts = func() string {
 	var b strings.Builder
 	for i := range history.PageParts {
@@ -37,17 +38,28 @@ var allParts = func() string {
 	return b.String()
 }()
 
-// qBucketPages: chain, bucket → dir, part, keys, lists of the bucket's
-// pages.
+// TracePageEpoch is the buckets of a stretch of trace_pages_key, which
+// leads with the stretch (bucket / TracePageEpoch, migration 0021), so
+// that a commit's pages go to the last stretch rather than all over the
+// index; every statement names the stretches it reads, for the index to
+// seek by. The migrations write the expression out: they are to change
+// together.
+const TracePageEpoch = 10
+
+// epochOf is the SQL of a bucket's stretch, as trace_pages_key has it.
+const epochOf = "bucket / 10"
+
+// qBucketPages: chain, bucket, its stretch → dir, part, keys, lists of
+// the bucket's pages.
 var (
 	qBucketPages = `SELECT dir, part, keys, lists FROM trace_pages
-		WHERE chain = $1 AND dir IN (0, 1) AND part IN (` + allParts + `) AND bucket = $2`
-	// qDeletePage: chain, dir, part, bucket → deletes the page.
-	qDeletePage = `DELETE FROM trace_pages WHERE chain = $1 AND dir = $2 AND part = $3 AND bucket = $4`
-	// qDeletePagesFrom: chain, bucket → deletes the pages of the buckets
-	// from there up (a thaw).
-	qDeletePagesFrom = `DELETE FROM trace_pages
-		WHERE chain = $1 AND dir IN (0, 1) AND part IN (` + allParts + `) AND bucket >= $2`
+		WHERE chain = $1 AND ` + epochOf + ` = $3 AND dir IN (0, 1) AND part IN (` + allParts + `) AND bucket = $2`
+	// qDeletePage: chain, dir, part, bucket, its stretch → deletes the
+	// page.
+	qDeletePage = `DELETE FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` = $5 AND dir = $2 AND part = $3 AND bucket = $4`
+	// qDeletePagesFrom: chain, bucket, its stretch → deletes the pages of
+	// the buckets from there up (a thaw).
+	qDeletePagesFrom = `DELETE FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` >= $3 AND bucket >= $2`
 )
 
 // pageKey is a page of a chain.
@@ -61,7 +73,7 @@ func readBucketPages(ctx context.Context, c Conn, chain, bucket int64) (map[page
 	out := map[pageKey][]history.PageEntry{}
 	var dir, part int
 	var keys, lists []byte
-	err := c.Query(ctx, qBucketPages, []any{chain, bucket}, []any{&dir, &part, &keys, &lists}, func() error {
+	err := c.Query(ctx, qBucketPages, []any{chain, bucket, bucket / TracePageEpoch}, []any{&dir, &part, &keys, &lists}, func() error {
 		es, err := history.DecodePage(keys, lists)
 		if err != nil {
 			return err
@@ -83,8 +95,9 @@ func clonePage(es []history.PageEntry) []history.PageEntry {
 
 // pagesSQL selects, for the addresses whose pages are parts, in direction
 // $2, the bucket, page and keys (and lists, with lists) of their pages in
-// the buckets $3 to $4, in bucket order: one stretch of the key a page.
-func pagesSQL(parts []int, lists bool) string {
+// the buckets $3 to $4, in bucket order: one stretch of the key a page
+// and stretch of buckets (TracePageEpoch).
+func pagesSQL(parts []int, first, last int64, lists bool) string {
 	cols := "bucket, part, keys"
 	if lists {
 		cols += ", lists"
@@ -93,11 +106,18 @@ func pagesSQL(parts []int, lists bool) string {
 	for i, p := range parts {
 		in[i] = strconv.Itoa(p)
 	}
+	var epochs strings.Builder
+	for e := first / TracePageEpoch; e <= last/TracePageEpoch; e++ {
+		if e > first/TracePageEpoch {
+			epochs.WriteString(", ")
+		}
+		epochs.WriteString(strconv.FormatInt(e, 10))
+	}
 	order := " ORDER BY bucket, part"
 	if len(parts) == 1 {
-		order = " ORDER BY part, bucket" // the key's order: no sort
+		order = " ORDER BY " + epochOf + ", bucket" // the key's order: no sort
 	}
-	return `SELECT ` + cols + ` FROM trace_pages WHERE chain = $1 AND dir = $2 AND part IN (` + strings.Join(in, ", ") + `)
+	return `SELECT ` + cols + ` FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` IN (` + epochs.String() + `) AND dir = $2 AND part IN (` + strings.Join(in, ", ") + `)
 		AND bucket BETWEEN $3 AND $4` + order
 }
 
@@ -130,7 +150,7 @@ func readPages(ctx context.Context, c Conn, chain int64, dir int, addrs [][]byte
 		dest = append(dest, &data)
 	}
 	var found []history.PageEntry
-	err := c.Query(ctx, pagesSQL(parts, lists), []any{chain, dir, first, last}, dest, func() error {
+	err := c.Query(ctx, pagesSQL(parts, first, last, lists), []any{chain, dir, first, last}, dest, func() error {
 		if bucket != cur && len(found) > 0 {
 			if err := each(cur, found); err != nil {
 				return err
