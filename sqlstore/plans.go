@@ -42,6 +42,7 @@ type PlanArgs struct {
 // trace_counts of those that count by buckets; then each other read, with
 // a. The range should hold a whole bucket (TraceCountBlocks).
 func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquery.Address, a PlanArgs) []PlanQuery {
+	pageFirst := int64(lo / TraceCountBlocks)
 	bind := func(q string) string { return q }
 	if d.Bind != nil {
 		bind = d.Bind
@@ -138,6 +139,15 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 		PlanQuery{Name: "History log postings: the lists of a topic0 in 14 buckets", SQL: longLists, Args: longListsArgs})
 	return append(out,
 		PlanQuery{Name: "Filter Traces offset by blocks", SQL: bind(qBlockTraceCounts), Args: []any{a.Chain, int64(lo), int64(hi)}},
+		// The pages of history's trace lists (trace_pages.go): each names
+		// the stretches of trace_pages_key it reads, which the plan must
+		// search by. Their rows, one a page and bucket, may be sorted by
+		// bucket: two pages' on both stores, and one page's on PostgreSQL
+		// 15, which does not keep the key's order across the values of
+		// an = ANY search (SQLite does).
+		PlanQuery{Name: "History trace pages: one address's page over 30 buckets", SQL: bind(pagesSQL([]int{17}, pageFirst, pageFirst+29, true)), Args: []any{a.Chain, 1, pageFirst, pageFirst + 29}, Walks: 1},
+		PlanQuery{Name: "History trace pages: two addresses' pages over 30 buckets", SQL: bind(pagesSQL([]int{17, 30}, pageFirst, pageFirst+29, false)), Args: []any{a.Chain, 0, pageFirst, pageFirst + 29}, Walks: 1},
+		PlanQuery{Name: "Ingester: a bucket's trace pages", SQL: bind(qBucketPages), Args: []any{a.Chain, pageFirst, pageFirst / TracePageEpoch}},
 		PlanQuery{Name: "datetime range start", SQL: bind(qFirstBlockAtOrAfter), Args: []any{a.Chain, a.Time}},
 		PlanQuery{Name: "datetime range end", SQL: bind(qLastBlockAtOrBefore), Args: []any{a.Chain, a.Time}},
 		PlanQuery{Name: "Get Transaction Logs: the transaction", SQL: logTx, Args: logTxArgs},

@@ -47,7 +47,7 @@ var allParts = func() string {
 const TracePageEpoch = 10
 
 // epochOf is the SQL of a bucket's stretch, as trace_pages_key has it.
-const epochOf = "bucket / 10"
+var epochOf = "bucket / " + strconv.Itoa(TracePageEpoch)
 
 // qBucketPages: chain, bucket, its stretch → dir, part, keys, lists of
 // the bucket's pages.
