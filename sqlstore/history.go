@@ -181,7 +181,7 @@ func (s *Store) thaw(ctx context.Context, b BlockBatch, chain int64, from uint64
 	}
 	// The pages of the buckets from lo up hold these blocks' traces only;
 	// as rows, their counts by address are trace_counts' again.
-	if _, err := b.Exec(ctx, qDeletePagesFrom, chain, lo/TraceCountBlocks, lo/TraceCountBlocks/TracePageEpoch); err != nil {
+	if _, err := b.Exec(ctx, qDeletePagesFrom, chain, lo/TraceCountBlocks, stretchOf(lo/TraceCountBlocks)); err != nil {
 		return err
 	}
 	for _, q := range qDeleteHistory {

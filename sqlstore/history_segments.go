@@ -257,7 +257,7 @@ func (h *historyBuilder) rows(ctx context.Context, b BlockBatch) ([]BucketRow, T
 				oldBucket = k.bucket
 			}
 			if there, ok := old[page]; ok {
-				if _, err := b.Exec(ctx, qDeletePage, h.chain, page.dir, page.part, page.bucket, page.bucket/TracePageEpoch); err != nil {
+				if _, err := b.Exec(ctx, qDeletePage, h.chain, page.dir, page.part, page.bucket, stretchOf(page.bucket)); err != nil {
 					return nil, pages, err
 				}
 				es = history.MergePage(there, entries)

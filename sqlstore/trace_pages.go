@@ -46,8 +46,12 @@ var allParts = func() string {
 // together.
 const TracePageEpoch = 10
 
-// epochOf is the SQL of a bucket's stretch, as trace_pages_key has it.
+// epochOf is the SQL of a bucket's stretch, as trace_pages_key has it
+// (TestQueryPlans fails, a search on the chain alone, if the two differ).
 var epochOf = "bucket / " + strconv.Itoa(TracePageEpoch)
+
+// stretchOf is the stretch of bucket, as epochOf computes it.
+func stretchOf(bucket int64) int64 { return bucket / TracePageEpoch }
 
 // qBucketPages: chain, bucket, its stretch → dir, part, keys, lists of
 // the bucket's pages.
@@ -73,7 +77,7 @@ func readBucketPages(ctx context.Context, c Conn, chain, bucket int64) (map[page
 	out := map[pageKey][]history.PageEntry{}
 	var dir, part int
 	var keys, lists []byte
-	err := c.Query(ctx, qBucketPages, []any{chain, bucket, bucket / TracePageEpoch}, []any{&dir, &part, &keys, &lists}, func() error {
+	err := c.Query(ctx, qBucketPages, []any{chain, bucket, stretchOf(bucket)}, []any{&dir, &part, &keys, &lists}, func() error {
 		es, err := history.DecodePage(keys, lists)
 		if err != nil {
 			return err
@@ -106,18 +110,15 @@ func pagesSQL(parts []int, first, last int64, lists bool) string {
 	for i, p := range parts {
 		in[i] = strconv.Itoa(p)
 	}
-	var epochs strings.Builder
-	for e := first / TracePageEpoch; e <= last/TracePageEpoch; e++ {
-		if e > first/TracePageEpoch {
-			epochs.WriteString(", ")
-		}
-		epochs.WriteString(strconv.FormatInt(e, 10))
+	var stretches []string
+	for e := stretchOf(first); e <= stretchOf(last); e++ {
+		stretches = append(stretches, strconv.FormatInt(e, 10))
 	}
 	order := " ORDER BY bucket, part"
 	if len(parts) == 1 {
-		order = " ORDER BY " + epochOf + ", bucket" // the key's order: no sort
+		order = " ORDER BY " + epochOf + ", bucket" // the key's order: SQLite does not sort
 	}
-	return `SELECT ` + cols + ` FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` IN (` + epochs.String() + `) AND dir = $2 AND part IN (` + strings.Join(in, ", ") + `)
+	return `SELECT ` + cols + ` FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` IN (` + strings.Join(stretches, ", ") + `) AND dir = $2 AND part IN (` + strings.Join(in, ", ") + `)
 		AND bucket BETWEEN $3 AND $4` + order
 }
 
