@@ -58,6 +58,17 @@ type DB struct {
 	parts  map[int64]bool
 }
 
+// appendOpenFor is how long an ingester's append transaction may stay open
+// here: long enough for a backfill's transaction to end where a bucket of
+// the log lists ends (1,000 blocks, at 100 blocks a second or more), as
+// it does on its own at the bucket's end. A transaction cut inside the
+// bucket leaves the next to upsert the bucket's log lists and rewrite its
+// trace pages, which cost the server a third of its work (docs/benchmarks.md,
+// issue 30, session 26). Unlike SQLite's, an open transaction here keeps
+// no other writer waiting but another writer of the same chain; readers
+// see a backfill's blocks when it commits.
+const appendOpenFor = 10 * time.Second
+
 // shared is embedded under this name so that it stays unexported.
 type shared = sqlstore.Store
 
@@ -115,7 +126,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	}
 	db.shared = &shared{Dialect: dialect, Read: conn{db.read}, Primary: conn{db.write}, Write: conn{db.write},
 		ReadTx: db.readTx, BeginWrite: db.beginWrite, BeginBlocks: db.beginBlocks,
-		AmountArg: bigArg, ScanAmount: scanAmount}
+		AppendOpenFor: appendOpenFor, AmountArg: bigArg, ScanAmount: scanAmount}
 	return db, nil
 }
 

@@ -64,10 +64,15 @@ func (b *blockBatch) PriorVersions(ctx context.Context, heights []uint64) (map[u
 	return prior, err
 }
 
-// Insert sends each table's rows with one COPY.
+// Insert sends each table's rows with one COPY; a table without rows costs
+// nothing (the history's blocks leave the tip's tables empty, and each
+// COPY is two round trips).
 func (b *blockBatch) Insert(ctx context.Context, tables []sqlstore.Table) error {
 	for _, t := range tables {
 		cols := len(t.Columns)
+		if len(t.Values) == 0 {
+			continue
+		}
 		rows := pgx.CopyFromSlice(t.Rows(), func(i int) ([]any, error) { return t.Values[i*cols : (i+1)*cols], nil })
 		if _, err := b.pgxTx.CopyFrom(ctx, pgx.Identifier{t.Name}, t.Columns, rows); err != nil {
 			return wrap(fmt.Errorf("copy %s: %w", t.Name, err))

@@ -28,8 +28,9 @@ type bulkTable struct {
 var traceCounts = sqlstore.Table{Name: "trace_counts", Columns: []string{"chain", "dir", "address", "bucket", "n", "list"}}
 
 // logPostings is the table of sqlstore.BlockBatch.AddLogPostings: its
-// INSERTs add to the rows that exist.
-var logPostings = sqlstore.Table{Name: "log_postings", Columns: []string{"chain", "kind", "key", "bucket", "n", "topics", "list", "tags"}}
+// INSERTs add to the rows that exist (and Insert's of a bucket's first
+// rows are the same statements).
+var logPostings = sqlstore.LogPostings
 
 // logCounts is the table of sqlstore.BlockBatch.AddLogCounts: its INSERTs
 // add to the rows that exist.

@@ -9,12 +9,21 @@ import (
 	"github.com/chainquery/chainquery"
 )
 
-// appendOpenFor is the longest an append transaction stays open: other
-// writers of a SQLite file (keys, another chain's ingester) wait for it,
-// and a node that answers slowly would otherwise keep them waiting for a
-// whole bucket. A commit before the bucket ends is what every write did
-// before appends: the bucket's lists are appended to again by the next.
+// appendOpenFor is the longest an append transaction stays open unless
+// the store says otherwise (Store.AppendOpenFor): other writers of a
+// SQLite file (keys, another chain's ingester) wait for it, and a node
+// that answers slowly would otherwise keep them waiting for a whole
+// bucket. A commit before the bucket ends is what every write did before
+// appends: the bucket's lists are appended to again by the next.
 const appendOpenFor = 2 * time.Second
+
+// appendOpenFor returns how long an append transaction stays open at most.
+func (s *Store) appendOpenFor() time.Duration {
+	if s.AppendOpenFor > 0 {
+		return s.AppendOpenFor
+	}
+	return appendOpenFor
+}
 
 // appending is a chain's open write transaction of AppendBlocks: the
 // blocks appended since its last commit, their headers, segments and hash
@@ -129,7 +138,7 @@ func (s *Store) appendPiece(ctx context.Context, id int64, blocks []*chainquery.
 }
 
 // beginAppend opens the append transaction of chain id, whose timer
-// commits it after appendOpenFor.
+// commits it after s.appendOpenFor().
 func (s *Store) beginAppend(ctx context.Context, id int64, blocks []*chainquery.BlockData) (*appending, error) {
 	// The transaction outlives the call's ctx (database/sql rolls a
 	// transaction back when the context it began with ends), as it
@@ -139,7 +148,7 @@ func (s *Store) beginAppend(ctx context.Context, id int64, blocks []*chainquery.
 		return nil, err
 	}
 	a := &appending{b: b, h: newHistoryBuilder(id, true, s.hashChunk())}
-	a.timer = time.AfterFunc(appendOpenFor, func() {
+	a.timer = time.AfterFunc(s.appendOpenFor(), func() {
 		s.appends.mu.Lock()
 		defer s.appends.mu.Unlock()
 		if s.appends.open[id] != a {

@@ -234,6 +234,15 @@ func (h *historyBuilder) rows(ctx context.Context, b BlockBatch) ([]BucketRow, T
 	var entries []history.PageEntry
 	var old map[pageKey][]history.PageEntry // the pages there of bucket oldBucket
 	oldBucket := int64(-1)
+	var gone []pageKey // of old, the pages taken in, to be deleted
+	deleteGone := func() error {
+		if len(gone) == 0 {
+			return nil
+		}
+		err := deletePages(ctx, b, h.chain, oldBucket, gone)
+		gone = gone[:0]
+		return err
+	}
 	for j := 0; j < len(order); {
 		k := &h.lists.keys[order[j]]
 		page := pageKey{dir: int(k.page >> 16), part: int(k.page & 0xffff), bucket: k.bucket}
@@ -250,6 +259,9 @@ func (h *historyBuilder) rows(ctx context.Context, b BlockBatch) ([]BucketRow, T
 		es := entries
 		if first := h.firsts[k.bucket]; first > uint64(k.bucket)*TraceCountBlocks {
 			if oldBucket != k.bucket {
+				if err := deleteGone(); err != nil {
+					return nil, pages, err
+				}
 				var err error
 				if old, err = readBucketPages(ctx, b, h.chain, k.bucket); err != nil {
 					return nil, pages, err
@@ -257,9 +269,7 @@ func (h *historyBuilder) rows(ctx context.Context, b BlockBatch) ([]BucketRow, T
 				oldBucket = k.bucket
 			}
 			if there, ok := old[page]; ok {
-				if _, err := b.Exec(ctx, qDeletePage, h.chain, page.dir, page.part, page.bucket, stretchOf(page.bucket)); err != nil {
-					return nil, pages, err
-				}
+				gone = append(gone, page)
 				es = history.MergePage(there, entries)
 			}
 		}
@@ -269,7 +279,7 @@ func (h *historyBuilder) rows(ctx context.Context, b BlockBatch) ([]BucketRow, T
 		}
 		pages.Values = append(pages.Values, h.chain, page.dir, page.part, page.bucket, keys, lists)
 	}
-	return out, pages, nil
+	return out, pages, deleteGone()
 }
 
 // flush writes the pages of the traces added (and CountAll's rows, when
@@ -283,7 +293,7 @@ func (h *historyBuilder) flush(ctx context.Context, b BlockBatch) error {
 	if err := h.writePages(ctx, b); err != nil {
 		return err
 	}
-	if err := h.logs.flush(ctx, b); err != nil {
+	if err := h.logs.flush(ctx, b, h.chain); err != nil {
 		return err
 	}
 	return addHashRun(ctx, b, h.chain, h.hashes, h.chunk)

@@ -493,12 +493,26 @@ type logLists struct {
 	topics   []chainquery.Hash
 	groups   []history.TopicGroup
 	scratch  []history.Posting
+	// firsts holds the lowest block added of each bucket: a bucket added
+	// from its first block has no rows yet (history grows upward, and a
+	// bucket listed again is deleted first), so its rows are inserted
+	// rather than upserted (flush).
+	firsts map[int64]uint64
 }
+
+// LogPostings is the table of the log lists.
+var LogPostings = Table{Name: "log_postings", Columns: []string{"chain", "kind", "key", "bucket", "n", "topics", "list", "tags"}}
 
 // add adds the logs of block n, in log index order (canonical), to the
 // lists, by their keys.
 func (ls *logLists) add(n uint64, logs []logRef) {
 	bucket := int64(n / LogBucketBlocks)
+	if _, ok := ls.firsts[bucket]; !ok {
+		if ls.firsts == nil {
+			ls.firsts = map[int64]uint64{}
+		}
+		ls.firsts[bucket] = n
+	}
 	for i := range logs {
 		l := &logs[i]
 		p := history.Posting{Block: n, Pos: uint32(i)}
@@ -605,7 +619,7 @@ func (ls *logLists) tagTopics(topics, tags []byte, ps []history.Posting) ([]byte
 
 // flush adds the lists to log_postings, in its key's order, and empties
 // them.
-func (ls *logLists) flush(ctx context.Context, b BlockBatch) error {
+func (ls *logLists) flush(ctx context.Context, b BlockBatch, chain int64) error {
 	if len(ls.keys) == 0 {
 		return nil
 	}
@@ -653,11 +667,35 @@ func (ls *logLists) flush(ctx context.Context, b BlockBatch) error {
 			return cmp.Or(cmp.Compare(a.Bucket, b.Bucket), cmp.Compare(a.Kind, b.Kind), bytes.Compare(a.Key, b.Key))
 		})
 	}
-	err := b.AddLogPostings(ctx, rows)
+	// The rows of buckets begun here are new: on PostgreSQL a COPY writes
+	// them at a fraction of an upsert's cost (its speculative insertion
+	// logs each row twice, docs/benchmarks.md, issue 30, session 26).
+	fresh := Table{Name: LogPostings.Name, Columns: LogPostings.Columns}
+	more := rows[:0:0]
+	for _, r := range rows {
+		if ls.firsts[r.Bucket] == uint64(r.Bucket)*LogBucketBlocks {
+			fresh.Values = append(fresh.Values, chain, r.Kind, r.Key, r.Bucket, r.N, r.Topics, r.List, r.Tags)
+		} else {
+			more = append(more, r)
+		}
+	}
+	var err error
+	if len(fresh.Values) > 0 {
+		err = b.Insert(ctx, []Table{fresh})
+	}
+	if err == nil && len(more) > 0 {
+		err = b.AddLogPostings(ctx, more)
+	}
 	ls.reset()
-	clear(ls.topicIDs)
-	ls.topics = ls.topics[:0]
 	return err
+}
+
+// reset empties the lists, keeping their room.
+func (ls *logLists) reset() {
+	ls.postingLists.reset()
+	clear(ls.topicIDs)
+	clear(ls.firsts)
+	ls.topics = ls.topics[:0]
 }
 
 // indexLogs writes the log postings of up to max buckets of chain's
@@ -722,7 +760,7 @@ func (s *Store) listLogBucket(ctx context.Context, b BlockBatch, chain, lo, hi i
 	if _, err := b.Exec(ctx, qDeleteLogPostings, chain, lo/LogBucketBlocks); err != nil {
 		return err
 	}
-	return ls.flush(ctx, b)
+	return ls.flush(ctx, b, chain)
 }
 
 // thawLogs keeps the log postings right when a thaw turns chain's history

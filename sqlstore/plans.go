@@ -148,6 +148,7 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 		PlanQuery{Name: "History trace pages: one address's page over 30 buckets", SQL: bind(pagesSQL([]int{17}, pageFirst, pageFirst+29, true)), Args: []any{a.Chain, 1, pageFirst, pageFirst + 29}, Walks: 1},
 		PlanQuery{Name: "History trace pages: two addresses' pages over 30 buckets", SQL: bind(pagesSQL([]int{17, 30}, pageFirst, pageFirst+29, false)), Args: []any{a.Chain, 0, pageFirst, pageFirst + 29}, Walks: 1},
 		PlanQuery{Name: "Ingester: a bucket's trace pages", SQL: bind(qBucketPages), Args: []any{a.Chain, pageFirst, stretchOf(pageFirst)}},
+		PlanQuery{Name: "Ingester: a bucket's trace pages taken in, deleted", SQL: bind(deletePagesSQL([]int{17, 30})), Args: []any{a.Chain, pageFirst, stretchOf(pageFirst), 1}},
 		PlanQuery{Name: "datetime range start", SQL: bind(qFirstBlockAtOrAfter), Args: []any{a.Chain, a.Time}},
 		PlanQuery{Name: "datetime range end", SQL: bind(qLastBlockAtOrBefore), Args: []any{a.Chain, a.Time}},
 		PlanQuery{Name: "Get Transaction Logs: the transaction", SQL: logTx, Args: logTxArgs},

@@ -69,6 +69,7 @@ import (
 	"errors"
 	"math/big"
 	"sync"
+	"time"
 
 	"github.com/chainquery/chainquery"
 )
@@ -110,6 +111,10 @@ type Store struct {
 	// before their buckets become history (history.go): 0 for
 	// DefaultRowBlocks, negative to keep every block as rows.
 	RowBlocks int
+
+	// AppendOpenFor is the longest an ingester's append transaction stays
+	// open before it commits inside a bucket (0: appendOpenFor, append.go).
+	AppendOpenFor time.Duration
 
 	// HashChunkEntries is about how many entries a merge of the runs of
 	// the transaction hash index holds at a time (0: hashChunkEntries,

@@ -58,9 +58,6 @@ func stretchOf(bucket int64) int64 { return bucket / TracePageEpoch }
 var (
 	qBucketPages = `SELECT dir, part, keys, lists FROM trace_pages
 		WHERE chain = $1 AND ` + epochOf + ` = $3 AND dir IN (0, 1) AND part IN (` + allParts + `) AND bucket = $2`
-	// qDeletePage: chain, dir, part, bucket, its stretch → deletes the
-	// page.
-	qDeletePage = `DELETE FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` = $5 AND dir = $2 AND part = $3 AND bucket = $4`
 	// qDeletePagesFrom: chain, bucket, its stretch → deletes the pages of
 	// the buckets from there up (a thaw).
 	qDeletePagesFrom = `DELETE FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` >= $3 AND bucket >= $2`
@@ -95,6 +92,35 @@ func clonePage(es []history.PageEntry) []history.PageEntry {
 		es[i].List = append([]byte(nil), es[i].List...)
 	}
 	return es
+}
+
+// deletePagesSQL: chain, bucket, its stretch, dir → deletes the bucket's
+// pages in direction dir of parts: one statement for the pages a write
+// takes in (historyBuilder.rows), which a statement a page made ~2,000
+// round trips to PostgreSQL at each bucket a commit ended inside.
+func deletePagesSQL(parts []int) string {
+	in := make([]string, len(parts))
+	for i, p := range parts {
+		in[i] = strconv.Itoa(p)
+	}
+	return `DELETE FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` = $3 AND dir = $4 AND part IN (` + strings.Join(in, ", ") + `) AND bucket = $2`
+}
+
+// deletePages deletes pages, all of chain's bucket, a statement a
+// direction.
+func deletePages(ctx context.Context, c Conn, chain, bucket int64, pages []pageKey) error {
+	slices.SortFunc(pages, func(a, b pageKey) int { return cmp.Or(cmp.Compare(a.dir, b.dir), cmp.Compare(a.part, b.part)) })
+	for i := 0; i < len(pages); {
+		j, parts := i, []int(nil)
+		for ; j < len(pages) && pages[j].dir == pages[i].dir; j++ {
+			parts = append(parts, pages[j].part)
+		}
+		if _, err := c.Exec(ctx, deletePagesSQL(parts), chain, bucket, stretchOf(bucket), pages[i].dir); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
 }
 
 // pagesSQL selects, for the addresses whose pages are parts, in direction
