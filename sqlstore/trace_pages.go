@@ -99,17 +99,23 @@ func clonePage(es []history.PageEntry) []history.PageEntry {
 // takes in (historyBuilder.rows), which a statement a page made ~2,000
 // round trips to PostgreSQL at each bucket a commit ended inside.
 func deletePagesSQL(parts []int) string {
+	return `DELETE FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` = $3 AND dir = $4 AND part IN (` + partList(parts) + `) AND bucket = $2`
+}
+
+// partList is the SQL list of parts, literal integers: a statement for
+// each set of pages, as the reads of pages are.
+func partList(parts []int) string {
 	in := make([]string, len(parts))
 	for i, p := range parts {
 		in[i] = strconv.Itoa(p)
 	}
-	return `DELETE FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` = $3 AND dir = $4 AND part IN (` + strings.Join(in, ", ") + `) AND bucket = $2`
+	return strings.Join(in, ", ")
 }
 
-// deletePages deletes pages, all of chain's bucket, a statement a
-// direction.
+// deletePages deletes pages, all of chain's bucket, a statement a run of
+// one direction: historyBuilder.rows gives them in the key's order, so a
+// statement a direction.
 func deletePages(ctx context.Context, c Conn, chain, bucket int64, pages []pageKey) error {
-	slices.SortFunc(pages, func(a, b pageKey) int { return cmp.Or(cmp.Compare(a.dir, b.dir), cmp.Compare(a.part, b.part)) })
 	for i := 0; i < len(pages); {
 		j, parts := i, []int(nil)
 		for ; j < len(pages) && pages[j].dir == pages[i].dir; j++ {
@@ -132,10 +138,6 @@ func pagesSQL(parts []int, first, last int64, lists bool) string {
 	if lists {
 		cols += ", lists"
 	}
-	in := make([]string, len(parts))
-	for i, p := range parts {
-		in[i] = strconv.Itoa(p)
-	}
 	var stretches []string
 	for e := stretchOf(first); e <= stretchOf(last); e++ {
 		stretches = append(stretches, strconv.FormatInt(e, 10))
@@ -144,7 +146,7 @@ func pagesSQL(parts []int, first, last int64, lists bool) string {
 	if len(parts) == 1 {
 		order = " ORDER BY " + epochOf + ", bucket" // the key's order: SQLite does not sort
 	}
-	return `SELECT ` + cols + ` FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` IN (` + strings.Join(stretches, ", ") + `) AND dir = $2 AND part IN (` + strings.Join(in, ", ") + `)
+	return `SELECT ` + cols + ` FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` IN (` + strings.Join(stretches, ", ") + `) AND dir = $2 AND part IN (` + partList(parts) + `)
 		AND bucket BETWEEN $3 AND $4` + order
 }
 
