@@ -154,6 +154,24 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 
+	// The A/B mode on the two datasets, which hold the same chain (the token
+	// balances are in the first one only).
+	abWorkloads := slices.DeleteFunc(slices.Clone(ws), func(w bench.Workload) bool { return strings.HasPrefix(w.Name, "Token") })
+	ab, err := bench.LoadAB(ctx, servers[0], servers[1], abWorkloads, bench.LoadOptions{Duration: 200 * time.Millisecond, Connections: 2, MaxRequests: 5_000}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abOut := bench.ABTable(ab)
+	t.Logf("\n%s", abOut)
+	if len(ab) != len(abWorkloads) || strings.Count(abOut, "\n") != len(abWorkloads)+2 {
+		t.Fatalf("A/B table:\n%s", abOut)
+	}
+	for _, r := range ab {
+		if !r.Same || len(r.Base) != 2 || len(r.New) != 2 || r.Ratio() <= 0 || r.Ceiling.Requests == 0 {
+			t.Errorf("A/B %s: %+v", r.Workload, r)
+		}
+	}
+
 	// The exports, over HTTP and in-process: the same rows both ways.
 	exports, err := bench.Exports(ctx, servers[0], "sqlite:"+filepath.Join(dir, evm.TracesParity+".db"), chain, 1, nil)
 	if err != nil {

@@ -44,7 +44,7 @@ const usage = `Usage:
                  [--traces trace_block|debug_trace|both] [--batch N] [--concurrency N] [--node-cpus LIST] [--node-delay D]
   cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s]
                  [--connections 32] [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST] [--server-cpuprofile FILE]
-                 [--answer-cache-mb N]
+                 [--answer-cache-mb N] [--baseline BIN --baseline-db DSN [--rounds 2]]
   cqbench flood  [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 5s]
                  [--fair-share on|off|both] [--flood-connections 16,64] [--connections 4]
                  [--serve-flag FLAG]... [--flood-timeout 30s] [--answer-cache-mb 0] [--server-cpus LIST]
@@ -58,7 +58,8 @@ const usage = `Usage:
 node serves the chain over JSON-RPC on 127.0.0.1; shape prints what its blocks
 hold; ingest builds the dataset with the real ingester, measured against the
 raw fetch rate of the same calls; load measures every API workload against the
-real server, next to a bare net/http ceiling; flood measures what one key
+real server, next to a bare net/http ceiling (with --baseline, against an
+older build on its own dataset too, in alternating rounds); flood measures what one key
 flooding the heaviest Filter Traces leaves another key's Get Block, with fair
 share between keys off and on (ingest the dataset first); encode measures what
 the history encoding (package history) makes of the chain's blocks, with posting
@@ -363,11 +364,17 @@ func runLoad(ctx context.Context, args []string) error {
 	serverCPUs := fs.String("server-cpus", "", "taskset CPU `LIST` for the server")
 	cpuProfile := fs.String("server-cpuprofile", "", "write the server's CPU profile over the whole run to `FILE`")
 	answerCache := fs.Int("answer-cache-mb", -1, "serve's --answer-cache-mb `MIB` (0: the store answers every request); -1: serve's default")
+	baseline := fs.String("baseline", "", "A/B: the baseline chainquery `BIN`ary, served on --baseline-db and measured in rounds against --chainquery")
+	baselineDB := fs.String("baseline-db", "", "A/B: the baseline's dataset `DSN`, built by the baseline's own cqbench (and its token balances seeded by its own cqbench load)")
+	rounds := fs.Int("rounds", 2, "A/B: rounds of the two servers, baseline first in even rounds and last in odd ones")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := w.check(); err != nil {
 		return err
+	}
+	if (*baseline == "") != (*baselineDB == "") {
+		return errors.New("--baseline and --baseline-db go together")
 	}
 	var serveArgs []string
 	if *cpuProfile != "" {
@@ -407,7 +414,23 @@ func runLoad(ctx context.Context, args []string) error {
 	}
 	a := bench.FindAddresses(c)
 	say(fmt.Sprintf("hot %s (rank %d), warm %s (rank %d), cold %s (rank %d)", a.Hot, a.HotRank, a.Warm, a.WarmRank, a.Cold, a.ColdRank))
-	rows, err := bench.Load(ctx, s, ws, bench.LoadOptions{Duration: *duration, Connections: *connections, MaxRequests: *maxRequests, Progress: say})
+	o := bench.LoadOptions{Duration: *duration, Connections: *connections, MaxRequests: *maxRequests, Progress: say}
+	if *baseline != "" {
+		// The baseline's store is opened by the baseline alone: this build's
+		// store code would migrate it.
+		say("starting the baseline's chainquery serve on " + bench.RedactDSN(*baselineDB))
+		b, err := bench.StartServer(ctx, *baseline, *baselineDB, *serverCPUs, serveArgs...)
+		if err != nil {
+			return err
+		}
+		defer b.Stop()
+		rows, err := bench.LoadAB(ctx, b, s, ws, o, *rounds)
+		fmt.Printf("%d blocks (%d-%d), %s per measurement, %d connections, %d rounds; baseline %s, new %s\n\n",
+			c.Config().Blocks, c.First(), c.Last(), *duration, *connections, *rounds, *baseline, w.chainquery)
+		fmt.Print(bench.ABTable(rows))
+		return err
+	}
+	rows, err := bench.Load(ctx, s, ws, o)
 	fmt.Printf("%d blocks (%d-%d), %s per measurement, %d connections; server peak RSS (VmHWM) after each workload\n\n",
 		c.Config().Blocks, c.First(), c.Last(), *duration, *connections)
 	fmt.Print(bench.LoadTable(rows))
