@@ -108,9 +108,15 @@ func LoadAB(ctx context.Context, base, next *Server, workloads []Workload, o Loa
 	return rows, nil
 }
 
-// answer is s's answer to t, which must be 200.
+// answer is s's answer to t, which must be 200. A 503 is asked again, up
+// to twice: a whole-history request can pass serve's time limit while it
+// reads its pages from disk for the first time (the baseline's, on
+// SQLite), and answer well within it once they are in the page cache.
 func answer(ctx context.Context, s *Server, name string, t vegeta.Target) ([]byte, error) {
 	status, body, err := s.Do(ctx, t)
+	for try := 0; err == nil && status == http.StatusServiceUnavailable && try < 2; try++ {
+		status, body, err = s.Do(ctx, t)
+	}
 	if err != nil {
 		return nil, err
 	}
