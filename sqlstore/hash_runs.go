@@ -59,10 +59,12 @@ type hashRun struct {
 var hashPages = Table{Name: "tx_hash_pages", Columns: []string{"chain", "run", "prefix", "entries"}}
 
 const (
-	qHashRuns    = `SELECT id, level, low, high, entries, prefix_lo, prefix_hi FROM tx_hash_runs WHERE chain = $1 ORDER BY id`
-	qAddHashRun  = `INSERT INTO tx_hash_runs (chain, id, level, low, high, entries) VALUES ($1, $2, $3, $4, $5, $6)`
-	qDropHashRun = `DELETE FROM tx_hash_runs WHERE chain = $1 AND id = $2`
-	qDropPages   = `DELETE FROM tx_hash_pages WHERE chain = $1 AND run = $2`
+	qHashRuns     = `SELECT id, level, low, high, entries, prefix_lo, prefix_hi FROM tx_hash_runs WHERE chain = $1 ORDER BY id`
+	qAddHashRun   = `INSERT INTO tx_hash_runs (chain, id, level, low, high, entries) VALUES ($1, $2, $3, $4, $5, $6)`
+	qDropHashRun  = `DELETE FROM tx_hash_runs WHERE chain = $1 AND id = $2`
+	qDropPages    = `DELETE FROM tx_hash_pages WHERE chain = $1 AND run = $2`
+	qNextRunID    = `SELECT id FROM tx_hash_next WHERE chain = $1`
+	qSetNextRunID = `INSERT INTO tx_hash_next (chain, id) VALUES ($1, $2) ON CONFLICT (chain) DO UPDATE SET id = excluded.id`
 	// qRunPages: chain, run, lo, hi → the entries of the run's pages that
 	// may hold prefixes lo to hi: the one that holds lo, and those that
 	// start after it up to hi.
@@ -71,14 +73,29 @@ const (
 		AND prefix <= $4 ORDER BY prefix`
 )
 
-// qHistoryTxBlocks: chain, prefix (HashPrefix), block (-1: any) → for each
-// run (that holds block), its low block and the page that would hold the
-// prefix, which historyTxBlocks searches: of a merge under way, the runs
-// that answer for the prefix. One statement, one snapshot: a merge (or a
-// step of one) that commits meanwhile is wholly seen or not.
-const qHistoryTxBlocks = `SELECT r.low, (SELECT p.entries FROM tx_hash_pages p WHERE p.chain = $1 AND p.run = r.id AND p.prefix <= $2
-	ORDER BY p.prefix DESC LIMIT 1) FROM tx_hash_runs r WHERE r.chain = $1 AND (r.low <= $3 AND r.high >= $3 OR $3 < 0)
-	AND r.prefix_lo <= $2 AND r.prefix_hi >= $2`
+// qHistoryTxRuns: chain, prefix (HashPrefix), block (-1: any), memRunEntries,
+// math.MinInt64, math.MaxInt64 → for each run (that holds block) that
+// answers for the prefix (of a merge under way, the runs that do), its id,
+// its low block, its entries, whether it is searched in memory (1: complete, and of at
+// most memRunEntries entries; hash_cache.go), and if not the page that
+// would hold the prefix, which historyTxBlocks searches. One statement,
+// one snapshot: a merge (or a step of one) that commits meanwhile is
+// wholly seen or not; the runs searched in memory are loaded, when they
+// must be, in the same transaction.
+const qHistoryTxRuns = `SELECT r.id, r.low, r.entries, CASE WHEN r.entries <= $4 AND r.prefix_lo = $5 AND r.prefix_hi = $6 THEN 1 ELSE 0 END,
+	CASE WHEN r.entries > $4 OR r.prefix_lo <> $5 OR r.prefix_hi <> $6 THEN (SELECT p.entries FROM tx_hash_pages p
+	WHERE p.chain = $1 AND p.run = r.id AND p.prefix <= $2 ORDER BY p.prefix DESC LIMIT 1) END
+	FROM tx_hash_runs r WHERE r.chain = $1 AND (r.low <= $3 AND r.high >= $3 OR $3 < 0) AND r.prefix_lo <= $2 AND r.prefix_hi >= $2`
+
+// qRunPage: chain, run, prefix → the run's page that would hold the
+// prefix; qRunAllPages: chain, run → its pages and their first prefixes,
+// in no order (they are sorted by their prefixes in Go: a run's pages do
+// not overlap, and PostgreSQL sorted them rather than read the key's
+// order).
+const (
+	qRunPage     = `SELECT entries FROM tx_hash_pages WHERE chain = $1 AND run = $2 AND prefix <= $3 ORDER BY prefix DESC LIMIT 1`
+	qRunAllPages = `SELECT prefix, entries FROM tx_hash_pages WHERE chain = $1 AND run = $2`
+)
 
 // historyTxBlocks returns the blocks of history holding a transaction
 // whose hash has prefix, highest first: block alone, when given (then only
@@ -88,14 +105,27 @@ func (r reader) historyTxBlocks(ctx context.Context, prefix int64, block *uint64
 	if block != nil {
 		in = int64(*block)
 	}
+	type memRun struct{ id, low, entries int64 }
 	var blocks []uint64
-	var n int64
+	var mems []memRun
+	var id, low, entries, mem int64
 	var page []byte
-	err := r.c.Query(ctx, qHistoryTxBlocks, []any{r.chain, prefix, in}, []any{&n, &page}, func() error {
+	args := []any{r.chain, prefix, in, int64(memRunEntries), int64(math.MinInt64), int64(math.MaxInt64)}
+	err := r.c.Query(ctx, qHistoryTxRuns, args, []any{&id, &low, &entries, &mem, &page}, func() error {
+		if mem == 1 {
+			mems = append(mems, memRun{id, low, entries})
+			return nil
+		}
 		var err error
-		blocks, err = history.AppendHashBlocks(blocks, page, uint64(n), prefix)
+		blocks, err = history.AppendHashBlocks(blocks, page, uint64(low), prefix)
 		return err
 	})
+	for _, m := range mems {
+		if err != nil {
+			break
+		}
+		blocks, err = r.hashCache.blocks(ctx, r.c, r.chain, m.id, m.low, m.entries, prefix, blocks)
+	}
 	if block != nil {
 		blocks = slices.DeleteFunc(blocks, func(n uint64) bool { return n != *block })
 	}
@@ -191,13 +221,23 @@ func (w *runWriter) finish(ctx context.Context) (hashRun, error) {
 	return r, err
 }
 
-// nextRunID returns an id above every run of runs.
-func nextRunID(runs []hashRun) int64 {
+// reserveRunIDs returns the first of n ids for new runs of chain, above
+// every run of runs and every id taken before (tx_hash_next, migration
+// 0022): an id names one run for good, so that a reader may keep a
+// complete run by its id (hash_cache.go), even after a thaw deleted the
+// highest runs.
+func reserveRunIDs(ctx context.Context, c Conn, chain int64, runs []hashRun, n int64) (int64, error) {
 	id := int64(1)
 	for _, r := range runs {
 		id = max(id, r.id+1)
 	}
-	return id
+	var next int64
+	if _, err := queryRow(ctx, c, qNextRunID, []any{chain}, &next); err != nil {
+		return 0, err
+	}
+	id = max(id, next)
+	_, err := c.Exec(ctx, qSetNextRunID, chain, id+n)
+	return id, err
 }
 
 // addHashRun makes a run of es, the hash prefixes of blocks a write puts
@@ -225,7 +265,11 @@ func addHashRun(ctx context.Context, c Conn, chain int64, es []history.HashEntry
 	}
 	// The new run is merged from memory when it is to be merged at once:
 	// written first, it was read back and deleted.
-	id := nextRunID(runs)
+	// Two ids: the new run's, and a merge's if it starts one.
+	id, err := reserveRunIDs(ctx, c, chain, runs, 2)
+	if err != nil {
+		return err
+	}
 	k := mergeFrom(append(runs, hashRun{id: id, low: int64(low), entries: int64(len(es))}))
 	if k == len(runs) {
 		w := newRunWriter(c, chain, id, 0, low)
@@ -409,7 +453,10 @@ func cutHashRuns(ctx context.Context, c Conn, chain int64, from uint64, chunk in
 			return err
 		}
 	}
-	next := nextRunID(runs)
+	next, err := reserveRunIDs(ctx, c, chain, runs, int64(len(runs)))
+	if err != nil {
+		return err
+	}
 	for _, r := range runs {
 		switch {
 		case r.high < int64(from):

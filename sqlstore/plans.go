@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"math"
+
 	"github.com/chainquery/chainquery"
 )
 
@@ -98,8 +100,11 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 	out = append(out,
 		PlanQuery{Name: "Get Transaction (and its receipt and traces): the transaction", SQL: tx, Args: txArgs},
 		PlanQuery{Name: "Get Transaction (and its receipt and traces): the transaction in a given block", SQL: txIn, Args: txInArgs},
-		PlanQuery{Name: "Get Transaction in history: the blocks of its hash prefix", SQL: bind(qHistoryTxBlocks), Args: []any{a.Chain, HashPrefix(txHash), int64(-1)}},
-		PlanQuery{Name: "Get Transaction in history: the blocks of its hash prefix, in a given block", SQL: bind(qHistoryTxBlocks), Args: []any{a.Chain, HashPrefix(txHash), a.Block}},
+		PlanQuery{Name: "Get Transaction in history: the blocks of its hash prefix", SQL: bind(qHistoryTxRuns),
+			Args: []any{a.Chain, HashPrefix(txHash), int64(-1), int64(memRunEntries), int64(math.MinInt64), int64(math.MaxInt64)}},
+		PlanQuery{Name: "Get Transaction in history: the blocks of its hash prefix, in a given block", SQL: bind(qHistoryTxRuns),
+			Args: []any{a.Chain, HashPrefix(txHash), a.Block, int64(memRunEntries), int64(math.MinInt64), int64(math.MaxInt64)}},
+		PlanQuery{Name: "Get Transaction in history: a run of the hash index read whole into memory", SQL: bind(qRunAllPages), Args: []any{a.Chain, int64(1)}},
 		PlanQuery{Name: "Get Transaction Traces: the count", SQL: d.TransactionTraceCount, Args: []any{a.Chain, a.Block, a.TxIndex}},
 		PlanQuery{Name: "Get Transaction Traces: the page", SQL: d.TransactionTraces, Args: []any{a.Chain, a.Block, a.TxIndex, 10, 0}},
 		PlanQuery{Name: "Get Block Logs: the block and its log count", SQL: bind(qBlockLogCount), Args: []any{a.Chain, a.Block}},

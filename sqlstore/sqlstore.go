@@ -124,6 +124,9 @@ type Store struct {
 	// decoded keeps decoded history segments (history_cache.go).
 	decoded decodedCache
 
+	// hashCache keeps the small runs of the hash index (hash_cache.go).
+	hashCache hashRunCache
+
 	// dicts holds, by chain key, the dictionaries its segments are
 	// written with (history_dicts.go).
 	dicts sync.Map

@@ -103,6 +103,38 @@ func CheckHashRuns(t *testing.T, want, got chainquery.Store, c sqlstore.Conn) {
 	}
 }
 
+// CheckHashRunIDs writes hashBlock's blocks 1,000 to 1,099 into want, a
+// store of rows, and straight into history in got (runs of the hash
+// index, merged), then block 1,100 alone (a small run of its own), looks
+// up its transactions in both, and rewrites block 1,100 with other
+// transactions: the thaw deletes the small run whole, and the write makes
+// a new one. Readers keep small complete runs in memory by their ids, so
+// the new run must not take the deleted one's: its transactions, and
+// those rewritten away, answer alike in both.
+func CheckHashRunIDs(t *testing.T, want, got chainquery.Store) {
+	ctx := context.Background()
+	const first, small = 1000, 1100
+	same := sameAs(t, want, got)
+	check := func(seed uint64) {
+		txs := hashBlock(seed, small).Transactions
+		if len(txs) == 0 {
+			t.Fatalf("block %d of seed %d has no transactions", small, seed)
+		}
+		for _, x := range txs {
+			f := chainquery.TransactionFilter{Chain: chainquery.Polygon, TransactionHash: x.Hash}
+			same(fmt.Sprintf("transaction %s of block %d (seed %d)", x.Hash.Hex(), small, seed), func(s chainquery.Store) (any, error) {
+				return s.FindTransaction(ctx, f)
+			})
+		}
+	}
+	writeAlike(t, want, got, small-1, hashBlock)(1, first, false)
+	writeAlike(t, want, got, small, hashBlock)(1, small, false)
+	check(1)
+	writeAlike(t, want, got, small, hashBlock)(3, small, true)
+	check(1)
+	check(3)
+}
+
 // checkHashEntries checks that got's hash index, read through c, holds
 // each transaction of history once (the blocks from again those of seed
 // 2), and reports whether a merge of its runs is under way.
