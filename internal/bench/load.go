@@ -158,12 +158,10 @@ func Load(ctx context.Context, s *Server, workloads []Workload, o LoadOptions) (
 			}
 			answers[targetKey(t.Method, t.URL, t.Body)] = body
 		}
-		ceiling, stop, err := startCeiling(s.Key, answers)
-		if err != nil {
+		var err error
+		if row.Ceiling, err = measureCeiling(ctx, s.Key, answers, w, o); err != nil {
 			return rows, err
 		}
-		row.Ceiling = attack(ctx, ceiling, s.Key, w, o)
-		stop()
 		row.Server = attack(ctx, s.URL, s.Key, w, o)
 		row.PeakRSS = s.Proc.PeakRSS()
 		rows = append(rows, row)
@@ -205,6 +203,16 @@ func startCeiling(key string, answers map[string][]byte) (string, func(), error)
 	srv := &http.Server{Handler: h}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// measureCeiling measures w against a ceiling that serves answers.
+func measureCeiling(ctx context.Context, key string, answers map[string][]byte, w Workload, o LoadOptions) (Stats, error) {
+	ceiling, stop, err := startCeiling(key, answers)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer stop()
+	return attack(ctx, ceiling, key, w, o), nil
 }
 
 // boundedPacer sends as fast as the workers allow, up to max requests.

@@ -82,12 +82,10 @@ func LoadAB(ctx context.Context, base, next *Server, workloads []Workload, o Loa
 			}
 			answers[targetKey(t.Method, t.URL, t.Body)] = a
 		}
-		ceiling, stop, err := startCeiling(next.Key, answers)
-		if err != nil {
+		var err error
+		if row.Ceiling, err = measureCeiling(ctx, next.Key, answers, w, o); err != nil {
 			return rows, err
 		}
-		row.Ceiling = attack(ctx, ceiling, next.Key, w, o)
-		stop()
 		for i := range rounds {
 			first, second := base, next
 			if i%2 == 1 {
