@@ -53,9 +53,9 @@ type hashRunCache struct {
 }
 
 // blocks appends to dst the blocks of run id of chain (its lowest block
-// low, its number of entries n) whose entries have prefix, loading the run on c first if no reader
-// has. Where another reader's load failed (its request ended, say), the
-// run's page is sought on c as before.
+// low, its number of entries n) whose entries have prefix, loading the
+// run on c first if no reader has. Where another reader's load failed
+// (its request ended, say), the run's page is sought on c as before.
 func (hc *hashRunCache) blocks(ctx context.Context, c Conn, chain, id, low, n, prefix int64, dst []uint64) ([]uint64, error) {
 	k := hashRunKey{chain, id}
 	hc.mu.Lock()
@@ -95,8 +95,8 @@ func (hc *hashRunCache) blocks(ctx context.Context, c Conn, chain, id, low, n, p
 	return dst, nil
 }
 
-// load reads run k's pages (n entries) into m, and makes room for it. A failed load is
-// forgotten, for the next lookup to try again.
+// load reads run k's pages (n entries) into m, and makes room for it. A
+// failed load is forgotten, for the next lookup to try again.
 func (hc *hashRunCache) load(ctx context.Context, c Conn, k hashRunKey, m *memRun, n int) {
 	defer close(m.ready)
 	type page struct {

@@ -105,15 +105,15 @@ func (r reader) historyTxBlocks(ctx context.Context, prefix int64, block *uint64
 	if block != nil {
 		in = int64(*block)
 	}
-	type memRun struct{ id, low, entries int64 }
+	type small struct{ id, low, entries int64 }
 	var blocks []uint64
-	var mems []memRun
+	var mems []small
 	var id, low, entries, mem int64
 	var page []byte
 	args := []any{r.chain, prefix, in, int64(memRunEntries), int64(math.MinInt64), int64(math.MaxInt64)}
 	err := r.c.Query(ctx, qHistoryTxRuns, args, []any{&id, &low, &entries, &mem, &page}, func() error {
 		if mem == 1 {
-			mems = append(mems, memRun{id, low, entries})
+			mems = append(mems, small{id, low, entries})
 			return nil
 		}
 		var err error
