@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"math"
@@ -101,20 +102,27 @@ func (hc *hashRunCache) load(ctx context.Context, c Conn, k hashRunKey, m *memRu
 	defer close(m.ready)
 	type page struct {
 		first   int64
-		at, end int // its entries in es
+		entries []byte
 	}
 	var pages []page
 	var first int64
 	var entries []byte
-	es := make([]history.HashEntry, 0, n)
 	err := c.Query(ctx, qRunAllPages, []any{k.chain, k.id}, []any{&first, &entries}, func() error {
-		at := len(es)
-		var err error
-		es, err = history.AppendHashEntries(es, entries, 0)
-		pages = append(pages, page{first, at, len(es)})
-		return err
+		pages = append(pages, page{first, bytes.Clone(entries)})
+		return nil
 	})
 	slices.SortFunc(pages, func(a, b page) int { return cmp.Compare(a.first, b.first) })
+	prefixes, blocks := make([]int64, 0, n), make([]uint32, 0, n)
+	var es []history.HashEntry
+	for _, p := range pages {
+		if err != nil {
+			break
+		}
+		es, err = history.AppendHashEntries(es[:0], p.entries, 0)
+		for _, e := range es {
+			prefixes, blocks = append(prefixes, e.Prefix), append(blocks, uint32(e.Block))
+		}
+	}
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
 	if err != nil {
@@ -122,13 +130,8 @@ func (hc *hashRunCache) load(ctx context.Context, c Conn, k hashRunKey, m *memRu
 		delete(hc.runs, k)
 		return
 	}
-	m.prefixes, m.blocks = make([]int64, 0, len(es)), make([]uint32, 0, len(es))
-	for _, p := range pages {
-		for _, e := range es[p.at:p.end] {
-			m.prefixes, m.blocks = append(m.prefixes, e.Prefix), append(m.blocks, uint32(e.Block))
-		}
-	}
-	hc.entries += len(es)
+	m.prefixes, m.blocks = prefixes, blocks
+	hc.entries += len(prefixes)
 	for hc.entries > memRunBudget {
 		var oldest hashRunKey
 		least := uint64(math.MaxUint64)

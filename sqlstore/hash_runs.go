@@ -73,12 +73,13 @@ const (
 		AND prefix <= $4 ORDER BY prefix`
 )
 
-// qHistoryTxRuns: chain, prefix (HashPrefix), block (-1: any), memRunEntries,
-// math.MinInt64, math.MaxInt64 → for each run (that holds block) that
-// answers for the prefix (of a merge under way, the runs that do), its id,
-// its low block, its entries, whether it is searched in memory (1: complete, and of at
-// most memRunEntries entries; hash_cache.go), and if not the page that
-// would hold the prefix, which historyTxBlocks searches. One statement,
+// qHistoryTxRuns: chain, prefix (HashPrefix), block (-1: any),
+// memRunEntries, math.MinInt64, math.MaxInt64 → for each run (that holds
+// block) that answers for the prefix (of a merge under way, the runs that
+// do), its id, its low block, its entries, whether it is searched in
+// memory (1: complete, and of at most memRunEntries entries;
+// hash_cache.go), and if not the page that would hold the prefix, which
+// historyTxBlocks searches. One statement,
 // one snapshot: a merge (or a step of one) that commits meanwhile is
 // wholly seen or not; the runs searched in memory are loaded, when they
 // must be, in the same transaction.
