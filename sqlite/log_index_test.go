@@ -26,6 +26,16 @@ func TestLogBuckets(t *testing.T) {
 	storetest.CheckLogBuckets(t, want, MustOpenDB(t))
 }
 
+// TestLogSplits: Filter Logs by an address and a topic0 over a busy
+// address's split pieces, and over buckets that hold them beside pieces
+// filtered by their tags, answers as rows do (storetest.CheckLogSplits).
+func TestLogSplits(t *testing.T) {
+	want := MustOpenDB(t)
+	want.RowBlocks = -1 // rows only
+	got := MustOpenDB(t)
+	storetest.CheckLogSplits(t, want, got, got.Write)
+}
+
 // TestHashRuns: transactions found by hash through runs of the hash index
 // merged over three levels, in parts, and cut by a thaw, answer as rows do.
 func TestHashRuns(t *testing.T) {
