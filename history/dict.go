@@ -84,6 +84,17 @@ func NewDictUnregistered(content []byte) (*Dict, error) {
 	return &Dict{ID: id, Content: content, enc: enc}, nil
 }
 
+// Recompress returns segment seg compressed with d: tests make with it the
+// log and trace segments that releases before issue 30's session 28 wrote
+// with dictionaries (sqlstore/history_dicts.go).
+func (d *Dict) Recompress(seg []byte) ([]byte, error) {
+	raw, err := decompress(seg)
+	if err != nil {
+		return nil, err
+	}
+	return d.enc.EncodeAll(raw, nil), nil
+}
+
 // dictDecoders holds a decoder per registered dictionary, by ID.
 var (
 	dictDecoders sync.Map // uint32 → *zstd.Decoder

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -37,16 +38,22 @@ const maxDecoded = 256 << 20
 func coders() (*zstd.Encoder, *zstd.Decoder) {
 	coderOnce.Do(func() {
 		var err error
-		// The default level (3): level 4 and above made real rows hardly
-		// smaller, at a multiple of the time (docs/benchmarks.md, "Disk per
-		// block"). Without the Huffman coding of literals: the encoder
+		// zstd's fastest level: the default level (3) made a
+		// Polygon-shaped block's logs and traces 4.4 KB smaller, for 0.9 ms
+		// more of the ingester's CPU a block, a sixth of it
+		// (docs/benchmarks.md, issue 30, session 28); level 4 and above
+		// made real rows hardly smaller, at a multiple of the time ("Disk
+		// per block"). As many encoders as CPUs: the segments of a write
+		// are compressed side by side (sqlstore.encodeBlocks), and one
+		// encoder takes one at a time. Without the Huffman coding of
+		// literals: the encoder
 		// tried it on every block and kept the raw literals, so that the
 		// segments of three recorded mainnet blocks (testdata) and of the
 		// Polygon-shaped chain came out byte for byte the same without it,
 		// 17-37% faster (docs/benchmarks.md, issue 30): a segment's literals
 		// are hashes, addresses and calldata, which it does not shrink.
-		encoder, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true),
-			zstd.WithNoEntropyCompression(true), zstd.WithWindowSize(encoderWindow))
+		encoder, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(min(runtime.GOMAXPROCS(0), 4)), zstd.WithZeroFrames(true),
+			zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithNoEntropyCompression(true), zstd.WithWindowSize(encoderWindow))
 		if err != nil {
 			panic("history: zstd encoder: " + err.Error()) // fixed options: cannot fail
 		}

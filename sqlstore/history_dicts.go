@@ -8,14 +8,24 @@ import (
 	"github.com/chainquery/chainquery/history"
 )
 
-// A chain's history segments are compressed with dictionaries made of its
-// own segments (history.Dict, migration 0018): per kind, once
+// A chain's transaction segments are compressed with dictionaries made of
+// its own segments (history.Dict, migration 0018): once
 // history.DictSamples segments have been written without one, their
 // beginnings are the dictionary of the segments after them, and again
 // every DictRefreshBlocks heights, so that a dictionary follows what the
 // chain's blocks hold as the years go. A segment's zstd frame names its
 // dictionary; history_dicts keeps every one a segment names, written in the
 // transaction of the first segments that use it (insertHistory).
+//
+// Logs and traces are compressed without one since issue 30's session 28
+// (their segments written before keep theirs, and are read as before): a
+// frame with a dictionary decodes 1.4-2x slower, klauspost/compress
+// running its assembly sequence decoder only without one, and the reads
+// that decode logs or traces (a receipt, a block's logs, Filter Traces'
+// pages) were up to 15% slower than before the dictionaries. Without them
+// a Polygon-shaped block is ~12 KB larger; a transaction segment decodes
+// in ~14 µs more with its dictionary, which saves ~3.6 KB
+// (docs/benchmarks.md, issue 30, session 28).
 
 // DictRefreshBlocks is how many heights a dictionary serves before the
 // next one is made.

@@ -175,9 +175,8 @@ func encodeBlock(d *chainquery.BlockData, ds *chainDicts) (segments, error) {
 	if seg.traces, err = seg.dicts[segmentTraces].AppendTraces(nil, d.Traces); err != nil {
 		return seg, fmt.Errorf("block %d: %w", n, err)
 	}
+	// Only the transactions get dictionaries (history_dicts.go says why).
 	ds.sample(segmentTransactions, n, seg.txs)
-	ds.sample(segmentLogs, n, seg.logs)
-	ds.sample(segmentTraces, n, seg.traces)
 	return seg, nil
 }
 
