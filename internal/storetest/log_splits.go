@@ -64,6 +64,15 @@ func CheckLogSplits(t *testing.T, want, got chainquery.Store, conn sqlstore.Conn
 	if !slices.Equal(buckets, []int64{2, 3, 4}) {
 		t.Fatalf("the pairs' lists are in buckets %v; want 2 to 4", buckets)
 	}
+	tagged := false
+	must(t, conn.Query(ctx, `SELECT bucket FROM log_postings WHERE chain = $1 AND bucket = 4 AND kind = 0 AND key = $2 AND length(tags) > 0`,
+		[]any{int64(chainquery.Polygon.ID()), countHot[:]}, []any{&bucket}, func() error {
+			tagged = true
+			return nil
+		}))
+	if !tagged {
+		t.Fatal("the busy address's list of bucket 4 has no tagged piece beside its split ones")
+	}
 	same := sameAs(t, want, got)
 	filters := []chainquery.LogRangeFilter{
 		{Addresses: []chainquery.Address{countHot}, Topics: [4][]chainquery.Hash{{logEvents[0]}}},
