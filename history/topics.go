@@ -28,7 +28,9 @@ import (
 //     its group in its piece, as a varint.
 //
 // A count of one topic0 reads topics alone, a few bytes a piece; a page
-// reads the list and the tags and keeps the entries of its groups.
+// reads the list and the tags and keeps the entries of its groups. Since
+// migration 0023, sqlstore writes a row's pieces all split or all with
+// groups (sqlstore/log_forms.go); these functions read either, and both.
 
 // TopicGroup is a group of a piece: the entries of a part of a list whose
 // logs have topic0 Topic (or none, when !Has).
@@ -70,6 +72,8 @@ type topicPieces struct {
 	n     []int
 	kept  []bool
 	split int
+	// with groups set, the piece's groups (EachEntry)
+	groups *[]TopicGroup
 }
 
 // next reads the next piece, false at the end or at an error.
@@ -80,6 +84,9 @@ func (tp *topicPieces) next() bool {
 	}
 	h := r.uvarint()
 	tp.n, tp.kept, tp.split = tp.n[:0], tp.kept[:0], 0
+	if tp.groups != nil {
+		*tp.groups = (*tp.groups)[:0]
+	}
 	if h&1 == 1 {
 		tp.split = int(min(h>>1, math.MaxInt32))
 		if tp.split == 0 {
@@ -103,6 +110,9 @@ func (tp *topicPieces) next() bool {
 		}
 		tp.n = append(tp.n, int(h>>1))
 		tp.kept = append(tp.kept, tp.keep(has, &topic))
+		if tp.groups != nil {
+			*tp.groups = append(*tp.groups, TopicGroup{N: int(h >> 1), Has: has, Topic: topic})
+		}
 	}
 	if g == 0 && r.err == nil {
 		r.fail("a piece without groups")
@@ -186,4 +196,46 @@ func FilterTopics(list, topics, tags []byte, keep func(has bool, topic *chainque
 	}
 	filtered, err := AppendPostings(nil, out)
 	return filtered, len(out), err
+}
+
+// EachEntry hands each entry of list (with its topics and tags strings) to
+// each, in order, with its topic0 when its piece has groups (has false:
+// its log has none); an entry of a split piece comes with split true and
+// no topic0, which its pair's list holds. It checks that the three agree.
+// sqlstore reads a row with it to turn its pieces into split ones.
+func EachEntry(list, topics, tags []byte, each func(p Posting, split, has bool, topic *chainquery.Hash) error) error {
+	var groups []TopicGroup
+	tp := topicPieces{r: reader{b: topics}, keep: func(bool, *chainquery.Hash) bool { return false }, groups: &groups}
+	tr := reader{b: tags}
+	pr := NewPostingReader(list)
+	none := TopicGroup{}
+	for tp.next() {
+		n := tp.split
+		for _, g := range groups {
+			n += g.N
+		}
+		for range n {
+			p, ok := pr.Next()
+			if !ok {
+				return corrupt("a piece of %d entries past the list's end", n)
+			}
+			g := &none
+			if tp.split == 0 {
+				g = &groups[tr.int(len(groups)-1)]
+				if tr.err != nil {
+					return tr.err
+				}
+			}
+			if err := each(p, tp.split > 0, g.Has, &g.Topic); err != nil {
+				return err
+			}
+		}
+	}
+	if tp.r.err != nil {
+		return tp.r.err
+	}
+	if _, more := pr.Next(); more || len(tr.b) != 0 {
+		return corrupt("a list longer than its topics")
+	}
+	return pr.Err()
 }

@@ -17,6 +17,15 @@ type taggedList struct {
 	entries            []history.Posting
 	topic0             []chainquery.Hash
 	has                []bool
+	// every entry, a split piece's too, as EachEntry gives it
+	every []entry
+}
+
+// entry is an entry of a list with what EachEntry says of it.
+type entry struct {
+	p          history.Posting
+	split, has bool
+	topic      chainquery.Hash
 }
 
 // appendPiece appends entries whose topic0s are topic0 (has false: none)
@@ -28,6 +37,13 @@ func (tl *taggedList) appendPiece(t *testing.T, ps []history.Posting, topic0 []c
 	var err error
 	if tl.list, err = history.AppendPostings(tl.list, ps); err != nil {
 		t.Fatal(err)
+	}
+	for i, p := range ps {
+		e := entry{p: p, split: split}
+		if !split {
+			e.has, e.topic = has[i], topic0[i]
+		}
+		tl.every = append(tl.every, e)
 	}
 	if split {
 		tl.topics = history.AppendSplitPiece(tl.topics, len(ps))
@@ -110,6 +126,15 @@ func TestTopics(t *testing.T) {
 		}
 	}
 
+	var every []entry
+	err := history.EachEntry(tl.list, tl.topics, tl.tags, func(p history.Posting, split, has bool, topic *chainquery.Hash) error {
+		every = append(every, entry{p, split, has, *topic})
+		return nil
+	})
+	if err != nil || !slices.Equal(every, tl.every) {
+		t.Errorf("EachEntry gave %d entries (%v), want the list's %d with their pieces' topic0s", len(every), err, len(tl.every))
+	}
+
 	all := func(bool, *chainquery.Hash) bool { return true }
 	none := func(bool, *chainquery.Hash) bool { return false }
 	for _, c := range []struct {
@@ -128,6 +153,10 @@ func TestTopics(t *testing.T) {
 			if _, _, err := history.FilterTopics(c.list, c.topics, c.tags, keep); !errors.Is(err, history.ErrCorrupt) {
 				t.Errorf("%s: %v, want ErrCorrupt", c.name, err)
 			}
+		}
+		err := history.EachEntry(c.list, c.topics, c.tags, func(history.Posting, bool, bool, *chainquery.Hash) error { return nil })
+		if !errors.Is(err, history.ErrCorrupt) {
+			t.Errorf("%s, each entry: %v, want ErrCorrupt", c.name, err)
 		}
 	}
 	if _, err := history.CountTopics(tl.topics[:len(tl.topics)-5], all); !errors.Is(err, history.ErrCorrupt) {

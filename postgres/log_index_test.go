@@ -37,6 +37,18 @@ func TestLogSplits(t *testing.T) {
 	storetest.CheckLogSplits(t, want, got, got.Write)
 }
 
+// TestLogFormsUpgrade: a database whose busy address's rows hold pieces
+// with tags beside split ones, as writes made them before migration 0023,
+// is migrated to rows of one form each, and answers as rows do
+// (storetest.CheckLogFormsUpgrade).
+func TestLogFormsUpgrade(t *testing.T) {
+	want := postgres.MustOpenDB(t)
+	want.RowBlocks = -1 // rows only
+	dsn := postgres.NewTestDatabase(t, postgres.RequireEnv(t, postgres.EnvAdminDSN))
+	got := postgres.MustOpen(t, dsn, postgres.Options{})
+	storetest.CheckLogFormsUpgrade(t, want, got, got.Write, func() chainquery.Store { return postgres.MustOpen(t, dsn, postgres.Options{}) })
+}
+
 // TestHashRuns: transactions found by hash through runs of the hash index
 // merged over three levels, in parts, and cut by a thaw, answer as rows do.
 func TestHashRuns(t *testing.T) {

@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/chainquery/chainquery"
@@ -34,6 +35,18 @@ func TestLogSplits(t *testing.T) {
 	want.RowBlocks = -1 // rows only
 	got := MustOpenDB(t)
 	storetest.CheckLogSplits(t, want, got, got.Write)
+}
+
+// TestLogFormsUpgrade: a database whose busy address's rows hold pieces
+// with tags beside split ones, as writes made them before migration 0023,
+// is migrated to rows of one form each, and answers as rows do
+// (storetest.CheckLogFormsUpgrade).
+func TestLogFormsUpgrade(t *testing.T) {
+	want := MustOpenDB(t)
+	want.RowBlocks = -1 // rows only
+	path := filepath.Join(t.TempDir(), "got.db")
+	got := mustOpenPath(t, path)
+	storetest.CheckLogFormsUpgrade(t, want, got, got.Write, func() chainquery.Store { return mustOpenPath(t, path) })
 }
 
 // TestHashRuns: transactions found by hash through runs of the hash index

@@ -298,7 +298,8 @@ func (pr postingRange) count(ctx context.Context, ends listEnds) ([]bucketCount,
 
 // counts returns the number of the lists' entries in each bucket from
 // first to last that has some: the sum of the rows' n, and for pairs of an
-// address and a topic0 also their counts in the addresses' topics.
+// address and a topic0 also their counts in the addresses' topics, where
+// the addresses' rows have groups.
 func (pr postingRange) counts(ctx context.Context, first, last int64) ([]bucketCount, error) {
 	var counts []bucketCount
 	var b int64
@@ -321,17 +322,40 @@ func (pr postingRange) counts(ctx context.Context, first, last int64) ([]bucketC
 	if err != nil || pr.kind != logKeyAddressTopic0 {
 		return counts, err
 	}
+	// An address's row is split wherever its pairs have a row
+	// (log_forms.go): its topics count nothing there. With one address,
+	// they are read only over the stretches of buckets between those.
+	var paired map[int64]bool
+	if len(pr.addrs) == 1 {
+		paired = map[int64]bool{}
+		for _, c := range counts {
+			paired[c.bucket] = true
+		}
+	}
 	var topics []byte
 	tagged := map[int64]bool{}
-	q, args = pr.r.Dialect.LogTopics(pr.r.chain, pr.addrs, first, last)
-	err = pr.r.c.Query(ctx, q, args, []any{&b, &topics}, func() error {
-		n, err := history.CountTopics(topics, pr.keep)
-		add(b, n)
-		tagged[b] = tagged[b] || n > 0
-		return err
-	})
+	for lo := first; lo <= last; lo++ {
+		if paired[lo] {
+			continue
+		}
+		hi := lo
+		for hi < last && !paired[hi+1] {
+			hi++
+		}
+		q, args = pr.r.Dialect.LogTopics(pr.r.chain, pr.addrs, lo, hi)
+		err = pr.r.c.Query(ctx, q, args, []any{&b, &topics}, func() error {
+			n, err := history.CountTopics(topics, pr.keep)
+			add(b, n)
+			tagged[b] = tagged[b] || n > 0
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		lo = hi
+	}
 	*pr.tagged = tagged
-	return counts, err
+	return counts, nil
 }
 
 // page returns the range's matches from offset, need of them at most: the
@@ -623,49 +647,13 @@ func (ls *logLists) flush(ctx context.Context, b BlockBatch, chain int64) error 
 	if len(ls.keys) == 0 {
 		return nil
 	}
-	order, at, grouped := ls.group(compareLogKeys)
-	rows := make([]BucketRow, 0, len(order))
-	slab := make([]byte, 0, 4*len(ls.entries)+2*len(order))
-	var topics, tags []byte
-	var pairs []BucketRow
-	byPlace := func(x, y history.Posting) int { return cmp.Compare(x.Block, y.Block)*2 + cmp.Compare(x.Pos, y.Pos) }
-	for j, i := range order {
-		k := &ls.keys[i]
-		ps := grouped[at[j]:at[j+1]]
-		// A backfill reads its blocks in the database's order.
-		if !slices.IsSortedFunc(ps, byPlace) {
-			slices.SortFunc(ps, byPlace)
-		}
-		row := BucketRow{Kind: int(k.kind), Key: k.key[:keyLen(k.kind)], Bucket: k.bucket, N: int64(len(ps))}
-		var err error
-		switch {
-		case k.kind != logKeyAddress:
-			row.Topics, row.Tags = []byte{}, []byte{}
-		case len(ps) >= splitEntries:
-			// a busy address's part: its pairs get lists of their own
-			if slab, pairs, err = ls.pairLists(slab, pairs, k, ps); err != nil {
-				return err
-			}
-			t0 := len(topics)
-			topics = history.AppendSplitPiece(topics, len(ps))
-			row.Topics, row.Tags = topics[t0:len(topics):len(topics)], []byte{}
-		default:
-			t0, g0 := len(topics), len(tags)
-			topics, tags = ls.tagTopics(topics, tags, ps)
-			row.Topics, row.Tags = topics[t0:len(topics):len(topics)], tags[g0:len(tags):len(tags)]
-		}
-		start := len(slab)
-		if slab, err = history.AppendPostings(slab, ps); err != nil {
-			return err
-		}
-		row.List = slab[start:len(slab):len(slab)]
-		rows = append(rows, row)
+	split, err := ls.splitRows(ctx, b, chain)
+	if err != nil {
+		return err
 	}
-	if len(pairs) > 0 { // in the table's key order, the pairs (kind 2) after the rest of their bucket
-		rows = append(rows, pairs...)
-		slices.SortStableFunc(rows, func(a, b BucketRow) int {
-			return cmp.Or(cmp.Compare(a.Bucket, b.Bucket), cmp.Compare(a.Kind, b.Kind), bytes.Compare(a.Key, b.Key))
-		})
+	rows, err := ls.rows(ctx, b, chain, split)
+	if err != nil {
+		return err
 	}
 	// The rows of buckets begun here are new: on PostgreSQL a COPY writes
 	// them at a fraction of an upsert's cost (its speculative insertion
@@ -679,7 +667,6 @@ func (ls *logLists) flush(ctx context.Context, b BlockBatch, chain int64) error 
 			more = append(more, r)
 		}
 	}
-	var err error
 	if len(fresh.Values) > 0 {
 		err = b.Insert(ctx, []Table{fresh})
 	}
@@ -688,6 +675,77 @@ func (ls *logLists) flush(ctx context.Context, b BlockBatch, chain int64) error 
 	}
 	ls.reset()
 	return err
+}
+
+// rows returns the rows of the lists, in log_postings' key order. split
+// holds, for each bucket whose rows the lists continue, the addresses
+// whose rows are split there (log_forms.go): their parts are split
+// whatever their size, and a busy part of another address takes its row
+// (takeAddress, through c) to be split with it; the parts of the other
+// buckets are split when busy.
+func (ls *logLists) rows(ctx context.Context, c Conn, chain int64, split map[int64]map[chainquery.Address]bool) ([]BucketRow, error) {
+	order, at, grouped := ls.group(compareLogKeys)
+	rows := make([]BucketRow, 0, len(order))
+	slab := make([]byte, 0, 4*len(ls.entries)+2*len(order))
+	var topics, tags []byte
+	var pairs []BucketRow
+	byPlace := func(x, y history.Posting) int { return cmp.Compare(x.Block, y.Block)*2 + cmp.Compare(x.Pos, y.Pos) }
+	for j, i := range order {
+		k := &ls.keys[i]
+		ps := grouped[at[j]:at[j+1]]
+		// A backfill reads its blocks in the database's order.
+		if !slices.IsSortedFunc(ps, byPlace) {
+			slices.SortFunc(ps, byPlace)
+		}
+		row := BucketRow{Kind: int(k.kind), Key: k.key[:keyLen(k.kind)], Bucket: k.bucket}
+		splits := false
+		if k.kind == logKeyAddress {
+			continued, ok := split[k.bucket]
+			splits = continued[chainquery.Address(row.Key)] || len(ps) >= splitEntries
+			if ok && splits && !continued[chainquery.Address(row.Key)] {
+				// a busy part of a row with groups, if there is one
+				old, err := ls.takeAddress(ctx, c, chain, k.bucket, row.Key)
+				if err != nil {
+					return nil, err
+				}
+				if len(old) > 0 {
+					ps = append(old, ps...)
+					slices.SortFunc(ps, byPlace) // the row's entries are below the part's: kept in chain order whatever
+				}
+			}
+		}
+		row.N = int64(len(ps))
+		var err error
+		switch {
+		case k.kind != logKeyAddress:
+			row.Topics, row.Tags = []byte{}, []byte{}
+		case splits:
+			// a busy address's part: its pairs get lists of their own
+			if slab, pairs, err = ls.pairLists(slab, pairs, k, ps); err != nil {
+				return nil, err
+			}
+			t0 := len(topics)
+			topics = history.AppendSplitPiece(topics, len(ps))
+			row.Topics, row.Tags = topics[t0:len(topics):len(topics)], []byte{}
+		default:
+			t0, g0 := len(topics), len(tags)
+			topics, tags = ls.tagTopics(topics, tags, ps)
+			row.Topics, row.Tags = topics[t0:len(topics):len(topics)], tags[g0:len(tags):len(tags)]
+		}
+		start := len(slab)
+		if slab, err = history.AppendPostings(slab, ps); err != nil {
+			return nil, err
+		}
+		row.List = slab[start:len(slab):len(slab)]
+		rows = append(rows, row)
+	}
+	if len(pairs) > 0 { // in the table's key order, the pairs (kind 2) after the rest of their bucket
+		rows = append(rows, pairs...)
+		slices.SortStableFunc(rows, func(a, b BucketRow) int {
+			return cmp.Or(cmp.Compare(a.Bucket, b.Bucket), cmp.Compare(a.Kind, b.Kind), bytes.Compare(a.Key, b.Key))
+		})
+	}
+	return rows, nil
 }
 
 // reset empties the lists, keeping their room.

@@ -124,4 +124,5 @@ const qMigrationApplied = `SELECT count(*) FROM schema_migrations WHERE name = $
 var migrationSteps = map[string]func(context.Context, Tx) error{
 	"0017_trace_pages.sql":  convertTracePages,
 	"0019_tx_hash_runs.sql": convertHashIndex,
+	"0023_log_forms.sql":    splitMixedLists,
 }

@@ -130,6 +130,7 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 			PlanQuery{Name: "Filter Logs page, " + lf.name, SQL: pageSQL, Args: pageArgs, Walks: 1})
 	}
 	counts, countsArgs := d.LogPostingCounts(a.Chain, 0, [][]byte{x[:]}, 1, 500)
+	pairLo, pairHi := pairKeyRange(x[:])
 	topics, topicsArgs := d.LogTopics(a.Chain, [][]byte{x[:]}, 1, 500)
 	tagged, taggedArgs := d.LogTaggedPostings(a.Chain, [][]byte{x[:], {2}}, 7, 8)
 	lists, listsArgs := d.LogPostings(a.Chain, 0, [][]byte{x[:], {2}}, 7, 8)
@@ -154,6 +155,13 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 		PlanQuery{Name: "History trace pages: two addresses' pages over 30 buckets", SQL: bind(pagesSQL([]int{17, 30}, pageFirst, pageFirst+29, false)), Args: []any{a.Chain, 0, pageFirst, pageFirst + 29}, Walks: 1},
 		PlanQuery{Name: "Ingester: a bucket's trace pages", SQL: bind(qBucketPages), Args: []any{a.Chain, pageFirst, stretchOf(pageFirst)}},
 		PlanQuery{Name: "Ingester: a bucket's trace pages taken in, deleted", SQL: bind(deletePagesSQL([]int{17, 30})), Args: []any{a.Chain, pageFirst, stretchOf(pageFirst), 1}},
+		// The log lists' forms (log_forms.go), read by a write that
+		// continues a bucket.
+		PlanQuery{Name: "Ingester: the split rows of a log bucket (its pairs' keys)", SQL: bind(qPairKeys), Args: []any{a.Chain, int64(7)}},
+		PlanQuery{Name: "Ingester: an address's log list", SQL: bind(qAddressRow), Args: []any{a.Chain, int64(7), x[:]}},
+		PlanQuery{Name: "Ingester: an address's pairs' log lists", SQL: bind(qPairRows), Args: []any{a.Chain, int64(7), pairLo, pairHi}},
+		PlanQuery{Name: "Ingester: an address's log list, deleted", SQL: bind(qDeleteAddressRow), Args: []any{a.Chain, int64(7), x[:]}},
+		PlanQuery{Name: "Ingester: an address's pairs' log lists, deleted", SQL: bind(qDeletePairRows), Args: []any{a.Chain, int64(7), pairLo, pairHi}},
 		PlanQuery{Name: "datetime range start", SQL: bind(qFirstBlockAtOrAfter), Args: []any{a.Chain, a.Time}},
 		PlanQuery{Name: "datetime range end", SQL: bind(qLastBlockAtOrBefore), Args: []any{a.Chain, a.Time}},
 		PlanQuery{Name: "Get Transaction Logs: the transaction", SQL: logTx, Args: logTxArgs},
