@@ -73,7 +73,7 @@ func TestSmoke(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Blocks != 20 || res.BlocksPS <= 0 || res.RawBlocksPS <= 0 || res.PeakRSS <= 0 {
+		if res.Blocks != 20 || res.BlocksPS <= 0 || res.RawBlocksPS <= 0 || res.PeakRSS <= 0 || res.CPUSecs <= 0 {
 			t.Errorf("ingestion result %+v", res)
 		}
 		results = append(results, res)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,7 +114,7 @@ func growRows() []*bench.GrowRow {
 	step := func(i int, bps, raw float64, disk int64) *bench.GrowRow {
 		from := uint64(65_000_000 + 1000*i)
 		return &bench.GrowRow{GrowStep: bench.GrowStep{From: from, To: from + 999, Stored: 1000 * (i + 1)},
-			Ingest: &bench.IngestResult{Blocks: 1000, BlocksPS: bps, RawBlocksPS: raw, PeakRSS: 200 << 20}, Disk: disk}
+			Ingest: &bench.IngestResult{Blocks: 1000, BlocksPS: bps, RawBlocksPS: raw, PeakRSS: 200 << 20, CPUSecs: 5.5}, Disk: disk}
 	}
 	read := func(name string, rate float64, p50 time.Duration) *bench.LoadRow {
 		return &bench.LoadRow{Workload: name, Count: -1, Ceiling: bench.Stats{Rate: 1000, P50: time.Millisecond},
@@ -166,9 +167,9 @@ func TestGrowTables(t *testing.T) {
 		t.Fatalf("growth table: %d lines, want 5:\n%s", len(lines), curve)
 	}
 	for i, want := range []string{
-		"| 1000 | 65000000-65000999 | 200.0 blocks/s | 30.0 blocks/s | 15% | 429.2 MB | 450.0 | 200 MB | 90 MB |",
-		"| 2000 | 65001000-65001999 | 180.0 blocks/s | 28.0 blocks/s | 16% | 867.8 MB | 455.0 | 200 MB |  |",
-		"| 3000 | 65002000-65002999 | 210.0 blocks/s | 24.0 blocks/s | 11% | 1.29 GB | 460.0 | 200 MB | 120 MB |",
+		"| 1000 | 65000000-65000999 | 200.0 blocks/s | 30.0 blocks/s | 15% | 429.2 MB | 450.0 | 5.50 ms | 200 MB | 90 MB |",
+		"| 2000 | 65001000-65001999 | 180.0 blocks/s | 28.0 blocks/s | 16% | 867.8 MB | 455.0 | 5.50 ms | 200 MB |  |",
+		"| 3000 | 65002000-65002999 | 210.0 blocks/s | 24.0 blocks/s | 11% | 1.29 GB | 460.0 | 5.50 ms | 200 MB | 120 MB |",
 	} {
 		if lines[i+2] != want {
 			t.Errorf("growth row %d:\n got %s\nwant %s", i, lines[i+2], want)
@@ -250,8 +251,11 @@ func TestGrowSmoke(t *testing.T) {
 	for _, l := range strings.Split(string(out), "\n") {
 		f := strings.Split(strings.TrimSuffix(strings.TrimPrefix(l, "| "), " |"), " | ")
 		switch {
-		case len(f) == 9 && strings.Contains(l, "blocks/s"):
+		case len(f) == 10 && strings.Contains(l, "blocks/s"):
 			steps = append(steps, f[0])
+			if ms, err := strconv.ParseFloat(strings.TrimSuffix(f[7], " ms"), 64); err != nil || ms <= 0 {
+				t.Errorf("the ingester's CPU a block is %q in %s", f[7], l)
+			}
 		case len(f) == 9 && (f[0] == "20" || f[0] == "60"):
 			reads = append(reads, f[0])
 			if f[8] != "0" {

@@ -85,16 +85,16 @@ func P50Growth(rows []*GrowRow) []P50Change {
 // GrowthTable is the markdown table of the growth curve, a row per step.
 func GrowthTable(rows []*GrowRow) string {
 	var b strings.Builder
-	b.WriteString("| blocks stored | step | raw fetch | ingestion | % of raw | store on disk | KB/block | ingester peak RSS | serve peak RSS |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| blocks stored | step | raw fetch | ingestion | % of raw | store on disk | KB/block | ingester CPU a block | ingester peak RSS | serve peak RSS |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		serve := ""
 		if len(r.Reads) > 0 {
 			serve = MB(r.ServeRSS)
 		}
-		fmt.Fprintf(&b, "| %d | %d-%d | %.1f blocks/s | %.1f blocks/s | %.0f%% | %s | %.1f | %s | %s |\n",
+		fmt.Fprintf(&b, "| %d | %d-%d | %.1f blocks/s | %.1f blocks/s | %.0f%% | %s | %.1f | %.2f ms | %s | %s |\n",
 			r.Stored, r.From, r.To, r.Ingest.RawBlocksPS, r.Ingest.BlocksPS, r.Ingest.Ratio()*100,
-			diskSize(r.Disk), r.KBPerBlock(), MB(r.Ingest.PeakRSS), serve)
+			diskSize(r.Disk), r.KBPerBlock(), r.Ingest.CPUPerBlock(), MB(r.Ingest.PeakRSS), serve)
 	}
 	return b.String()
 }

@@ -38,10 +38,14 @@ type IngestResult struct {
 	RawSecs     [2]float64 // raw fetches just before and just after the ingestion
 	RawBytes    int64      // bytes of answers one raw fetch read
 	IngestSecs  float64
-	PeakRSS     int64 // of the ingester, bytes
+	PeakRSS     int64   // of the ingester, bytes
+	CPUSecs     float64 // the ingester's, user and system, start-up included
 	RawBlocksPS float64
 	BlocksPS    float64
 }
+
+// CPUPerBlock is the ingester's CPU time a block, in milliseconds.
+func (r *IngestResult) CPUPerBlock() float64 { return r.CPUSecs * 1000 / float64(r.Blocks) }
 
 // Ratio is the ingestion rate over the raw fetch rate.
 func (r *IngestResult) Ratio() float64 { return r.BlocksPS / r.RawBlocksPS }
@@ -87,6 +91,7 @@ func Ingest(ctx context.Context, o IngestOptions) (*IngestResult, error) {
 	}
 	res.IngestSecs = time.Since(start).Seconds()
 	res.PeakRSS = p.PeakRSS()
+	res.CPUSecs = p.CPUSecs()
 	// A rate is only the ingester's if it stored the whole range in this
 	// run: a database that held some of it already would resume past them
 	// and report a rate over fewer blocks.
@@ -219,16 +224,16 @@ func hexNum(n uint64) string { return "0x" + strconv.FormatUint(n, 16) }
 // IngestTable is the markdown table of ingestion results.
 func IngestTable(rs []*IngestResult) string {
 	var b strings.Builder
-	b.WriteString("| store | traces | blocks | raw fetch | ingestion | % of raw | JSON-RPC read | ingester peak RSS |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| store | traces | blocks | raw fetch | ingestion | % of raw | JSON-RPC read | ingester CPU a block | ingester peak RSS |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rs {
 		store := "SQLite"
 		if strings.HasPrefix(r.DSN, "postgres") {
 			store = "PostgreSQL"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %.1f blocks/s | %.1f blocks/s | %.0f%% | %.1f MB/s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %d | %.1f blocks/s | %.1f blocks/s | %.0f%% | %.1f MB/s | %.2f ms | %s |\n",
 			store, r.Traces, r.Blocks, r.RawBlocksPS, r.BlocksPS, r.Ratio()*100,
-			float64(r.RawBytes)/(1<<20)/((r.RawSecs[0]+r.RawSecs[1])/2), MB(r.PeakRSS))
+			float64(r.RawBytes)/(1<<20)/((r.RawSecs[0]+r.RawSecs[1])/2), r.CPUPerBlock(), MB(r.PeakRSS))
 	}
 	return b.String()
 }

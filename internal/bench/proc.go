@@ -182,6 +182,15 @@ func (p *Proc) PeakRSS() int64 {
 	return n
 }
 
+// CPUSecs returns the CPU time, user and system, that the process used,
+// once it has exited (0 before).
+func (p *Proc) CPUSecs() float64 {
+	if p == nil || p.Cmd.ProcessState == nil {
+		return 0
+	}
+	return (p.Cmd.ProcessState.UserTime() + p.Cmd.ProcessState.SystemTime()).Seconds()
+}
+
 // VmHWM reads the peak resident set size of process pid, in bytes.
 func VmHWM(pid int) (int64, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))

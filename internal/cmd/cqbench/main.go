@@ -66,7 +66,8 @@ the history encoding (package history) makes of the chain's blocks, with posting
 lists spanning each of --spans blocks; grow builds a store of --blocks blocks
 (50,000 by default) in steps of --step with the real ingester, each step
 next to the raw fetch of its range, and prints per step the rate, its share of
-the raw rate, the store's size on disk per block and the ingester's peak RSS,
+the raw rate, the store's size on disk per block, the ingester's CPU a block
+and its peak RSS,
 and at --reads-at the uncached reads (answer cache off) against the real
 server next to the ceiling, then the last step's rate and each read's p50
 against the first's; export reads Export Logs and Export Traces over
