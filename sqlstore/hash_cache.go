@@ -23,8 +23,15 @@ import (
 //
 // A complete run never changes: a write makes a new run (a merge, a thaw
 // too), with an id never taken before (reserveRunIDs), and deletes the
-// old one. A run in a merge under way is sought as before: the run being
-// made grows, and those merged into it lose pages.
+// old one. A merge in parts (hash_merge.go) takes the runs it merges
+// from below, a range of prefixes a step: each loses its pages below its
+// prefix_lo, and the entries of a prefix at or above it do not change, so
+// a copy loaded at any time answers for every prefix the run still
+// answers for, and those runs are searched in memory too (at 50,000
+// blocks a merge under way took five seeks a lookup, the runs merged
+// from, for half the prefixes: docs/benchmarks.md, issue 30, session 29).
+// The run a merge makes grows from below (prefix_hi rises): it is sought
+// as before.
 const (
 	memRunEntries = 1 << 20 // ~12 MB: the second run of 50,000 Polygon-shaped blocks is 895,000 entries
 	// memRunBudget is the most entries the cache keeps: runs merged away
@@ -34,7 +41,7 @@ const (
 
 type hashRunKey struct{ chain, id int64 }
 
-// memRun is a complete run's entries, sorted, with blocks as distances
+// memRun is a run's entries, sorted, with blocks as distances
 // from its lowest block as in its pages.
 type memRun struct {
 	ready    chan struct{} // closed when loaded or failed
@@ -44,8 +51,8 @@ type memRun struct {
 	used     uint64 // the cache's clock at the last lookup
 }
 
-// hashRunCache keeps complete runs of at most memRunEntries entries by
-// chain and id, up to memRunBudget entries in all.
+// hashRunCache keeps runs of at most memRunEntries entries, complete or
+// merged from, by chain and id, up to memRunBudget entries in all.
 type hashRunCache struct {
 	mu      sync.Mutex
 	runs    map[hashRunKey]*memRun

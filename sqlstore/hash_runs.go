@@ -74,17 +74,16 @@ const (
 )
 
 // qHistoryTxRuns: chain, prefix (HashPrefix), block (-1: any),
-// memRunEntries, math.MinInt64, math.MaxInt64 → for each run (that holds
-// block) that answers for the prefix (of a merge under way, the runs that
-// do), its id, its low block, its entries, whether it is searched in
-// memory (1: complete, and of at most memRunEntries entries;
-// hash_cache.go), and if not the page that would hold the prefix, which
-// historyTxBlocks searches. One statement,
-// one snapshot: a merge (or a step of one) that commits meanwhile is
-// wholly seen or not; the runs searched in memory are loaded, when they
-// must be, in the same transaction.
-const qHistoryTxRuns = `SELECT r.id, r.low, r.entries, CASE WHEN r.entries <= $4 AND r.prefix_lo = $5 AND r.prefix_hi = $6 THEN 1 ELSE 0 END,
-	CASE WHEN r.entries > $4 OR r.prefix_lo <> $5 OR r.prefix_hi <> $6 THEN (SELECT p.entries FROM tx_hash_pages p
+// memRunEntries, math.MaxInt64 → for each run (that holds block) that
+// answers for the prefix (of a merge under way, the runs that do), its id,
+// its low block, its entries, whether it is searched in memory (1: of at
+// most memRunEntries entries, and complete or merged from, hash_cache.go),
+// and if not the page that would hold the prefix, which historyTxBlocks
+// searches. One statement, one snapshot: a merge (or a step of one) that
+// commits meanwhile is wholly seen or not; the runs searched in memory are
+// loaded, when they must be, in the same transaction.
+const qHistoryTxRuns = `SELECT r.id, r.low, r.entries, CASE WHEN r.entries <= $4 AND r.prefix_hi = $5 THEN 1 ELSE 0 END,
+	CASE WHEN r.entries > $4 OR r.prefix_hi <> $5 THEN (SELECT p.entries FROM tx_hash_pages p
 	WHERE p.chain = $1 AND p.run = r.id AND p.prefix <= $2 ORDER BY p.prefix DESC LIMIT 1) END
 	FROM tx_hash_runs r WHERE r.chain = $1 AND (r.low <= $3 AND r.high >= $3 OR $3 < 0) AND r.prefix_lo <= $2 AND r.prefix_hi >= $2`
 
@@ -111,7 +110,7 @@ func (r reader) historyTxBlocks(ctx context.Context, prefix int64, block *uint64
 	var mems []small
 	var id, low, entries, mem int64
 	var page []byte
-	args := []any{r.chain, prefix, in, int64(memRunEntries), int64(math.MinInt64), int64(math.MaxInt64)}
+	args := []any{r.chain, prefix, in, int64(memRunEntries), int64(math.MaxInt64)}
 	err := r.c.Query(ctx, qHistoryTxRuns, args, []any{&id, &low, &entries, &mem, &page}, func() error {
 		if mem == 1 {
 			mems = append(mems, small{id, low, entries})
