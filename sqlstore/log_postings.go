@@ -701,8 +701,9 @@ func (ls *logLists) rows(ctx context.Context, c Conn, chain int64, split map[int
 		splits := false
 		if k.kind == logKeyAddress {
 			continued, ok := split[k.bucket]
-			splits = continued[chainquery.Address(row.Key)] || len(ps) >= splitEntries
-			if ok && splits && !continued[chainquery.Address(row.Key)] {
+			isSplit := continued[chainquery.Address(row.Key)]
+			splits = isSplit || len(ps) >= splitEntries
+			if ok && splits && !isSplit {
 				// a busy part of a row with groups, if there is one
 				old, err := ls.takeAddress(ctx, c, chain, k.bucket, row.Key)
 				if err != nil {
