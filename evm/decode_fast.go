@@ -27,8 +27,14 @@ var fastPaths = true
 //
 // Nothing decoded from an answer points into its scratch: the decoders
 // parse every value they keep out of these structs (which only hold slices
-// of the answer), and release clears them, so that the pool keeps no
-// answer alive either. A pointer into a list (an action, a receipt) taken
+// of the answer). release does not clear them: every element is appended
+// as a zero value before it is filled, so a stale one is never read, and
+// clearing the lists' capacity (pointers, under the collector's write
+// barrier) was 9% of decoding a block (BenchmarkDecode's profile,
+// docs/benchmarks.md, issue 30, session 30). What a pooled scratch keeps
+// alive is the last answers it read, which are themselves buffers of the
+// client's pool (jsonrpc), until the scratch is used again or the pool
+// drops it at a collection. A pointer into a list (an action, a receipt) taken
 // before the list grew points into the array the list had then, which
 // still holds the value it was given. The lists returned whole (txs,
 // receiptPtrs, traces) must be contiguous: the scanner fills each of their
@@ -58,31 +64,25 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // reads the intermediate structs any more.
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
-// release clears sc (whose structs hold slices of the answer) and returns
-// it to the pool. It clears each list's whole capacity: a scan that gave
-// up may have filled elements beyond a list's length.
+// release returns sc to the pool, its lists emptied (see scratch: not
+// cleared).
 func (sc *scratch) release() {
-	sc.txs = clearList(sc.txs)
-	sc.receipts = clearList(sc.receipts)
-	sc.receiptPtrs = clearList(sc.receiptPtrs)
-	sc.logs = clearList(sc.logs)
-	sc.topics = clearList(sc.topics)
-	sc.traces = clearList(sc.traces)
-	sc.actions = clearList(sc.actions)
-	sc.results = clearList(sc.results)
+	sc.txs = sc.txs[:0]
+	sc.receipts = sc.receipts[:0]
+	sc.receiptPtrs = sc.receiptPtrs[:0]
+	sc.logs = sc.logs[:0]
+	sc.topics = sc.topics[:0]
+	sc.traces = sc.traces[:0]
+	sc.actions = sc.actions[:0]
+	sc.results = sc.results[:0]
 	sc.ints = sc.ints[:0]
-	sc.callTops = clearList(sc.callTops)
-	sc.callHashes = clearList(sc.callHashes)
-	sc.frames = clearList(sc.frames)
-	sc.calls = clearList(sc.calls)
-	sc.callStack = clearList(sc.callStack)
+	sc.callTops = sc.callTops[:0]
+	sc.callHashes = sc.callHashes[:0]
+	sc.frames = sc.frames[:0]
+	sc.calls = sc.calls[:0]
+	sc.callStack = sc.callStack[:0]
 	sc.data = sc.data[:0]
 	scratchPool.Put(sc)
-}
-
-func clearList[T any](l []T) []T {
-	clear(l[:cap(l)])
-	return l[:0]
 }
 
 // newScanner returns a scanner of raw whose lists go to sc, or to a

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -299,6 +300,34 @@ func TestHexFieldDecodedAsRead(t *testing.T) {
 		}
 		if s.bad || got != want || string(f.raw) != raw {
 			t.Errorf("%s: decoded %s, text %s (scanner gave up: %v); want %s", raw, got, f.raw, s.bad, want)
+		}
+	}
+}
+
+// TestKeyWords: key, eight bytes at a time, reads every key as keySlow, a
+// byte at a time, does: the same key, cursor and verdict, whatever byte
+// ends it and wherever, near the answer's end or not.
+func TestKeyWords(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	alphabet := []byte("aZAz_09 \"\\:\x1f\x7f\x80\xffMq")
+	for range 20000 {
+		k := make([]byte, r.Intn(34))
+		for i := range k {
+			if r.Intn(8) == 0 {
+				k[i] = alphabet[r.Intn(len(alphabet))]
+			} else {
+				k[i] = byte('A' + r.Intn(58))
+			}
+		}
+		data := append(append([]byte{'"'}, k...), `":1`[r.Intn(2):]...)
+		data = data[:r.Intn(len(data)+1)]
+		if r.Intn(2) == 0 {
+			data = append(data, "      , \"more\": 2}"...)
+		}
+		fast, slow := &scanner{data: data}, &scanner{data: data}
+		got, want := fast.key(), slow.keySlow()
+		if string(got) != string(want) || fast.i != slow.i || fast.bad != slow.bad {
+			t.Fatalf("%q: key %q at %d (bad %v), byte at a time %q at %d (bad %v)", data, got, fast.i, fast.bad, want, slow.i, slow.bad)
 		}
 	}
 }
