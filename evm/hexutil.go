@@ -2,6 +2,7 @@ package evm
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -234,6 +235,29 @@ func unhex[T text](dst []byte, s T) bool {
 		dst[j] = byte(v)
 	}
 	return bad&badPair == 0
+}
+
+// unhexBytes is unhex for the scanner's digits, which are an answer's
+// bytes: sixteen digits at a time, two loads of a word and eight lookups
+// of a pair, where unhex makes two bounds checks and two loads a pair
+// (about 13 instructions a byte decoded, and unhex was a tenth of the
+// ingester's instructions; docs/benchmarks.md, issue 30, session 30).
+func unhexBytes(dst, s []byte) bool {
+	if len(s) != 2*len(dst) {
+		return unhex(dst, s)
+	}
+	var bad uint16
+	for len(s) >= 16 && len(dst) >= 8 {
+		x, y := binary.LittleEndian.Uint64(s), binary.LittleEndian.Uint64(s[8:])
+		a, b, c, d := hexPairs[uint16(x)], hexPairs[uint16(x>>16)], hexPairs[uint16(x>>32)], hexPairs[uint16(x>>48)]
+		e, f, g, h := hexPairs[uint16(y)], hexPairs[uint16(y>>16)], hexPairs[uint16(y>>32)], hexPairs[uint16(y>>48)]
+		bad |= a | b | c | d | e | f | g | h
+		_ = dst[7]
+		dst[0], dst[1], dst[2], dst[3] = byte(a), byte(b), byte(c), byte(d)
+		dst[4], dst[5], dst[6], dst[7] = byte(e), byte(f), byte(g), byte(h)
+		s, dst = s[16:], dst[8:]
+	}
+	return unhex(dst, s) && bad&badPair == 0
 }
 
 // parseFixed parses hex data that must be exactly len(dst) bytes long.

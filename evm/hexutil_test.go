@@ -2,7 +2,9 @@ package evm
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -161,5 +163,32 @@ func TestDecodeNotes(t *testing.T) {
 	// Without a collector nothing is recorded and nothing breaks.
 	if _, err := DecodeBlock("ethereum", raw); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUnhexBytes: the scanner's decoder, sixteen digits at a time, agrees
+// with encoding/hex on every length and with a bad byte at every place.
+func TestUnhexBytes(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for n := 0; n <= 80; n++ {
+		raw := make([]byte, n)
+		r.Read(raw)
+		digits := []byte(hex.EncodeToString(raw))
+		if n%3 == 0 {
+			digits = bytes.ToUpper(digits)
+		}
+		dst := make([]byte, n)
+		if !unhexBytes(dst, digits) || !bytes.Equal(dst, raw) {
+			t.Fatalf("%d bytes: %x, want %x", n, dst, raw)
+		}
+		for i := range digits {
+			for _, c := range []byte{'g', 'G', '"', 'x', '/', ':', '@', 0, 0x80, 0xff} {
+				bad := bytes.Clone(digits)
+				bad[i] = c
+				if unhexBytes(dst, bad) {
+					t.Fatalf("%q at %d of %d digits: decoded", c, i, len(bad))
+				}
+			}
+		}
 	}
 }

@@ -480,7 +480,7 @@ func (s *scanner) hex(dst *hexField, seen *uint32, bit uint) {
 		if q := bytes.IndexByte(d[i+3:], '"'); q >= 0 && q%2 == 0 {
 			buf := slices.Grow(s.sc.data, q/2)
 			out := buf[len(buf) : len(buf)+q/2 : len(buf)+q/2]
-			if unhex(out, d[i+3:i+3+q]) {
+			if unhexBytes(out, d[i+3:i+3+q]) {
 				s.sc.data = buf[:len(buf)+q/2]
 				end := i + 4 + q
 				*dst = hexField{raw: d[i:end], decoded: out, ok: true}

@@ -55,7 +55,7 @@ func (s *scanner) fixed(dst []byte) (raw []byte, ok bool) {
 	d, i, n := s.data, s.i, 4+2*len(dst)
 	// unhex checks every digit: no quote, escape or control character
 	// hides among them.
-	if i+n <= len(d) && d[i] == '"' && d[i+1] == '0' && d[i+2] == 'x' && d[i+n-1] == '"' && unhex(dst, d[i+3:i+n-1]) {
+	if i+n <= len(d) && d[i] == '"' && d[i+1] == '0' && d[i+2] == 'x' && d[i+n-1] == '"' && unhexBytes(dst, d[i+3:i+n-1]) {
 		s.i = i + n
 		return d[i : i+n], true
 	}
