@@ -39,15 +39,24 @@ func (s *scanner) fail() {
 }
 
 // ws skips white space.
+//
+// Nodes answer compact JSON, so the first byte is almost always a token:
+// one comparison rules out every white space byte (all are below '!'),
+// where the switch made four; ws is called before every token and was a
+// twentieth of the ingester's instructions (docs/benchmarks.md, issue 30,
+// session 30).
 func (s *scanner) ws() {
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
+	d, i := s.data, s.i
+	for i < len(d) && d[i] <= ' ' {
+		switch d[i] {
 		case ' ', '\t', '\n', '\r':
-			s.i++
+			i++
 		default:
+			s.i = i
 			return
 		}
 	}
+	s.i = i
 }
 
 // peek returns the next byte after white space, 0 at the end.
