@@ -265,8 +265,14 @@ func parseFixed[T text](s T, dst []byte) error {
 	if !hasHexPrefix(s) || len(s) != 2+2*len(dst) {
 		return fmt.Errorf("want 0x and %d hex digits, got %.70q", 2*len(dst), s)
 	}
-	if !unhex(dst, s[2:]) {
-		return fmt.Errorf("bad hex in %.70q", s)
+	// A digit at a time, stopping at the first bad one as encoding/hex
+	// does: dst then holds what hex.Decode would have left.
+	for j, i := 0, 2; j < len(dst); i, j = i+2, j+1 {
+		hi, lo := hexVal[s[i]], hexVal[s[i+1]]
+		if hi == 0xff || lo == 0xff {
+			return fmt.Errorf("bad hex in %.70q", s)
+		}
+		dst[j] = hi<<4 | lo
 	}
 	return nil
 }
