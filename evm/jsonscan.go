@@ -152,20 +152,28 @@ func (s *scanner) key() []byte {
 	return s.longKey()
 }
 
-// keyStops has the high bit set in the first byte of x (little-endian)
-// that is a quote, a backslash, a control character or beyond ASCII, and
-// in none before it; bytes after it may be set or not.
+// The word tricks of "Bit Twiddling Hacks", on eight bytes of an answer
+// read as one little-endian word: each sets the high bit of the first
+// byte that matches, and of none before it (bytes after it may be set or
+// not), so bits.TrailingZeros64/8 is that byte's place.
+const wordOnes, wordHighs = 0x0101010101010101, 0x8080808080808080
+
+// controlBytes marks the bytes of x below 0x20.
+func controlBytes(x uint64) uint64 { return (x - wordOnes*0x20) &^ x & wordHighs }
+
+// zeroBytes marks the zero bytes of x.
+func zeroBytes(x uint64) uint64 { return (x - wordOnes) &^ x & wordHighs }
+
+// keyStops marks the first byte of x that ends a key's plain run: a quote,
+// a backslash, a control character or a byte beyond ASCII.
 func keyStops(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
-	return (x-ones*0x20)&^x&highs | zero(x^ones*'"') | zero(x^ones*'\\') | x&highs
+	return controlBytes(x) | zeroBytes(x^wordOnes*'"') | zeroBytes(x^wordOnes*'\\') | x&wordHighs
 }
 
 // lowerWord lowers the ASCII capitals of x up to its first byte beyond
 // ASCII (a byte from 0x80 may carry into the bytes after it).
 func lowerWord(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	upper := (x + ones*(0x80-'A')) &^ (x + ones*(0x80-'Z'-1)) & highs
+	upper := (x + wordOnes*(0x80-'A')) &^ (x + wordOnes*(0x80-'Z'-1)) & wordHighs
 	return x | upper>>2
 }
 
@@ -378,10 +386,9 @@ func plainRun(b []byte) int {
 	if e := bytes.IndexByte(b[:end], '\\'); e >= 0 {
 		end = e
 	}
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= end; i += 8 {
-		if x := binary.LittleEndian.Uint64(b[i:]); (x-ones*0x20)&^x&highs != 0 {
+		if controlBytes(binary.LittleEndian.Uint64(b[i:])) != 0 {
 			break
 		}
 	}
