@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"github.com/chainquery/chainquery"
@@ -297,6 +298,16 @@ func (e *ChainMismatchError) Error() string {
 // the node reorganized while we fetched.
 var errRefetch = errors.New("refetch")
 
+// ahead is the pipeline's room for fetched batches beyond the window:
+// three windows when the store prepares blocks (what waits for the writer
+// then is their segments), none otherwise.
+func (e *EVMLoop) ahead() int {
+	if _, ok := e.inner().(chainquery.BlockPreparer); ok {
+		return 3 * e.Concurrency
+	}
+	return 0
+}
+
 // span is one batch of the EVM loop: the blocks from..to.
 type span struct{ from, to uint64 }
 
@@ -317,9 +328,14 @@ func (e *EVMLoop) sync(ctx context.Context, next, target uint64) (uint64, error)
 		// Up to four times that while the node, not this machine's CPU,
 		// keeps the writer waiting: a node that answers each call after
 		// 100 ms or more (docs/benchmarks.md, issue 30, session 18).
-		widest:   min(4*e.Concurrency, 64),
-		spare:    machineSpare(),
-		maxGroup: e.maxGroup(),
+		widest: min(4*e.Concurrency, 64),
+		// Blocks that the store prepared keep ~100 KB each: three windows
+		// of them, ~12 MB at the defaults. Others are kept whole.
+		ahead: e.ahead(),
+		// A core of its own for the writer's commits.
+		writeFetches: max(1, runtime.GOMAXPROCS(0)-1),
+		spare:        machineSpare(),
+		maxGroup:     e.maxGroup(),
 		fetch: func(ctx context.Context, s span) ([]*chainquery.BlockData, error) {
 			blocks, err := e.Source.Blocks(ctx, s.from, s.to)
 			if p, ok := e.inner().(chainquery.BlockPreparer); ok && err == nil {

@@ -28,6 +28,25 @@ type pipeline[B, T any] struct {
 	// (docs/benchmarks.md, issue 30, session 18).
 	widest int
 
+	// ahead is how many fetched batches may wait for the writer beyond
+	// the window's: fetches start while fewer than the window's run and
+	// fewer than the window's and ahead wait to be written. For items that
+	// are small once fetched (EVM blocks that the store prepared keep
+	// their segments only), so that the fetchers go on while the writer
+	// commits; writeFetches says how many.
+	ahead int
+
+	// writeFetches, when above 0, is the most fetches running while a
+	// write that has run longWrite goes on (a commit), when the window is
+	// at its narrowest (the fetchers' CPU, not the node, paces the
+	// pipeline). The writer is the pipeline's one serial step, and Go
+	// shares the CPUs among runnable goroutines alike: four fetchers
+	// decoding on two cores stretched each commit of an append transaction
+	// two- or threefold while the fetched batches piled up to the window's
+	// end, and a core stood idle for the rest of it (docs/benchmarks.md,
+	// issue 30, session 31).
+	writeFetches int
+
 	// spare reports whether the machine had CPU to spare since it was last
 	// called; nil is always.
 	spare func() bool
@@ -53,6 +72,11 @@ type pipeline[B, T any] struct {
 	fail func(b B, err error) error
 }
 
+// longWrite is how long a write runs before writeFetches applies: the
+// append of a batch takes milliseconds, a commit of an append transaction
+// hundreds.
+const longWrite = 50 * time.Millisecond
+
 // fetched is one batch's fetch result.
 type fetched[B, T any] struct {
 	batch B
@@ -68,7 +92,8 @@ func (p *pipeline[B, T]) run(ctx context.Context, batches iter.Seq[B]) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := newWindow(max(p.concurrency, 1), p.widest, p.spare, p.period)
-	queue := make(chan chan fetched[B, T], w.widest)
+	w.ahead, w.writeFetches = max(p.ahead, 0), p.writeFetches
+	queue := make(chan chan fetched[B, T], w.widest+w.ahead)
 	go func() {
 		defer close(queue)
 		for b := range batches {
@@ -85,6 +110,7 @@ func (p *pipeline[B, T]) run(ctx context.Context, batches iter.Seq[B]) error {
 				f := fetched[B, T]{batch: b}
 				defer func() { ch <- f }()
 				f.items, f.err = p.safeFetch(ctx, b)
+				w.fetched()
 			}()
 		}
 	}()
@@ -136,10 +162,20 @@ func (p *pipeline[B, T]) run(ctx context.Context, batches iter.Seq[B]) error {
 				break group
 			}
 		}
-		if err := p.write(ctx, last, items); err != nil {
+		if err := p.timedWrite(ctx, w, last, items); err != nil {
 			return err
 		}
 	}
+}
+
+// timedWrite is write, telling w when it has run longWrite.
+func (p *pipeline[B, T]) timedWrite(ctx context.Context, w *window, last B, items []T) error {
+	long := time.AfterFunc(longWrite, func() { w.longWrite(true) })
+	defer func() {
+		long.Stop()
+		w.longWrite(false)
+	}()
+	return p.write(ctx, last, items)
 }
 
 // safeFetch is fetch with its panics turned into errors: a decoder's panic

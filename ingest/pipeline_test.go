@@ -188,3 +188,65 @@ func TestMachineSpare(t *testing.T) {
 		t.Fatal("no spare on Linux")
 	}
 }
+
+// TestPipelineLongWrite: while a write runs long (a commit), fetches go on
+// past the window into the room ahead, at most writeFetches at once; the
+// writes stay whole and in order.
+func TestPipelineLongWrite(t *testing.T) {
+	// Room ahead for 60 fetches of 10 ms: one at a time they last past the
+	// point where the count starts, four at a time too.
+	const concurrency, ahead = 4, 60
+	var mu sync.Mutex
+	started, now, most := 0, 0, 0
+	p := pipeline[int, int]{concurrency: concurrency, ahead: ahead, writeFetches: 1,
+		fetch: func(ctx context.Context, b int) ([]int, error) {
+			mu.Lock()
+			started++
+			now++
+			most = max(most, now)
+			mu.Unlock()
+			time.Sleep(10 * time.Millisecond)
+			mu.Lock()
+			now--
+			mu.Unlock()
+			return []int{b}, nil
+		}}
+	var during struct{ started, most int }
+	var got []int
+	p.write = func(ctx context.Context, last int, items []int) error {
+		got = append(got, items...)
+		if last == 0 {
+			// Past longWrite, the fetches that ran when it began are done;
+			// from then on, count.
+			time.Sleep(longWrite + 50*time.Millisecond)
+			mu.Lock()
+			most = now
+			mu.Unlock()
+			time.Sleep(1500 * time.Millisecond)
+			mu.Lock()
+			during.started, during.most = started, most
+			mu.Unlock()
+		}
+		return nil
+	}
+	err := p.run(context.Background(), func(yield func(int) bool) {
+		for i := range 100 {
+			if !yield(i) {
+				return
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 100 || !slices.IsSorted(got) || got[99] != 99 {
+		t.Fatalf("wrote %v", got)
+	}
+	// Batch 0 taken, then the window and the room ahead filled.
+	if during.started != 1+concurrency+ahead {
+		t.Fatalf("%d fetches started while the first write ran, want %d", during.started, 1+concurrency+ahead)
+	}
+	if during.most > 1 {
+		t.Fatalf("%d fetches at once while the first write ran, want 1", during.most)
+	}
+}

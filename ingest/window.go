@@ -18,10 +18,14 @@ type window struct {
 	least, widest int
 	spare         func() bool
 	period        time.Duration
+	ahead         int // pipeline.ahead
+	writeFetches  int // pipeline.writeFetches
 
 	mu          sync.Mutex
 	limit       int
 	outstanding int           // entered and not yet taken
+	running     int           // entered and not yet fetched
+	writing     bool          // a write has run longWrite and goes on
 	room        chan struct{} // a signal that outstanding fell or limit rose
 	since       time.Time     // the start of the period
 	wait        time.Duration // what the writer waited in the period
@@ -36,11 +40,18 @@ func newWindow(least, widest int, spare func() bool, period time.Duration) *wind
 }
 
 // enter waits until the window has room for one more batch, and takes it;
-// false when ctx ended first.
+// false when ctx ended first. There is room when fewer than limit fetches
+// run (writeFetches during a long write, the window at its narrowest) and
+// fewer than limit+ahead batches wait for the writer.
 func (w *window) enter(ctx context.Context) bool {
 	for {
 		w.mu.Lock()
-		if w.outstanding < w.limit {
+		running := w.limit
+		if w.writing && w.writeFetches > 0 && w.limit == w.least {
+			running = min(running, w.writeFetches)
+		}
+		if w.running < running && w.outstanding < w.limit+w.ahead {
+			w.running++
 			w.outstanding++
 			w.mu.Unlock()
 			return true
@@ -52,6 +63,22 @@ func (w *window) enter(ctx context.Context) bool {
 			return false
 		}
 	}
+}
+
+// fetched says a batch's fetch ended.
+func (w *window) fetched() {
+	w.mu.Lock()
+	w.running--
+	w.mu.Unlock()
+	w.signal()
+}
+
+// longWrite says whether a write that has run longWrite goes on.
+func (w *window) longWrite(long bool) {
+	w.mu.Lock()
+	w.writing = long
+	w.mu.Unlock()
+	w.signal()
 }
 
 // taken says the writer took a batch.
