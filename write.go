@@ -85,6 +85,13 @@ type BlockPreparer interface {
 	PrepareBlocks(chain Chain, blocks []*BlockData)
 }
 
+// InProcessWriter is a BlockWriter that says whether its writes run on the
+// writing process's CPU (an embedded database) rather than a server's: an
+// ingester then leaves the writer a core of its own while it commits.
+type InProcessWriter interface {
+	WritesInProcess() bool
+}
+
 // NodeHeadWriter is a BlockWriter that wants to know how far the node an
 // ingester follows reaches: a block that lies deeper below the node's head
 // than any reorg the ingester handles can be written at once in the

@@ -308,6 +308,18 @@ func (e *EVMLoop) ahead() int {
 	return 0
 }
 
+// writeFetches is the pipeline's most fetches during a long write: all
+// CPUs but one, which the writer keeps, when the store's commits run on
+// this process's CPU (SQLite); no limit when they run on a server's
+// (PostgreSQL: appends of a batch there wait on round trips past
+// longWrite, and fewer fetches meanwhile only slowed it).
+func (e *EVMLoop) writeFetches() int {
+	if w, ok := e.inner().(chainquery.InProcessWriter); ok && w.WritesInProcess() {
+		return max(1, runtime.GOMAXPROCS(0)-1)
+	}
+	return 0
+}
+
 // span is one batch of the EVM loop: the blocks from..to.
 type span struct{ from, to uint64 }
 
@@ -331,9 +343,8 @@ func (e *EVMLoop) sync(ctx context.Context, next, target uint64) (uint64, error)
 		widest: min(4*e.Concurrency, 64),
 		// Blocks that the store prepared keep ~100 KB each: three windows
 		// of them, ~12 MB at the defaults. Others are kept whole.
-		ahead: e.ahead(),
-		// A core of its own for the writer's commits.
-		writeFetches: max(1, runtime.GOMAXPROCS(0)-1),
+		ahead:        e.ahead(),
+		writeFetches: e.writeFetches(),
 		spare:        machineSpare(),
 		maxGroup:     e.maxGroup(),
 		fetch: func(ctx context.Context, s span) ([]*chainquery.BlockData, error) {

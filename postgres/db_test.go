@@ -129,3 +129,11 @@ func TestPartitions(t *testing.T) {
 func TestExports(t *testing.T) {
 	storetest.CheckExports(t, func(tb testing.TB) chainquery.Store { return postgres.MustOpenDB(tb) })
 }
+
+// TestWritesInProcess: PostgreSQL's commits run on its server.
+func TestWritesInProcess(t *testing.T) {
+	var s chainquery.Store = postgres.MustOpenDB(t)
+	if w, ok := s.(chainquery.InProcessWriter); !ok || w.WritesInProcess() {
+		t.Fatal("PostgreSQL says it writes in process")
+	}
+}

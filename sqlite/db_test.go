@@ -40,3 +40,12 @@ func TestConformance(t *testing.T) {
 func TestExports(t *testing.T) {
 	storetest.CheckExports(t, func(tb testing.TB) chainquery.Store { return MustOpenDB(tb) })
 }
+
+// TestWritesInProcess: SQLite's commits run on the ingester's CPU, which
+// the ingester's pipeline leaves them a core of (ingest, writeFetches).
+func TestWritesInProcess(t *testing.T) {
+	var s chainquery.Store = MustOpenDB(t)
+	if w, ok := s.(chainquery.InProcessWriter); !ok || !w.WritesInProcess() {
+		t.Fatal("SQLite does not say it writes in process")
+	}
+}

@@ -13,6 +13,7 @@ import (
 // checks the plans of the very statements the store runs.
 var dialect = sqlstore.Dialect{
 	Bind:       bind,
+	InProcess:  true,
 	InsertMany: `INSERT OR FAIL INTO`,
 	EmptyBytes: `x''`,
 	// || makes text of blobs, byte for byte; CAST keeps a blob.

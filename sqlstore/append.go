@@ -17,6 +17,10 @@ import (
 // appends: the bucket's lists are appended to again by the next.
 const appendOpenFor = 2 * time.Second
 
+// WritesInProcess says whether the store's database runs in this process
+// (chainquery.InProcessWriter).
+func (s *Store) WritesInProcess() bool { return s.Dialect.InProcess }
+
 // appendOpenFor returns how long an append transaction stays open at most.
 func (s *Store) appendOpenFor() time.Duration {
 	if s.AppendOpenFor > 0 {

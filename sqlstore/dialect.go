@@ -20,6 +20,11 @@ type Dialect struct {
 	// A store binds each statement once, when it prepares it.
 	Bind func(query string) string
 
+	// InProcess says the database runs in this process (SQLite): its
+	// work, a commit's included, is this process's CPU
+	// (chainquery.InProcessWriter).
+	InProcess bool
+
 	// InsertMany starts an INSERT of many rows that a conflict fails:
 	// SQLite's OR FAIL keeps it from copying every page it changes into a
 	// statement journal first, in memory here, to undo the statement alone
