@@ -170,10 +170,10 @@ func (p *pipeline[B, T]) run(ctx context.Context, batches iter.Seq[B]) error {
 
 // timedWrite is write, telling w when it has run longWrite.
 func (p *pipeline[B, T]) timedWrite(ctx context.Context, w *window, last B, items []T) error {
-	long := time.AfterFunc(longWrite, func() { w.longWrite(true) })
+	long := time.AfterFunc(longWrite, w.beginWrite())
 	defer func() {
 		long.Stop()
-		w.longWrite(false)
+		w.endWrite()
 	}()
 	return p.write(ctx, last, items)
 }

@@ -250,3 +250,27 @@ func TestPipelineLongWrite(t *testing.T) {
 		t.Fatalf("%d fetches at once while the first write ran, want 1", during.most)
 	}
 }
+
+// TestWindowLateTimer: a long-write timer that fires as its write ends
+// does not hold the fetches back in the gap before the next write.
+func TestWindowLateTimer(t *testing.T) {
+	w := newWindow(4, 4, nil, 0)
+	w.writeFetches = 1
+	long := w.beginWrite()
+	w.endWrite()
+	long() // fired late
+	for i := range 4 {
+		if !w.enter(context.Background()) {
+			t.Fatalf("fetch %d did not start", i)
+		}
+	}
+	w = newWindow(4, 4, nil, 0)
+	w.writeFetches = 1
+	w.beginWrite()() // a write that runs long
+	w.enter(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if w.enter(ctx) {
+		t.Fatal("a second fetch started during a long write")
+	}
+}

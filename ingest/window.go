@@ -26,6 +26,7 @@ type window struct {
 	outstanding int           // entered and not yet taken
 	running     int           // entered and not yet fetched
 	writing     bool          // a write has run longWrite and goes on
+	writes      uint64        // writes begun (beginWrite)
 	room        chan struct{} // a signal that outstanding fell or limit rose
 	since       time.Time     // the start of the period
 	wait        time.Duration // what the writer waited in the period
@@ -73,10 +74,29 @@ func (w *window) fetched() {
 	w.signal()
 }
 
-// longWrite says whether a write that has run longWrite goes on.
-func (w *window) longWrite(long bool) {
+// beginWrite says a write begins, and returns the function that says it
+// has run longWrite: a no-op once the write has ended (endWrite), so that a
+// timer that fires as the write ends cannot mark the next gap as writing.
+func (w *window) beginWrite() (long func()) {
 	w.mu.Lock()
-	w.writing = long
+	w.writes++
+	n := w.writes
+	w.mu.Unlock()
+	return func() {
+		w.mu.Lock()
+		if w.writes == n {
+			w.writing = true
+		}
+		w.mu.Unlock()
+		w.signal()
+	}
+}
+
+// endWrite says the write begun last has ended.
+func (w *window) endWrite() {
+	w.mu.Lock()
+	w.writes++
+	w.writing = false
 	w.mu.Unlock()
 	w.signal()
 }
