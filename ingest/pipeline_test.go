@@ -259,8 +259,10 @@ func TestWindowLateTimer(t *testing.T) {
 	long := w.beginWrite()
 	w.endWrite()
 	long() // fired late
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	for i := range 4 {
-		if !w.enter(context.Background()) {
+		if !w.enter(ctx) {
 			t.Fatalf("fetch %d did not start", i)
 		}
 	}
@@ -268,7 +270,7 @@ func TestWindowLateTimer(t *testing.T) {
 	w.writeFetches = 1
 	w.beginWrite()() // a write that runs long
 	w.enter(context.Background())
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if w.enter(ctx) {
 		t.Fatal("a second fetch started during a long write")
