@@ -145,21 +145,9 @@ func TestPipeline(t *testing.T) {
 func TestPipelineWindow(t *testing.T) {
 	for _, spare := range []bool{true, false} {
 		t.Run(fmt.Sprint("Spare", spare), func(t *testing.T) {
-			var mu sync.Mutex
-			now, most := 0, 0
+			var c fetchCounter
 			p := pipeline[int, int]{concurrency: 1, widest: 4, period: time.Millisecond,
-				spare: func() bool { return spare },
-				fetch: func(ctx context.Context, b int) ([]int, error) {
-					mu.Lock()
-					now++
-					most = max(most, now)
-					mu.Unlock()
-					time.Sleep(2 * time.Millisecond)
-					mu.Lock()
-					now--
-					mu.Unlock()
-					return []int{b}, nil
-				}}
+				spare: func() bool { return spare }, fetch: c.fetch(2 * time.Millisecond)}
 			writes, err := collect(t, p, 300)
 			if err != nil {
 				t.Fatal(err)
@@ -169,8 +157,8 @@ func TestPipelineWindow(t *testing.T) {
 			}
 			// One fetch may run for a batch the writer has taken: least+1
 			// without room to spare.
-			if spare && most < 3 || !spare && most > 2 {
-				t.Fatalf("at most %d fetches at once, with CPU to spare %v", most, spare)
+			if spare && c.most < 3 || !spare && c.most > 2 {
+				t.Fatalf("at most %d fetches at once, with CPU to spare %v", c.most, spare)
 			}
 		})
 	}
@@ -196,21 +184,8 @@ func TestPipelineLongWrite(t *testing.T) {
 	// Room ahead for 60 fetches of 10 ms: one at a time they last past the
 	// point where the count starts, four at a time too.
 	const concurrency, ahead = 4, 60
-	var mu sync.Mutex
-	started, now, most := 0, 0, 0
-	p := pipeline[int, int]{concurrency: concurrency, ahead: ahead, writeFetches: 1,
-		fetch: func(ctx context.Context, b int) ([]int, error) {
-			mu.Lock()
-			started++
-			now++
-			most = max(most, now)
-			mu.Unlock()
-			time.Sleep(10 * time.Millisecond)
-			mu.Lock()
-			now--
-			mu.Unlock()
-			return []int{b}, nil
-		}}
+	var c fetchCounter
+	p := pipeline[int, int]{concurrency: concurrency, ahead: ahead, writeFetches: 1, fetch: c.fetch(10 * time.Millisecond)}
 	var during struct{ started, most int }
 	var got []int
 	p.write = func(ctx context.Context, last int, items []int) error {
@@ -219,13 +194,13 @@ func TestPipelineLongWrite(t *testing.T) {
 			// Past longWrite, the fetches that ran when it began are done;
 			// from then on, count.
 			time.Sleep(longWrite + 50*time.Millisecond)
-			mu.Lock()
-			most = now
-			mu.Unlock()
+			c.mu.Lock()
+			c.most = c.now
+			c.mu.Unlock()
 			time.Sleep(1500 * time.Millisecond)
-			mu.Lock()
-			during.started, during.most = started, most
-			mu.Unlock()
+			c.mu.Lock()
+			during.started, during.most = c.started, c.most
+			c.mu.Unlock()
 		}
 		return nil
 	}
@@ -274,5 +249,27 @@ func TestWindowLateTimer(t *testing.T) {
 	defer cancel()
 	if w.enter(ctx) {
 		t.Fatal("a second fetch started during a long write")
+	}
+}
+
+// fetchCounter counts the fetches of a pipeline's fetch that sleeps: how
+// many started, how many run now, and the most at once.
+type fetchCounter struct {
+	mu                 sync.Mutex
+	started, now, most int
+}
+
+func (c *fetchCounter) fetch(d time.Duration) func(ctx context.Context, b int) ([]int, error) {
+	return func(ctx context.Context, b int) ([]int, error) {
+		c.mu.Lock()
+		c.started++
+		c.now++
+		c.most = max(c.most, c.now)
+		c.mu.Unlock()
+		time.Sleep(d)
+		c.mu.Lock()
+		c.now--
+		c.mu.Unlock()
+		return []int{b}, nil
 	}
 }
