@@ -341,8 +341,8 @@ func (e *EVMLoop) sync(ctx context.Context, next, target uint64) (uint64, error)
 		// keeps the writer waiting: a node that answers each call after
 		// 100 ms or more (docs/benchmarks.md, issue 30, session 18).
 		widest: min(4*e.Concurrency, 64),
-		// Blocks that the store prepared keep ~100 KB each: three windows
-		// of them, ~12 MB at the defaults. Others are kept whole.
+		// Blocks that the store prepared keep ~0.15 MB each: three windows
+		// of them, ~18 MB at the defaults. Others are kept whole.
 		ahead:        e.ahead(),
 		writeFetches: e.writeFetches(),
 		spare:        machineSpare(),

@@ -32,8 +32,8 @@ type pipeline[B, T any] struct {
 	// the window's: fetches start while fewer than the window's run and
 	// fewer than the window's and ahead wait to be written. For items that
 	// are small once fetched (EVM blocks that the store prepared keep
-	// their segments only), so that the fetchers go on while the writer
-	// commits; writeFetches says how many.
+	// their segments and keys only, ~0.15 MB), so that the fetchers go on
+	// while the writer commits; writeFetches says how many.
 	ahead int
 
 	// writeFetches, when above 0, is the most fetches running while a
