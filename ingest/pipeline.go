@@ -168,8 +168,12 @@ func (p *pipeline[B, T]) run(ctx context.Context, batches iter.Seq[B]) error {
 	}
 }
 
-// timedWrite is write, telling w when it has run longWrite.
+// timedWrite is write, telling w when it has run longWrite (when there is a
+// limit to apply then).
 func (p *pipeline[B, T]) timedWrite(ctx context.Context, w *window, last B, items []T) error {
+	if w.writeFetches <= 0 {
+		return p.write(ctx, last, items)
+	}
 	long := time.AfterFunc(longWrite, w.beginWrite())
 	defer func() {
 		long.Stop()

@@ -27,7 +27,7 @@ type window struct {
 	running     int           // entered and not yet fetched
 	writing     bool          // a write has run longWrite and goes on
 	writes      uint64        // writes begun (beginWrite)
-	room        chan struct{} // a signal that outstanding fell or limit rose
+	room        chan struct{} // a signal that enter may find room now
 	since       time.Time     // the start of the period
 	wait        time.Duration // what the writer waited in the period
 }
