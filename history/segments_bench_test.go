@@ -23,7 +23,6 @@ func BenchmarkSegments(b *testing.B) {
 			size += len(seg)
 		}
 	}
-	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		d := blocks[i%len(blocks)]
 		encodeSegments(b, d)
@@ -42,7 +41,6 @@ func BenchmarkDecodeTraces(b *testing.B) {
 		}
 		segs = append(segs, s)
 	}
-	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		if _, err := history.DecodeTraces(segs[i%len(segs)], 1); err != nil {
 			b.Fatal(err)
