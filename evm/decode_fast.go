@@ -46,7 +46,7 @@ type scratch struct {
 	receiptPtrs []*jsonReceipt
 	logs        []jsonLog
 	topics      []hashField
-	traces      []parityTrace // the top level of a trace_block answer; nested lists are their own
+	traces      []parityTrace // the top-level element of a trace_block answer being read; nested lists are their own
 	actions     []parityAction
 	results     []parityResult
 	ints        []int
@@ -342,23 +342,45 @@ func (s *scanner) log(jl *jsonLog) {
 	}
 }
 
-// fastParity decodes a trace_block result (or geth's flatCallTracer
-// output) into its elements, in sc (nil: lists of their own).
-func fastParity(raw []byte, sc *scratch) ([]parityTrace, bool) {
+// fastParityEach reads a trace_block result (or geth's flatCallTracer
+// output) and hands each element to each as soon as it is read, in sc,
+// whose lists start over after each element: nothing each is given
+// outlives its call. null reports a null answer; ok false, that the
+// scanner gave up (each may have been given some elements by then).
+func fastParityEach(raw []byte, sc *scratch, each func(i int, el *parityTrace)) (null, ok bool) {
 	if !fastPaths {
-		return nil, false
+		return false, false
 	}
 	s := newScanner(raw, sc)
-	out := s.parityList(true)
+	if s.null() {
+		s.end()
+		return true, !s.bad
+	}
+	if !s.open('[') {
+		return false, false
+	}
+	for i, first := 0, true; s.more(']', &first); i++ {
+		if s.peek() == 'n' {
+			s.fail() // a null element: encoding/json keeps a zero element
+			break
+		}
+		sc := s.sc
+		sc.traces = append(sc.traces[:0], parityTrace{})
+		if s.parityTrace(&sc.traces[0]); s.bad {
+			break
+		}
+		each(i, &sc.traces[0])
+		sc.actions, sc.results, sc.ints, sc.data = sc.actions[:0], sc.results[:0], sc.ints[:0], sc.data[:0]
+	}
 	s.end()
-	return out, !s.bad
+	return false, !s.bad
 }
 
-// parityList reads an array of parityTrace; null is nil. The top-level
-// list is the scratch's; a nested one (a flatCallTracer wrapper's) is made
-// here, because its elements are read while an element of the top-level
-// list is being filled through a pointer.
-func (s *scanner) parityList(top bool) []parityTrace {
+// parityList reads an array of parityTrace (a flatCallTracer wrapper's);
+// null is nil. The list is made here, not the scratch's: its elements are
+// read while an element of the top-level list is being filled through a
+// pointer.
+func (s *scanner) parityList() []parityTrace {
 	if s.null() {
 		return nil
 	}
@@ -366,9 +388,6 @@ func (s *scanner) parityList(top bool) []parityTrace {
 		return nil
 	}
 	out := []parityTrace{}
-	if top {
-		out = s.sc.traces[:0]
-	}
 	for first := true; s.more(']', &first); {
 		if s.peek() == 'n' {
 			s.fail() // a null element: encoding/json keeps a zero element
@@ -376,12 +395,6 @@ func (s *scanner) parityList(top bool) []parityTrace {
 		}
 		out = append(out, parityTrace{})
 		s.parityTrace(&out[len(out)-1])
-	}
-	if top {
-		s.sc.traces = out
-		if len(out) == 0 {
-			return []parityTrace{}
-		}
 	}
 	return out
 }
@@ -418,7 +431,7 @@ func (s *scanner) parityTrace(pt *parityTrace) {
 				pt.Result = s.data[start:s.i]
 			case '[':
 				start := s.i
-				pt.inner = s.parityList(false)
+				pt.inner = s.parityList()
 				pt.hasInner = true
 				pt.Result = s.data[start:s.i]
 			default:

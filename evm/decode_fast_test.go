@@ -99,7 +99,7 @@ func TestFastPathsPolychain(t *testing.T) {
 		if _, ok := fastReceipts(receipts, nil); !ok {
 			t.Errorf("block %d receipts: the fast path gave up", n)
 		}
-		if _, ok := fastParity(parity, nil); !ok {
+		if _, ok := fastParityEach(parity, nil, func(int, *parityTrace) {}); !ok {
 			t.Errorf("block %d trace_block: the fast path gave up", n)
 		}
 		if _, _, ok := fastCallTraces(calls, nil); !ok {
@@ -329,5 +329,33 @@ func TestKeyWords(t *testing.T) {
 		if string(got) != string(want) || fast.i != slow.i || fast.bad != slow.bad {
 			t.Fatalf("%q: key %q at %d (bad %v), byte at a time %q at %d (bad %v)", data, got, fast.i, fast.bad, want, slow.i, slow.bad)
 		}
+	}
+}
+
+// TestParityGivesUpLate: when the scanner gives up on a trace_block answer
+// after it converted elements (here at a null element, the last), what
+// it converted and noted is dropped, and encoding/json's reading of the
+// whole answer decides: its error, and each note once.
+func TestParityGivesUpLate(t *testing.T) {
+	c, err := polychain.New(polychain.Config{Seed: 5, Blocks: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := c.Block(c.First())
+	block := polychain.Render(b, polychain.KindBlockFull)
+	receipts := polychain.Render(b, polychain.KindReceipts)
+	parity := string(polychain.Render(b, polychain.KindParity))
+	i := strings.Index(parity, `"gas":"0x`)
+	if i < 0 || !strings.HasSuffix(parity, "]") {
+		t.Fatalf("unexpected answer: %.200s", parity)
+	}
+	parity = parity[:i] + `"gas":"0xzz` + parity[i+len(`"gas":"0x`):len(parity)-1] + ",null]"
+	fast := decodeAll(chainquery.Polygon, block, receipts, []byte(parity), 2, true)
+	slow := decodeAll(chainquery.Polygon, block, receipts, []byte(parity), 2, false)
+	if fast != slow {
+		t.Fatalf("fast and encoding/json differ:\n%s", firstDiff(fast, slow))
+	}
+	if n := strings.Count(fast, "field gas left empty"); n != 1 || !strings.Contains(fast, "not a trace") {
+		t.Fatalf("want one note and the null element's error, got %d notes: %.500s", n, fast)
 	}
 }

@@ -357,6 +357,20 @@ func fieldHash(raw json.RawMessage) (h chainquery.Hash, present bool, err error)
 // log them, so one odd transaction is stored and reported, never fatal.
 type decodeNotes []string
 
+// len and truncate mark the notes so far and drop those added since.
+func (n *decodeNotes) len() int {
+	if n == nil {
+		return 0
+	}
+	return len(*n)
+}
+
+func (n *decodeNotes) truncate(mark int) {
+	if n != nil {
+		*n = (*n)[:mark]
+	}
+}
+
 func (n *decodeNotes) add(format string, args ...any) {
 	if n != nil {
 		*n = append(*n, fmt.Sprintf(format, args...))

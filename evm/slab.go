@@ -20,13 +20,26 @@ import (
 // of a block are stored and dropped together, so that costs nothing.
 //
 // A nil *slab, or one whose room for a kind of value is used up, allocates
-// each value on its own: sizing is an estimate, never a limit.
+// each value on its own: sizing is an estimate, never a limit. A slab that
+// grows takes a new chunk of room instead, as large as the last: for an
+// answer decoded as it is read, whose sizes are not known up front.
 type slab struct {
 	bytes []byte
 	addrs []chainquery.Address
 	bigs  []big.Int
 	words []big.Word // the magnitudes of the bigs that fit in one word
 	ints  []int
+	grow  bool
+}
+
+// room returns xs, or, when xs has no room for n more values and grow is
+// set, an empty chunk with room for at least n: what was handed out of xs
+// stays where it is.
+func room[T any](grow bool, xs []T, n int) []T {
+	if !grow || cap(xs)-len(xs) >= n {
+		return xs
+	}
+	return make([]T, 0, max(n, cap(xs), 16))
 }
 
 // newSlab returns a slab with room for the given numbers of bytes,
@@ -49,7 +62,10 @@ func hexBytes(raw []byte) int { return len(raw) / 2 }
 // commitBytes then hands out its first n bytes. Callers fill the room
 // first, so that a value that turns out malformed takes nothing.
 func (s *slab) byteRoom(n int) []byte {
-	if s == nil || cap(s.bytes)-len(s.bytes) < n {
+	if s == nil {
+		return nil
+	}
+	if s.bytes = room(s.grow, s.bytes, n); cap(s.bytes)-len(s.bytes) < n {
 		return nil
 	}
 	return s.bytes[len(s.bytes) : len(s.bytes)+n]
@@ -77,6 +93,9 @@ func (s *slab) copyBytes(b []byte) []byte {
 
 // address returns a pointer to a copy of a.
 func (s *slab) address(a chainquery.Address) *chainquery.Address {
+	if s != nil {
+		s.addrs = room(s.grow, s.addrs, 1)
+	}
 	if s == nil || len(s.addrs) == cap(s.addrs) {
 		p := new(chainquery.Address) // not &a: a would escape, and be allocated, on every call
 		*p = a
@@ -88,6 +107,9 @@ func (s *slab) address(a chainquery.Address) *chainquery.Address {
 
 // newBig returns a zero big.Int, as new(big.Int) does.
 func (s *slab) newBig() *big.Int {
+	if s != nil {
+		s.bigs = room(s.grow, s.bigs, 1)
+	}
 	if s == nil || len(s.bigs) == cap(s.bigs) {
 		return new(big.Int)
 	}
@@ -104,6 +126,9 @@ func (s *slab) uintBig(v uint64) *big.Int {
 	if v == 0 {
 		return z // zero has no words, as SetUint64(0) leaves it
 	}
+	if s != nil {
+		s.words = room(s.grow, s.words, 1)
+	}
 	if s == nil || bits.UintSize < 64 || len(s.words) == cap(s.words) {
 		return z.SetUint64(v)
 	}
@@ -114,6 +139,9 @@ func (s *slab) uintBig(v uint64) *big.Int {
 
 // takeInts returns n zero ints.
 func (s *slab) takeInts(n int) []int {
+	if s != nil {
+		s.ints = room(s.grow, s.ints, n)
+	}
 	if s == nil || cap(s.ints)-len(s.ints) < n {
 		return make([]int, n)
 	}
@@ -130,7 +158,10 @@ func (s *slab) cloneInts(src []int) []int {
 		return nil
 	case len(src) == 0:
 		return []int{}
-	case s == nil || cap(s.ints)-len(s.ints) < len(src):
+	case s != nil:
+		s.ints = room(s.grow, s.ints, len(src))
+	}
+	if s == nil || cap(s.ints)-len(s.ints) < len(src) {
 		return append([]int(nil), src...)
 	}
 	i := len(s.ints)

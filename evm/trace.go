@@ -72,7 +72,7 @@ func newTraceSlab(n, data, ints int) *traceSlab {
 
 // newTrace returns a zero trace of the slab.
 func (sl *traceSlab) newTrace() *chainquery.Trace {
-	if len(sl.traces) == cap(sl.traces) {
+	if sl.traces = room(sl.grow, sl.traces, 1); len(sl.traces) == cap(sl.traces) {
 		return new(chainquery.Trace)
 	}
 	sl.traces = append(sl.traces, chainquery.Trace{})

@@ -71,65 +71,96 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 	if d == nil || d.Block == nil {
 		return fmt.Errorf("evm: DecodeParityTraces: no block")
 	}
-	// Each element is parsed once, into parityTrace: decoding a large
-	// block's traces is most of the ingester's work on a local node.
+	// Each element is parsed once, into parityTrace, and converted as soon
+	// as it is read, while its bytes are in the cache: converted after the
+	// whole answer was read, every field the conversion read again (a
+	// presence test, a hash) was a cache miss into a megabyte of text
+	// (docs/benchmarks.md, issue 30, session 32). The slab grows in chunks,
+	// since the answer's sizes are not known before it is read.
+	x := newTraceTxIndex(d)
+	c := parityConverter{x: x, notes: notes, sl: growingParitySlab(len(raw))}
+	mark := notes.len()
 	sc := getScratch()
-	defer sc.release()
-	elems, ok := fastParity(raw, sc)
+	null, ok := fastParityEach(raw, sc, c.element)
+	sc.release()
 	if !ok {
-		elems = nil
+		// The scanner gave up (a malformed answer, or one it does not
+		// read): encoding/json reads it, or says why not, and what was
+		// converted meanwhile is dropped.
+		notes.truncate(mark)
+		var elems []parityTrace
 		if err := json.Unmarshal(raw, &elems); err != nil {
 			return fmt.Errorf("evm: block %d: trace_block: want an array: %w", d.Block.Number, err)
 		}
+		null = elems == nil
+		c = parityConverter{x: x, notes: notes, sl: newParitySlab(elems)}
+		for i := range elems {
+			c.element(i, &elems[i])
+		}
 	}
-	if elems == nil {
+	if null {
 		return fmt.Errorf("evm: block %d: trace_block answered null", d.Block.Number)
 	}
-	x := newTraceTxIndex(d)
-	sl := newParitySlab(elems)
-	var out []*chainquery.Trace // nil while there is no trace, as DecodeParityTraces always left it
-	var add func(elems []parityTrace) error
-	add = func(elems []parityTrace) error {
-		for i := range elems {
-			el := &elems[i]
-			// The shapes of trace_block elements: a trace has an action;
-			// geth's flatCallTracer wraps each transaction's traces as
-			// {"txHash", "result": [...]}; a transaction it failed to trace
-			// is {"txHash", "error"}.
-			switch {
-			case el.Action != nil:
-				t, err := parityToTrace(x, el, notes, sl)
-				if err != nil {
-					return fmt.Errorf("element %d: %w", i, err)
-				}
-				if t != nil {
-					if out == nil {
-						out = make([]*chainquery.Trace, 0, cap(sl.traces))
-					}
-					out = append(out, t)
-				}
-			case len(el.Result) > 0 && el.Result[0] == '[':
-				inner := el.inner
-				if !el.hasInner {
-					if err := json.Unmarshal(el.Result, &inner); err != nil {
-						return fmt.Errorf("element %d: %w", i, err)
-					}
-				}
-				if err := add(inner); err != nil {
-					return fmt.Errorf("element %d: %w", i, err)
-				}
-			case present(el.Error):
-				return fmt.Errorf("element %d: the node could not trace transaction %s: %s", i, el.TxHash, el.Error)
-			default:
-				return fmt.Errorf("element %d: not a trace: type %q", i, el.Type)
+	if c.err != nil {
+		return fmt.Errorf("evm: block %d: trace_block: %w", d.Block.Number, c.err)
+	}
+	d.Traces = c.out
+	return nil
+}
+
+// parityConverter converts the elements of a trace_block answer, in
+// order, into traces of sl; after an error it converts nothing more.
+type parityConverter struct {
+	x     *traceTxIndex
+	notes *decodeNotes
+	sl    *traceSlab
+	out   []*chainquery.Trace // nil while there is no trace, as DecodeParityTraces always left it
+	err   error
+}
+
+// element converts the i-th element of the answer (or of a wrapper's list).
+func (c *parityConverter) element(i int, el *parityTrace) {
+	if c.err == nil {
+		if err := c.add(el); err != nil {
+			c.err = fmt.Errorf("element %d: %w", i, err)
+		}
+	}
+}
+
+func (c *parityConverter) add(el *parityTrace) error {
+	// The shapes of trace_block elements: a trace has an action; geth's
+	// flatCallTracer wraps each transaction's traces as {"txHash",
+	// "result": [...]}; a transaction it failed to trace is {"txHash",
+	// "error"}.
+	switch {
+	case el.Action != nil:
+		t, err := parityToTrace(c.x, el, c.notes, c.sl)
+		if err != nil {
+			return err
+		}
+		if t != nil {
+			if c.out == nil {
+				c.out = make([]*chainquery.Trace, 0, cap(c.sl.traces))
+			}
+			c.out = append(c.out, t)
+		}
+	case len(el.Result) > 0 && el.Result[0] == '[':
+		inner := el.inner
+		if !el.hasInner {
+			if err := json.Unmarshal(el.Result, &inner); err != nil {
+				return err
 			}
 		}
-		return nil
+		for i := range inner {
+			if c.element(i, &inner[i]); c.err != nil {
+				return c.err
+			}
+		}
+	case present(el.Error):
+		return fmt.Errorf("the node could not trace transaction %s: %s", el.TxHash, el.Error)
+	default:
+		return fmt.Errorf("not a trace: type %q", el.Type)
 	}
-	if err := add(elems); err != nil {
-		return fmt.Errorf("evm: block %d: trace_block: %w", d.Block.Number, err)
-	}
-	d.Traces = out
 	return nil
 }
 
@@ -160,6 +191,18 @@ func newParitySlab(elems []parityTrace) *traceSlab {
 	}
 	count(elems)
 	return newTraceSlab(n, data, ints)
+}
+
+// growingParitySlab returns a slab for the traces of a trace_block answer
+// of size bytes, sized before it is read: a first guess from the size
+// (a Polygon-shaped answer has a trace per ~800 bytes, a fifth of it
+// input and output, and ~2.4 levels of trace address a trace), then
+// chunks as large as what is used.
+func growingParitySlab(size int) *traceSlab {
+	n := size/768 + 1
+	sl := newTraceSlab(n, size/5, 3*n)
+	sl.grow = true
+	return sl
 }
 
 // parityToTrace converts one Parity trace, into a trace of sl; it returns
