@@ -93,7 +93,7 @@ func decodeParityTracesWithNotes(d *chainquery.BlockData, raw json.RawMessage, n
 			return fmt.Errorf("evm: block %d: trace_block: want an array: %w", d.Block.Number, err)
 		}
 		null = elems == nil
-		c = parityConverter{x: x, notes: notes, sl: newParitySlab(elems)}
+		c = parityConverter{x: x, notes: notes, sl: growingParitySlab(len(raw))}
 		for i := range elems {
 			c.element(i, &elems[i])
 		}
@@ -162,35 +162,6 @@ func (c *parityConverter) add(el *parityTrace) error {
 		return fmt.Errorf("not a trace: type %q", el.Type)
 	}
 	return nil
-}
-
-// newParitySlab sizes the slab of the traces of a trace_block answer
-// from its elements: one trace, to address and value per element with an
-// action, and room for their trace addresses, input and output.
-func newParitySlab(elems []parityTrace) *traceSlab {
-	var n, ints, data int
-	var count func(elems []parityTrace)
-	count = func(elems []parityTrace) {
-		for i := range elems {
-			pt := &elems[i]
-			if pt.hasInner {
-				count(pt.inner)
-			}
-			if pt.Action == nil {
-				continue
-			}
-			n++
-			ints += len(pt.TraceAddress)
-			data += hexBytes(pt.Action.Input.raw) + hexBytes(pt.Action.Init.raw)
-			if r := pt.result; r != nil {
-				data += hexBytes(r.Output.raw) + hexBytes(r.Code.raw)
-			} else {
-				data += hexBytes(pt.Result) // decoded later by parityToTrace
-			}
-		}
-	}
-	count(elems)
-	return newTraceSlab(n, data, ints)
 }
 
 // growingParitySlab returns a slab for the traces of a trace_block answer
