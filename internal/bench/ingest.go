@@ -146,11 +146,20 @@ func RedactDSN(dsn string) string {
 }
 
 // RawFetch makes the calls the ingester's fetcher makes for blocks
-// from..to (a batch of eth_getBlockByNumber(full), then a batch of
-// eth_getBlockReceipts and trace_block or debug_traceBlockByHash with the
-// callTracer per batch of blocks; concurrency batches in flight) with the
-// project's JSON-RPC client, reads the block hashes and discards the rest:
-// the ceiling no ingester can pass. It returns the bytes of answers read.
+// from..to, as it makes them (evm.Fetcher.fetchBlock): for trace_block, or
+// no traces, a block's eth_getBlockByNumber(full), eth_getBlockReceipts
+// and trace_block sent at once, each alone, their results left unread
+// (jsonrpc.Request.Loose); for the callTracer, the block first, then its
+// receipts and debug_traceBlockByHash in one batch. batch*concurrency
+// blocks are in flight, the ingester's window. It returns the bytes of
+// answers read: the ceiling no ingester can pass.
+//
+// It reads nothing it does not need. Until session 33 it sent a batch of
+// ten blocks, then a batch of their receipts and traces, read every
+// answer's envelope and each block's hash with encoding/json: ~3.2 ms of
+// CPU a block against the ingester's pattern's ~1.1, on two cores that the
+// node shares, and half the blocks a second of the leaner fetch
+// (docs/benchmarks.md, issue 30, session 33).
 func RawFetch(ctx context.Context, url, traces string, from, to uint64, batch, concurrency int) (int64, error) {
 	rpc := jsonrpc.NewClient(url)
 	var wg sync.WaitGroup
@@ -158,54 +167,61 @@ func RawFetch(ctx context.Context, url, traces string, from, to uint64, batch, c
 	var firstErr error
 	var errOnce sync.Once
 	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
-	sem := make(chan struct{}, concurrency)
-	for lo := from; lo <= to && ctx.Err() == nil; lo += uint64(batch) {
-		hi := min(lo+uint64(batch)-1, to)
+	// read checks the answers of reqs and counts their bytes.
+	read := func(n uint64, reqs ...*jsonrpc.Request) error {
+		for _, r := range reqs {
+			if r.Err != nil {
+				return fmt.Errorf("block %d: %s: %w", n, r.Method, r.Err)
+			}
+			if len(r.Result) == 0 || string(r.Result[:min(4, len(r.Result))]) == "null" {
+				return fmt.Errorf("block %d: %s: no result", n, r.Method)
+			}
+			bytes.Add(int64(len(r.Result)))
+		}
+		return nil
+	}
+	one := func(n uint64) error {
+		num := hexNum(n)
+		block := &jsonrpc.Request{Method: "eth_getBlockByNumber", Params: []any{num, true}, Loose: traces != evm.TracesCallTracer}
+		receipts := &jsonrpc.Request{Method: "eth_getBlockReceipts", Params: []any{num}, Loose: true}
+		if traces != evm.TracesCallTracer {
+			groups := [][]*jsonrpc.Request{{block}, {receipts}}
+			all := []*jsonrpc.Request{block, receipts}
+			if traces == evm.TracesParity {
+				tr := &jsonrpc.Request{Method: "trace_block", Params: []any{num}, Loose: true}
+				groups, all = append(groups, []*jsonrpc.Request{tr}), append(all, tr)
+			}
+			return rpc.GroupsThen(ctx, groups, nil, func() error { return read(n, all...) })
+		}
+		var hash string
+		err := rpc.BatchCallThen(ctx, []*jsonrpc.Request{block}, func() error {
+			var head struct {
+				Hash string `json:"hash"`
+			}
+			if err := read(n, block); err != nil {
+				return err
+			}
+			if err := json.Unmarshal(block.Result, &head); err != nil || head.Hash == "" {
+				return fmt.Errorf("block %d: no block (%v)", n, err)
+			}
+			hash = head.Hash
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		receipts.Loose = false
+		tr := &jsonrpc.Request{Method: "debug_traceBlockByHash", Params: []any{hash, map[string]any{"tracer": "callTracer"}}}
+		return rpc.BatchCallThen(ctx, []*jsonrpc.Request{receipts, tr}, func() error { return read(n, receipts, tr) })
+	}
+	sem := make(chan struct{}, max(batch*concurrency, 1))
+	for n := from; n <= to && ctx.Err() == nil; n++ {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			var reqs []*jsonrpc.Request
-			for n := lo; n <= hi; n++ {
-				reqs = append(reqs, &jsonrpc.Request{Method: "eth_getBlockByNumber", Params: []any{hexNum(n), true}})
-			}
-			if err := rpc.BatchCall(ctx, reqs); err != nil {
+			if err := one(n); err != nil {
 				fail(err)
-				return
-			}
-			var more []*jsonrpc.Request
-			for i, r := range reqs {
-				var head struct {
-					Hash string `json:"hash"`
-				}
-				if r.Err != nil {
-					fail(fmt.Errorf("block %d: %s: %w", lo+uint64(i), r.Method, r.Err))
-					return
-				}
-				bytes.Add(int64(len(r.Result)))
-				if err := json.Unmarshal(r.Result, &head); err != nil || head.Hash == "" {
-					fail(fmt.Errorf("block %d: no block (%v)", lo+uint64(i), err))
-					return
-				}
-				n := hexNum(lo + uint64(i))
-				more = append(more, &jsonrpc.Request{Method: "eth_getBlockReceipts", Params: []any{n}})
-				switch traces {
-				case evm.TracesParity:
-					more = append(more, &jsonrpc.Request{Method: "trace_block", Params: []any{n}})
-				case evm.TracesCallTracer:
-					more = append(more, &jsonrpc.Request{Method: "debug_traceBlockByHash", Params: []any{head.Hash, map[string]any{"tracer": "callTracer"}}})
-				}
-			}
-			if err := rpc.BatchCall(ctx, more); err != nil {
-				fail(err)
-				return
-			}
-			for _, r := range more {
-				if r.Err != nil {
-					fail(fmt.Errorf("%s: %w", r.Method, r.Err))
-					return
-				}
-				bytes.Add(int64(len(r.Result)))
 			}
 		}()
 	}

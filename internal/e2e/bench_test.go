@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/ingest"
+	"github.com/chainquery/chainquery/internal/bench"
 	"github.com/chainquery/chainquery/internal/devchain"
 	"github.com/chainquery/chainquery/jsonrpc"
 	"github.com/chainquery/chainquery/sqlite"
@@ -74,8 +74,8 @@ const (
 )
 
 // BenchmarkIngestAnvil measures, in one run on one node: the raw fetch rate
-// (the ingester's RPC calls with the results discarded: the ceiling no
-// ingester can pass), and the rate of the real ingester into SQLite. It
+// (bench.RawFetch: the ingester's RPC calls with the results discarded,
+// the ceiling no ingester can pass), and the rate of the real ingester into SQLite. It
 // reports blocks/s and rows/s of both and their ratio.
 //
 //	go test -run '^$' -bench BenchmarkIngestAnvil -benchtime 1x ./internal/e2e/
@@ -90,7 +90,7 @@ func BenchmarkIngestAnvil(b *testing.B) {
 	var rows uint64
 	raw := func() float64 {
 		start := time.Now()
-		if err := rawFetch(ctx, rpc, plan, head); err != nil {
+		if _, err := bench.RawFetch(ctx, benchChain.node.URL, plan.Traces, 0, head, benchBatch, benchConcurrency); err != nil {
 			b.Fatal(err)
 		}
 		return time.Since(start).Seconds()
@@ -125,57 +125,6 @@ func BenchmarkIngestAnvil(b *testing.B) {
 	b.ReportMetric(rawSecs/ingestSecs*100, "%-of-raw")
 	b.ReportMetric(storeSecs/ingestSecs*100, "%-in-store")
 	b.ReportMetric(0, "ns/op")
-}
-
-// rawFetch makes the calls the fetcher makes for blocks 0..head (block
-// bodies, then receipts and traces of the blocks with transactions, in
-// batches of benchBatch with benchConcurrency batches in flight) and
-// discards the answers after reading only the transaction count.
-func rawFetch(ctx context.Context, rpc *jsonrpc.Client, plan evm.Plan, head uint64) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, benchConcurrency)
-	sem := make(chan struct{}, benchConcurrency)
-	for from := uint64(0); from <= head; from += benchBatch {
-		to := min(from+benchBatch-1, head)
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			var reqs []*jsonrpc.Request
-			for n := from; n <= to; n++ {
-				reqs = append(reqs, &jsonrpc.Request{Method: "eth_getBlockByNumber", Params: []any{hexNum(n), true}})
-			}
-			if err := rpc.BatchCall(ctx, reqs); err != nil {
-				errs <- err
-				return
-			}
-			var more []*jsonrpc.Request
-			for i, r := range reqs {
-				var body struct {
-					Hash         string            `json:"hash"`
-					Transactions []json.RawMessage `json:"transactions"`
-				}
-				if err := json.Unmarshal(r.Result, &body); err != nil || r.Err != nil {
-					errs <- fmt.Errorf("block %d: %v %v", from+uint64(i), err, r.Err)
-					return
-				}
-				if len(body.Transactions) == 0 {
-					continue
-				}
-				n := hexNum(from + uint64(i))
-				more = append(more, &jsonrpc.Request{Method: "eth_getBlockReceipts", Params: []any{n}})
-				if plan.Traces == evm.TracesParity {
-					more = append(more, &jsonrpc.Request{Method: "trace_block", Params: []any{n}})
-				}
-			}
-			if err := rpc.BatchCall(ctx, more); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
 }
 
 // timedStore measures the time the ingester spends writing, to tell a slow
