@@ -221,7 +221,7 @@ var (
 	datetimeFilterParam = param("datetime_filter", "query", true,
 		"Snapshot time on the 10-minute grid with a timezone, not within the last hour of the current UTC time.",
 		obj{{"type", "string"}, {"format", "date-time"},
-			{"pattern", `^\d{4}-\d{2}-\d{2}T\d{2}:(00|10|20|30|40|50):00(Z|[+-]\d{2}:\d{2})$`},
+			{"pattern", chainquery.SnapshotPattern},
 			{"examples", []string{"2025-06-01T12:00:00Z"}}})
 )
 

@@ -399,10 +399,14 @@ func invalidJSON(doc, schema map[string]any, name string) []string {
 			add(strconv.Quote(v))
 		}
 		if schema["format"] == "date-time" {
-			for _, v := range []string{"2025-03-01T00:00:00", "2025-03-01", "2025-03-01 00:00:00Z", "yesterday"} {
-				if !stringValid(schema, v) {
-					add(strconv.Quote(v))
-				}
+			// Shapes that are no date-time, then date-times of the right
+			// shape that no calendar has. The service refuses all of them,
+			// so they are generated whatever the schema says: a document
+			// whose pattern stops stating the calendar fails the test.
+			for _, v := range []string{"2025-03-01T00:00:00", "2025-03-01", "2025-03-01 00:00:00Z", "yesterday",
+				"0000-00-00T00:00:00Z", "2025-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2025-04-31T00:00:00Z", "2025-13-01T00:00:00Z",
+				"2025-03-01T24:00:00Z", "2025-03-01T00:60:00Z", "2025-03-01T00:00:60Z", "2025-03-01T00:00:00+24:00", "2025-03-01T00:00:00-23:60"} {
+				add(strconv.Quote(v))
 			}
 		}
 	case "array":

@@ -67,10 +67,12 @@ var (
 		// Now is 15:00Z; the fixture's balances are indexed up to 13:00Z.
 		"datetime_filter": {"2025-06-01T12:30:00Z", "2025-06-01T14:00:00+01:00", "2025-06-01T13:50:00Z"},
 	}
-	// paramsBreakingPatterns are values that a pattern rejects but that
-	// mutating a valid value would not reach.
+	// paramsBreakingPatterns are values that a pattern must reject (the
+	// service refuses them) but that mutating a valid value would not
+	// reach: off the grid, no date-time, or no calendar's.
 	paramsBreakingPatterns = map[string][]string{
-		"datetime_filter": {"2025-06-01T12:05:00Z", "2025-06-01T12:30:05Z", "2025-06-01 12:30:00Z", "2025-06-01"},
+		"datetime_filter": {"2025-06-01T12:05:00Z", "2025-06-01T12:30:05Z", "2025-06-01 12:30:00Z", "2025-06-01",
+			"0000-00-00T00:00:00Z", "2025-06-31T12:00:00Z", "2025-02-29T12:00:00Z", "2025-06-01T24:00:00Z", "2025-06-01T12:00:00+24:00"},
 	}
 	// paramsBreakingRules break rules the document gives in words.
 	paramsBreakingRules = map[string][]string{
@@ -401,11 +403,15 @@ func invalidStrings(name string, schema map[string]any, v string) []string {
 				}
 			}
 		}
-		cands = append(cands, paramsBreakingPatterns[name]...)
 		for _, c := range cands {
 			if !stringValid(schema, c) {
 				add(c)
 			}
+		}
+		// Named as breaking: generated whatever the schema says, so that
+		// a pattern loosened past them fails the test.
+		for _, c := range paramsBreakingPatterns[name] {
+			add(c)
 		}
 	}
 	return out

@@ -79,7 +79,7 @@ func rangeBody(desc string, members ...kv) obj {
 	// the two ranges are told apart by which members are not null.
 	bodyDatetime := func(desc string) obj {
 		return obj{{"type", []string{"string", "null"}}, {"format", "date-time"},
-			{"pattern", `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$`},
+			{"pattern", chainquery.DatetimePattern},
 			{"description", desc + " RFC 3339 with a timezone (Z or an offset), compared with block timestamps; null counts as absent."}}
 	}
 	blockNum := func(desc string) obj {
