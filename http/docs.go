@@ -128,14 +128,12 @@ func docsContentType(name string) string {
 	return "text/plain; charset=utf-8" // LICENSE, NOTICE, VERSION, *.LICENSE.txt
 }
 
-// docsRoutes are the routes of the docs page and of each of its assets; it
-// needs s.openapi built. Like
+// docsRoutes are the routes of the docs page and of each of its assets. Like
 // /metrics they are not in the route table, so the OpenAPI document leaves
 // them out, and they need no key: the page is public, and the operations it
 // tries send the key the reader types into Authorize.
 func (s *Server) docsRoutes() []route {
 	b := loadDocs()
-	page := docsPageFor(b, s.openapi)
 	routes := []route{{
 		method:  http.MethodGet,
 		pattern: pathDocs,
@@ -144,6 +142,7 @@ func (s *Server) docsRoutes() []route {
 			setDocsHeaders(h)
 			h.Set("Content-Type", "text/html; charset=utf-8")
 			h.Set("Cache-Control", "no-cache") // a new binary names new assets
+			page := s.apiDocs(r.Context()).page
 			h.Set("Content-Length", strconv.Itoa(len(page)))
 			w.WriteHeader(http.StatusOK)
 			w.Write(page) // a failed write means the client left

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -239,15 +240,22 @@ func param(name, in string, required bool, desc string, schema obj) obj {
 	return obj{{"name", name}, {"in", in}, {"required", required}, {"description", desc}, {"schema", schema}}
 }
 
-// pathParam documents a parameter of a route's pattern.
-func pathParam(rt route, name string) obj {
+// pathParam documents a parameter of a route's pattern; traced are the
+// chains the traced operations serve.
+func pathParam(rt route, name string, traced []chainquery.Chain) obj {
 	switch name {
 	case "chain":
+		desc, serves := "Chain to query.", rt.endpoint.Chains()
+		if slices.Contains(tracedEndpoints, rt.endpoint) {
+			desc, serves = "Chain to query: one whose traces this server indexes, as the document it serves lists them "+
+				"(polygon; the chains it follows with traces; any chain whose stored blocks hold traces: the status's "+
+				"traces_indexed). The list grows when an ingester starts tracing a chain.", traced
+		}
 		var chains []string
-		for _, c := range rt.endpoint.Chains() {
+		for _, c := range serves {
 			chains = append(chains, string(c))
 		}
-		return param(name, "path", true, "Chain to query.", obj{{"type", "string"}, {"enum", chains}})
+		return param(name, "path", true, desc, obj{{"type", "string"}, {"enum", chains}})
 	case "transaction_hash":
 		return param(name, "path", true, "Transaction hash; matched regardless of case.", hashSchema)
 	case "owner":
@@ -282,8 +290,9 @@ var errorResponses = []struct {
 	{http.StatusServiceUnavailable, "Unavailable", "The store cannot be reached, or the request ran past the server's request deadline (the detail says how to narrow it); retry later."},
 }
 
-// buildOpenAPI returns the OpenAPI 3.1 document of routes.
-func buildOpenAPI(routes []route) []byte {
+// buildOpenAPI returns the OpenAPI 3.1 document of routes, the traced
+// operations (tracedEndpoints) serving the chains traced.
+func buildOpenAPI(routes []route, traced []chainquery.Chain) []byte {
 	paths := obj{}
 	index := map[string]int{}
 	for _, rt := range routes {
@@ -294,7 +303,7 @@ func buildOpenAPI(routes []route) []byte {
 			paths = append(paths, kv{rt.pattern, obj{}})
 		}
 		item := paths[i].v.(obj)
-		paths[i].v = append(item, kv{strings.ToLower(rt.method), buildOperation(rt)})
+		paths[i].v = append(item, kv{strings.ToLower(rt.method), buildOperation(rt, traced)})
 	}
 	responses := obj{}
 	for _, e := range errorResponses {
@@ -343,7 +352,7 @@ func buildOpenAPI(routes []route) []byte {
 	return append(b, '\n')
 }
 
-func buildOperation(rt route) obj {
+func buildOperation(rt route, traced []chainquery.Chain) obj {
 	d := rt.doc
 	op := obj{{"operationId", d.id}, {"summary", d.summary}, {"description", d.description}}
 	if rt.endpoint == "" {
@@ -351,7 +360,7 @@ func buildOperation(rt route) obj {
 	}
 	var params []obj
 	for _, m := range pathParamRe.FindAllStringSubmatch(rt.pattern, -1) {
-		params = append(params, pathParam(rt, m[1]))
+		params = append(params, pathParam(rt, m[1], traced))
 	}
 	params = append(params, d.params...)
 	if len(params) > 0 {

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/chainquery/chainquery"
-	cqhttp "github.com/chainquery/chainquery/http"
 	"github.com/chainquery/chainquery/internal/storetest"
 )
 
@@ -103,10 +102,10 @@ var (
 // invalid ones. The document must reject every request generated to break
 // its schemas, and accept every valid one.
 func TestOpenAPI_GeneratedRequests(t *testing.T) {
-	// The document's chain enums list every chain an endpoint may serve;
-	// which of them Filter Traces and Get Block serve depends on what the
-	// server indexes with traces (TestTracedChains), here all of them.
-	s := MustOpenServer(t, func(c *cqhttp.Config) { c.TracedChains = chainquery.EVMChains })
+	// A server that traces polygon only, as the hosted interface: the
+	// traced operations' chain enums list polygon alone, and the other
+	// chains are requests the document refuses (TestTracedChains).
+	s := MustOpenServer(t)
 	d := s.Doc(t)
 	reqs := generateRequests(t, d)
 	if len(reqs) < 100 || len(reqs) > 2000 {
@@ -372,7 +371,13 @@ func invalidStrings(name string, schema map[string]any, v string) []string {
 		add("")
 	case "string":
 		if enum := asList(schema["enum"]); len(enum) > 0 {
-			for _, x := range []string{"solana", "nowhere", strings.ToUpper(fmt.Sprint(enum[0])), ""} {
+			cands := []string{"solana", "nowhere", strings.ToUpper(fmt.Sprint(enum[0])), ""}
+			if name == "chain" { // every other chain: a traced operation's enum lists only those traced
+				for _, c := range chainquery.EVMChains {
+					cands = append(cands, string(c))
+				}
+			}
+			for _, x := range cands {
 				if !slices.Contains(enum, any(x)) {
 					add(x)
 				}

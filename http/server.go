@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chainquery/chainquery"
@@ -39,6 +41,11 @@ type Config struct {
 	// serve them, besides polygon and every chain whose stored blocks hold
 	// traces (traced.go).
 	TracedChains []chainquery.Chain
+
+	// TracedTTL is how long the store's answer to which chains its blocks
+	// hold traces for is trusted before it is read again; 0 means
+	// TracedTTL (the constant).
+	TracedTTL time.Duration
 
 	// RateLimit is how many requests per second each API key may make,
 	// counted by the key's name after authentication; 0 means no limit. A
@@ -178,7 +185,8 @@ type Server struct {
 
 	routes  []route
 	handler http.Handler
-	openapi []byte // the OpenAPI document, built once from the route table
+	docs    atomic.Pointer[apiDocs] // the OpenAPI document and the docs page, for the traced chains last served
+	docsMu  sync.Mutex              // one build at a time
 	server  *http.Server
 }
 
@@ -200,7 +208,7 @@ func NewServer(cfg Config) *Server {
 		followErrors: cfg.FollowErrors,
 		heads:        newHeads(cfg.Confirmations),
 		answers:      newAnswerCache(cfg.AnswerCacheBytes),
-		traced:       tracedChains{configured: slices.Clone(cfg.TracedChains)},
+		traced:       tracedChains{configured: slices.Clone(cfg.TracedChains), ttl: cmp.Or(cfg.TracedTTL, TracedTTL)},
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -217,7 +225,7 @@ func NewServer(cfg Config) *Server {
 		s.historyStart[c] = t
 	}
 	s.routes = s.routeTable()
-	s.openapi = buildOpenAPI(s.routes)
+	s.docs.Store(s.buildDocs(s.tracedWithoutStore()))
 	s.handler = s.logRequests(s.compress(cacheControl(s.newMux())))
 	s.server = &http.Server{
 		Handler:           s.handler,
@@ -290,10 +298,11 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// handleOpenAPI serves the OpenAPI document built by NewServer.
+// handleOpenAPI serves the OpenAPI document, for the chains the traced
+// operations serve now.
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	w.Write(s.openapi) // a failed write means the client left; nothing to tell it
+	w.Write(s.apiDocs(r.Context()).spec) // a failed write means the client left; nothing to tell it
 	return nil
 }

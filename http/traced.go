@@ -22,6 +22,7 @@ const TracedTTL = 10 * time.Second
 // says (the status endpoint's traces_indexed).
 type tracedChains struct {
 	configured []chainquery.Chain
+	ttl        time.Duration // how long a reading is trusted
 	stored     atomic.Pointer[tracedReading]
 	refreshing atomic.Bool
 }
@@ -31,6 +32,47 @@ type tracedReading struct {
 	chains []chainquery.Chain
 	at     time.Time
 }
+
+// tracedEndpoints are the endpoints that serve the chains whose traces
+// this server indexes, not every EVM chain: each checks its chain with
+// tracedChain, and the OpenAPI document lists those chains in their
+// chain enums (apiDocs).
+var tracedEndpoints = []chainquery.Endpoint{chainquery.EndpointGetBlock, chainquery.EndpointFilterTraces, chainquery.EndpointExportTraces}
+
+// apiDocs is the OpenAPI document and the docs page that holds it, built
+// for one list of traced chains.
+type apiDocs struct {
+	traced     []chainquery.Chain
+	spec, page []byte
+}
+
+func (s *Server) buildDocs(traced []chainquery.Chain) *apiDocs {
+	spec := buildOpenAPI(s.routes, traced)
+	return &apiDocs{traced: traced, spec: spec, page: docsPageFor(loadDocs(), spec)}
+}
+
+// apiDocs returns the document for the chains the traced operations serve
+// now: what a request the document calls valid is served, and an untraced
+// chain is in no traced operation's enum. It is built again only when
+// those chains change (an ingester starts tracing a chain).
+func (s *Server) apiDocs(ctx context.Context) *apiDocs {
+	traced := s.servedTracedChains(ctx)
+	if d := s.docs.Load(); slices.Equal(d.traced, traced) {
+		return d
+	}
+	s.docsMu.Lock()
+	defer s.docsMu.Unlock()
+	if d := s.docs.Load(); slices.Equal(d.traced, traced) {
+		return d
+	}
+	d := s.buildDocs(traced)
+	s.docs.Store(d)
+	return d
+}
+
+// tracedWithoutStore is servedTracedChains before the store is asked:
+// polygon and the configured chains.
+func (s *Server) tracedWithoutStore() []chainquery.Chain { return s.tracedWith(nil) }
 
 // tracedChain returns the chain named name if endpoint serves it here,
 // else EINVALID naming the chains that it serves.
@@ -59,6 +101,12 @@ func (s *Server) servedTracedChains(ctx context.Context) []chainquery.Chain {
 	if r := s.readTraced(ctx); r != nil {
 		stored = r.chains
 	}
+	return s.tracedWith(stored)
+}
+
+// tracedWith returns polygon, the configured chains and stored, in the
+// order of chainquery.EVMChains.
+func (s *Server) tracedWith(stored []chainquery.Chain) []chainquery.Chain {
 	var out []chainquery.Chain
 	for _, c := range chainquery.EVMChains {
 		if c == chainquery.Polygon || slices.Contains(s.traced.configured, c) || slices.Contains(stored, c) {
@@ -69,11 +117,11 @@ func (s *Server) servedTracedChains(ctx context.Context) []chainquery.Chain {
 }
 
 // readTraced returns the store's traced chains, read again when older
-// than TracedTTL by one request at a time (the others keep the last
+// than its TTL by one request at a time (the others keep the last
 // reading meanwhile); nil when the store has never answered.
 func (s *Server) readTraced(ctx context.Context) *tracedReading {
 	r := s.traced.stored.Load()
-	if r != nil && time.Since(r.at) < TracedTTL {
+	if r != nil && time.Since(r.at) < s.traced.ttl {
 		return r
 	}
 	if r != nil {
