@@ -63,7 +63,7 @@ func BlockTables() []Table {
 	return []Table{
 		{Name: "blocks", Columns: []string{"chain", "number", "hash", "parent_hash", "timestamp", "version", "logs_bloom",
 			"transactions_root", "state_root", "receipts_root", "miner", "extra_data", "size", "gas_limit", "gas_used",
-			"transaction_count", "base_fee_per_gas", "trace_count"}},
+			"transaction_count", "base_fee_per_gas", "trace_count", "log_count"}},
 		{Name: "transactions", Columns: []string{"chain", "block_number", "tx_index", "hash", "from_addr", "to_addr", "value",
 			"gas_limit", "gas_price", "effective_gas_price", "max_fee_per_gas", "max_priority_fee_per_gas", "gas_used",
 			"cumulative_gas_used", "nonce", "input", "type", "contract_address", "status", "log_count"}},
@@ -195,7 +195,10 @@ func (s *Store) settle(ctx context.Context, b BlockBatch, id int64) error {
 			return err
 		}
 	}
-	_, err := s.indexLogs(ctx, b, id, 1)
+	if _, err := s.indexLogs(ctx, b, id, 1); err != nil {
+		return err
+	}
+	_, err := s.countHistoryLogs(ctx, b, id, 1)
 	return err
 }
 
@@ -339,13 +342,18 @@ func addHeaderRow(blocks *Table, chain, n any, d *chainquery.BlockData, amount f
 	}
 	blocks.Values = append(blocks.Values, chain, n, b.Hash[:], b.ParentHash[:], b.Timestamp, b.Version, bloom,
 		b.TransactionsRoot[:], b.StateRoot[:], b.ReceiptsRoot[:], b.Miner[:], extra, int64(b.Size),
-		int64(b.GasLimit), int64(b.GasUsed), b.TransactionCount, nullAmount(b.BaseFeePerGas, amount), traceCount(d))
+		int64(b.GasLimit), int64(b.GasUsed), b.TransactionCount, nullAmount(b.BaseFeePerGas, amount), traceCount(d), logCount(d))
 }
 
-// traceCount is the number of d's traces, also when PrepareBlocks kept
-// only their keys.
+// traceCount and logCount are the numbers of d's traces and logs, also
+// when PrepareBlocks kept only their keys.
 func traceCount(d *chainquery.BlockData) int {
 	_, _, n := d.Counts()
+	return n
+}
+
+func logCount(d *chainquery.BlockData) int {
+	_, n, _ := d.Counts()
 	return n
 }
 

@@ -195,6 +195,11 @@ func (s *Store) thaw(ctx context.Context, b BlockBatch, chain int64, from uint64
 	if err := insertBlockRows(ctx, b, chain, blocks, s.AmountArg, rowBodies|rowAddressCounts); err != nil {
 		return err
 	}
+	// Rows have their log_count; blocks an earlier release wrote into
+	// history below log_counts_from had none (log_count.go).
+	if _, err := b.Exec(ctx, qCountRowLogs, chain, lo); err != nil {
+		return err
+	}
 	if _, err := b.Exec(ctx, qSetHistoryBelow, chain, lo); err != nil {
 		return err
 	}

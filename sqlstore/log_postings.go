@@ -843,11 +843,11 @@ func (s *Store) thawLogs(ctx context.Context, b BlockBatch, chain, lo int64) err
 	return err
 }
 
-// IndexLogHistory writes the log postings of up to buckets buckets of
-// chain's history written before they existed (migration 0012), in one
-// transaction, and returns how many heights of history are left without
-// them, from the first stored block up: `chainquery migrate` calls it
-// until it returns 0.
+// IndexLogHistory writes the log postings (migration 0012) and the blocks'
+// log counts (migration 0024) of up to buckets buckets of chain's history
+// written before they existed, in one transaction, and returns how many
+// heights of history are left without either, from the first stored block
+// up: `chainquery migrate` calls it until it returns 0.
 func (s *Store) IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (left uint64, err error) {
 	id, err := storeChainID(chain)
 	if err != nil {
@@ -862,6 +862,11 @@ func (s *Store) IndexLogHistory(ctx context.Context, chain chainquery.Chain, buc
 	if err != nil {
 		return 0, err
 	}
+	counted, err := s.countHistoryLogs(ctx, b, id, buckets)
+	if err != nil {
+		return 0, err
+	}
+	from = max(from, counted)
 	var first *int64
 	if _, err := queryRow(ctx, b, qFirstBlockFrom, []any{id, 0}, &first); err != nil {
 		return 0, err

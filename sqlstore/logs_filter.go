@@ -70,12 +70,24 @@ func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*c
 }
 
 // historyRangeMatches hands m the logs of the history blocks lo to hi that match
-// its filter: by the posting lists when the filter names an address or a
+// its filter: by the blocks' counts when it has no condition
+// (countedRangeLogs), by the posting lists when it names an address or a
 // topic0 (postingRangeLogs), else, and in blocks whose logs are not in the
-// lists yet, by matching every log of the range, which then must not hold
-// more than chainquery.MaxLogRangeBlocks blocks. toTop says that hi is
-// history's highest block.
+// lists or counted yet, by matching every log of the range, which then
+// must not hold more than chainquery.MaxLogRangeBlocks blocks. toTop says
+// that hi is history's highest block.
 func (r reader) historyRangeMatches(ctx context.Context, lo, hi uint64, toTop bool, m *logMatcher) error {
+	if unconditional(m.f) {
+		from, err := r.logCountsFrom(ctx)
+		if err != nil {
+			return err
+		}
+		if lo >= uint64(from) {
+			if done, err := r.countedRangeLogs(ctx, lo, hi, m); done || err != nil {
+				return err
+			}
+		}
+	}
 	listed := hi + 1 // the first block read by the lists: none without a key
 	fromBottom := false
 	if m.f.Keyed() {

@@ -100,14 +100,14 @@ func convertHistory(ctx context.Context, m *Main, conv historyConverter, chain c
 	}
 }
 
-// indexLogHistory writes the log postings of chain's history written
-// before they existed, from the top down.
+// indexLogHistory writes the log postings and the blocks' log counts of
+// chain's history written before they existed, from the top down.
 func indexLogHistory(ctx context.Context, m *Main, conv historyConverter, chain chainquery.Chain) error {
 	todo, err := conv.IndexLogHistory(ctx, chain, 0) // where it stands
 	if err != nil || todo == 0 {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "%s: indexing the logs of %d blocks of history by address and topic\n", chain, todo)
+	fmt.Fprintf(m.Stdout, "%s: indexing the logs of %d blocks of history by address and topic, and counting them\n", chain, todo)
 	start := time.Now()
 	for {
 		left, err := conv.IndexLogHistory(ctx, chain, 1) // 1,000 blocks, a few seconds

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -408,7 +409,10 @@ func checkSameLogs(t *testing.T, same func(string, func(chainquery.Store) (any, 
 				continue
 			}
 			lf.Chain, lf.FromBlock, lf.ToBlock = chainquery.Polygon, &lo, &hi
-			pages := []chainquery.Page{{Limit: 50}, {Offset: 37, Limit: 50}, {Offset: 100_000, Limit: 5}}
+			// Offsets in the first block, past it, across blocks, and past
+			// the last: a range with no condition finds its page's blocks
+			// by their counts.
+			pages := []chainquery.Page{{Limit: 50}, {Offset: 37, Limit: 50}, {Offset: 100_000, Limit: 5}, {Offset: 401, Limit: 1000}, {Offset: 3999, Limit: 7}}
 			if x.count > 0 {
 				pages = append(pages, chainquery.Page{Offset: x.count / 3, Limit: 50}, chainquery.Page{Offset: x.count - 20, Limit: 50})
 			}
@@ -444,7 +448,8 @@ type LogIndexer interface {
 func CheckLogIndexBackfill(t *testing.T, open func(testing.TB) (chainquery.Store, sqlstore.Conn)) {
 	ctx := context.Background()
 	forget := func(conn sqlstore.Conn) {
-		for _, q := range []string{`DELETE FROM log_postings`, `UPDATE history SET logs_from = below`} {
+		for _, q := range []string{`DELETE FROM log_postings`, `UPDATE history SET logs_from = below`,
+			`UPDATE blocks SET log_count = NULL WHERE number < (SELECT below FROM history)`, `UPDATE history SET log_counts_from = below`} {
 			_, err := conn.Exec(ctx, q)
 			must(t, err)
 		}
@@ -471,6 +476,12 @@ func CheckLogIndexBackfill(t *testing.T, open func(testing.TB) (chainquery.Store
 		for _, r := range [][2]uint64{{HistoryBoundary - 100, HistoryBoundary - 1}, {HistoryBoundary - 30, HistoryBoundary + 20}} {
 			lf := chainquery.LogRangeFilter{Chain: chainquery.Polygon, FromBlock: &r[0], ToBlock: &r[1], Addresses: []chainquery.Address{addr}, Page: chainquery.Page{Limit: 20}}
 			same(got)(fmt.Sprintf("logs of blocks %d to %d, not indexed", r[0], r[1]), func(s chainquery.Store) (any, error) {
+				l, c, err := s.FindLogs(ctx, lf)
+				return []any{l, c}, err
+			})
+			// Without a condition, not counted: matched log by log.
+			lf.Addresses, lf.Page = nil, chainquery.Page{Offset: 401, Limit: 100}
+			same(got)(fmt.Sprintf("logs of blocks %d to %d, not counted", r[0], r[1]), func(s chainquery.Store) (any, error) {
 				l, c, err := s.FindLogs(ctx, lf)
 				return []any{l, c}, err
 			})
@@ -501,6 +512,7 @@ func CheckLogIndexBackfill(t *testing.T, open func(testing.TB) (chainquery.Store
 		if _, err := queryOne(ctx, conn, `SELECT logs_from FROM history`, &from); err != nil || from > int64(lo) {
 			t.Fatalf("logs_from after the backfill: %d, %v; want at most %d", from, err, lo)
 		}
+		checkLogCounts(t, conn, blocks)
 		checkSameLogs(t, same(got), blocks)
 	})
 	t.Run("Writes", func(t *testing.T) {
@@ -527,6 +539,7 @@ func CheckLogIndexBackfill(t *testing.T, open func(testing.TB) (chainquery.Store
 		if left != 0 {
 			t.Fatalf("%d blocks of history left to index after the writes, want 0", left)
 		}
+		checkLogCounts(t, conn, blocks)
 		checkSameLogs(t, same(got), blocks)
 	})
 }
@@ -540,4 +553,34 @@ func byCount(m map[chainquery.Address]int) []chainquery.Address {
 	}
 	slices.SortFunc(out, func(a, b chainquery.Address) int { return cmp.Or(m[b]-m[a], slices.Compare(a[:], b[:])) })
 	return out
+}
+
+// checkLogCounts checks that every block of blocks has its number of logs
+// as its log_count, and that log_counts_from is at most the first: Filter
+// Logs without a condition counts by them (sqlstore/log_count.go).
+func checkLogCounts(t *testing.T, conn sqlstore.Conn, blocks []*chainquery.BlockData) {
+	t.Helper()
+	ctx := context.Background()
+	want := map[int64]int64{}
+	for _, d := range blocks {
+		want[int64(d.Block.Number)] = int64(len(d.Logs))
+	}
+	var n int64
+	var c *int64
+	got := map[int64]int64{}
+	err := conn.Query(ctx, `SELECT number, log_count FROM blocks WHERE chain = 137`, nil, []any{&n, &c}, func() error {
+		if c == nil {
+			return fmt.Errorf("block %d has no log_count", n)
+		}
+		got[n] = *c
+		return nil
+	})
+	must(t, err)
+	if !maps.Equal(got, want) {
+		t.Fatalf("log_count of %d blocks differs from their logs (%d blocks)", len(got), len(want))
+	}
+	var from int64
+	if _, err := queryOne(ctx, conn, `SELECT log_counts_from FROM history`, &from); err != nil || from > int64(blocks[0].Block.Number) {
+		t.Fatalf("log_counts_from: %d, %v; want at most %d", from, err, blocks[0].Block.Number)
+	}
 }
