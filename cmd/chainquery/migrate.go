@@ -17,8 +17,9 @@ release keeps every block as rows; this release keeps the blocks more than
 reads both layouts, and ingestion converts a few buckets of 100 blocks with
 each write, so migrate is never required: it converts them all now, a
 transaction of 10 buckets at a time, printing its progress and the time
-left, then indexes by address and topic the logs of the history that an
-earlier release wrote (which writes also do, a few buckets each). Stopped,
+left, then indexes by address and topic, and counts per block, the logs of
+the history that an earlier release wrote (which writes also do, a few
+buckets each). Stopped,
 it loses nothing; run again, it goes on where it was. serve
 and ingest may run meanwhile.
 `
