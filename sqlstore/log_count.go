@@ -26,11 +26,13 @@ const (
 	// qLogCountsFrom: chain → log_counts_from, the lowest history block
 	// from which every block has its log_count. qSetLogCountsFrom: chain,
 	// log_counts_from.
-	qLogCountsFrom    = `SELECT log_counts_from FROM history WHERE chain = $1`
+	qLogCountsFrom = `SELECT log_counts_from FROM history WHERE chain = $1`
+	// qHistoryBounds: chain → below and log_counts_from (no row: 0, 0).
+	qHistoryBounds    = `SELECT below, log_counts_from FROM history WHERE chain = $1`
 	qSetLogCountsFrom = `UPDATE history SET log_counts_from = $2 WHERE chain = $1`
-	// qBlockLogCounts: chain, lo, hi → the number and log_count of each
-	// stored block from lo to hi, in order.
-	qBlockLogCounts = `SELECT number, log_count FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3 ORDER BY number`
+	// qBlockLogCounts: chain, lo, hi → the number, log_count, timestamp
+	// and version of each stored block from lo to hi, in order.
+	qBlockLogCounts = `SELECT number, log_count, timestamp, version FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3 ORDER BY number`
 	// qZeroLogCounts: chain, lo, hi → the blocks from lo to hi counted as
 	// without logs, for qSetLogCount to count those with a log segment.
 	qZeroLogCounts = `UPDATE blocks SET log_count = 0 WHERE chain = $1 AND number BETWEEN $2 AND $3`
@@ -62,16 +64,18 @@ func (r reader) countedRangeLogs(ctx context.Context, lo, hi uint64, m *logMatch
 	type counted struct {
 		number uint64
 		logs   int
+		stamp  stamp
 	}
 	var blocks []counted
 	var n int64
 	var c *int64
+	var st stamp
 	complete := true
-	err := r.c.Query(ctx, qBlockLogCounts, []any{r.chain, int64(lo), int64(hi)}, []any{&n, &c}, func() error {
+	err := r.c.Query(ctx, qBlockLogCounts, []any{r.chain, int64(lo), int64(hi)}, []any{&n, &c, &st.timestamp, &st.version}, func() error {
 		if c == nil {
 			complete = false
 		} else {
-			blocks = append(blocks, counted{uint64(n), int(*c)})
+			blocks = append(blocks, counted{uint64(n), int(*c), st})
 		}
 		return nil
 	})
@@ -81,17 +85,21 @@ func (r reader) countedRangeLogs(ctx context.Context, lo, hi uint64, m *logMatch
 	// The blocks holding the page's logs: from the log at m.f.Offset, as
 	// many as the page has room for.
 	var page []uint64
+	stamps := map[uint64]stamp{}
 	at, room := m.count, m.f.Limit-len(m.page)
 	for _, b := range blocks {
 		if room > 0 && b.logs > 0 && at+b.logs > m.f.Offset {
 			page = append(page, b.number)
+			stamps[b.number] = b.stamp
 			room -= min(b.logs, at+b.logs-max(at, m.f.Offset))
 		}
 		at += b.logs
 	}
-	rbs, err := r.logBlocks(ctx, page)
-	if err != nil {
-		return false, err
+	var rbs map[uint64]*rangeBlock
+	if len(page) > 0 {
+		if rbs, err = r.stampedLogBlocks(ctx, page, stamps); err != nil {
+			return false, err
+		}
 	}
 	for _, b := range blocks {
 		rb := rbs[b.number]

@@ -27,13 +27,15 @@ func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*c
 		return []*chainquery.Log{}, 0, err
 	}
 	hi = min(hi, math.MaxInt64)
-	below, err := r.historyBelow(ctx)
-	if err != nil {
+	// The boundary, and from where history's blocks are counted, in one
+	// statement: on PostgreSQL each is a round trip.
+	var below, counted int64
+	if _, err := queryRow(ctx, r.c, qHistoryBounds, []any{r.chain}, &below, &counted); err != nil {
 		return nil, 0, err
 	}
 	m := &logMatcher{f: &f, page: []*chainquery.Log{}}
 	if int64(lo) < below {
-		if err := r.historyRangeMatches(ctx, lo, min(hi, uint64(below-1)), int64(hi) >= below-1, m); err != nil {
+		if err := r.historyRangeMatches(ctx, lo, min(hi, uint64(below-1)), int64(hi) >= below-1, counted, m); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -75,17 +77,11 @@ func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*c
 // topic0 (postingRangeLogs), else, and in blocks whose logs are not in the
 // lists or counted yet, by matching every log of the range, which then
 // must not hold more than chainquery.MaxLogRangeBlocks blocks. toTop says
-// that hi is history's highest block.
-func (r reader) historyRangeMatches(ctx context.Context, lo, hi uint64, toTop bool, m *logMatcher) error {
-	if unconditional(m.f) {
-		from, err := r.logCountsFrom(ctx)
-		if err != nil {
+// that hi is history's highest block; counted is log_counts_from.
+func (r reader) historyRangeMatches(ctx context.Context, lo, hi uint64, toTop bool, counted int64, m *logMatcher) error {
+	if unconditional(m.f) && lo >= uint64(counted) {
+		if done, err := r.countedRangeLogs(ctx, lo, hi, m); done || err != nil {
 			return err
-		}
-		if lo >= uint64(from) {
-			if done, err := r.countedRangeLogs(ctx, lo, hi, m); done || err != nil {
-				return err
-			}
 		}
 	}
 	listed := hi + 1 // the first block read by the lists: none without a key
@@ -219,6 +215,11 @@ func (r reader) logBlocks(ctx context.Context, numbers []uint64) (map[uint64]*ra
 	if err != nil {
 		return nil, err
 	}
+	return r.stampedLogBlocks(ctx, numbers, stamps)
+}
+
+// stampedLogBlocks is logBlocks with the blocks' stamps read already.
+func (r reader) stampedLogBlocks(ctx context.Context, numbers []uint64, stamps map[uint64]stamp) (map[uint64]*rangeBlock, error) {
 	out := make(map[uint64]*rangeBlock, len(stamps))
 	var missing []uint64
 	for _, n := range numbers {
@@ -242,7 +243,7 @@ func (r reader) logBlocks(ctx context.Context, numbers []uint64) (map[uint64]*ra
 	var data []byte
 	var st stamp
 	q, args := r.Dialect.HistoryLogBlocks(r.chain, missing)
-	err = r.c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
+	err := r.c.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
 		b := out[uint64(n)]
 		if b == nil || st != b.stamp {
 			return errHistoryMoved
