@@ -26,10 +26,10 @@ const (
 	// qLogCountsFrom: chain → log_counts_from, the lowest history block
 	// from which every block has its log_count. qSetLogCountsFrom: chain,
 	// log_counts_from.
-	qLogCountsFrom = `SELECT log_counts_from FROM history WHERE chain = $1`
-	// qHistoryBounds: chain → below and log_counts_from (no row: 0, 0).
-	qHistoryBounds    = `SELECT below, log_counts_from FROM history WHERE chain = $1`
+	qLogCountsFrom    = `SELECT log_counts_from FROM history WHERE chain = $1`
 	qSetLogCountsFrom = `UPDATE history SET log_counts_from = $2 WHERE chain = $1`
+	// qHistoryBounds: chain → below and log_counts_from (no row: 0, 0).
+	qHistoryBounds = `SELECT below, log_counts_from FROM history WHERE chain = $1`
 	// qBlockLogCounts: chain, lo, hi → the number, log_count, timestamp
 	// and version of each stored block from lo to hi, in order.
 	qBlockLogCounts = `SELECT number, log_count, timestamp, version FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3 ORDER BY number`
