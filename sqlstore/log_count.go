@@ -126,9 +126,8 @@ func (r reader) countedRangeLogs(ctx context.Context, lo, hi uint64, m *logMatch
 
 // countHistoryLogs sets the log_count of the history blocks of up to max
 // buckets of LogBucketBlocks below log_counts_from (or the boundary, when
-// lower: a thaw made rows of the blocks above it), from the top down, from
-// their log segments, and lowers log_counts_from past them; it returns
-// log_counts_from then.
+// lower), from the top down (walkLogBuckets), from their log segments,
+// and lowers log_counts_from past them; it returns log_counts_from then.
 func (s *Store) countHistoryLogs(ctx context.Context, b BlockBatch, chain int64, max int) (int64, error) {
 	r := s.reader(b, chain)
 	from, err := r.logCountsFrom(ctx)
@@ -139,49 +138,28 @@ func (s *Store) countHistoryLogs(ctx context.Context, b BlockBatch, chain int64,
 	if err != nil {
 		return 0, err
 	}
-	start := from
-	from = min(from, below)
-	for i := 0; i < max && from > 0; i++ {
-		var last *int64
-		if _, err := queryRow(ctx, b, qLastBlockBelow, []any{chain, from}, &last); err != nil {
-			return 0, err
-		}
-		if last == nil {
-			from = 0
-			break
-		}
-		lo := *last / LogBucketBlocks * LogBucketBlocks
-		if err := s.countLogBlocks(ctx, b, chain, lo, from-1); err != nil {
-			return 0, err
-		}
-		from = lo
+	// Not above the boundary: a thaw made rows of the blocks above it.
+	start := min(from, below)
+	to, err := walkLogBuckets(ctx, b, chain, start, max, func(lo, top int64) error {
+		return s.countLogBlocks(ctx, b, chain, lo, top-1)
+	})
+	if err == nil && to != from {
+		_, err = b.Exec(ctx, qSetLogCountsFrom, chain, to)
 	}
-	if from != start {
-		_, err = b.Exec(ctx, qSetLogCountsFrom, chain, from)
-	}
-	return from, err
+	return to, err
 }
 
 // countLogBlocks sets the log_count of chain's history blocks lo to hi
 // from their log segments (a block without one has no logs).
 func (s *Store) countLogBlocks(ctx context.Context, b BlockBatch, chain, lo, hi int64) error {
-	numbers := make([]uint64, 0, hi-lo+1)
-	for n := lo; n <= hi; n++ {
-		numbers = append(numbers, uint64(n))
-	}
 	type count struct{ number, logs int64 }
 	var counts []count
-	var n int64
-	var kind int
-	var data []byte
-	var st stamp
-	q, args := s.Dialect.HistoryLogBlocks(chain, numbers)
-	err := b.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
-		logs, err := decodeSegment(ctx, s, data, uint64(n), func(seg []byte, _ uint64) (int, error) {
+	err := s.eachLogSegment(ctx, b, chain, lo, hi, func(n uint64, seg []byte) error {
+		logs, err := decodeSegment(ctx, s, seg, n, func(seg []byte, _ uint64) (int, error) {
 			_, logs, err := history.MatchLogs(seg, func(chainquery.Address, []chainquery.Hash) bool { return false })
 			return logs, err
 		})
-		counts = append(counts, count{n, int64(logs)})
+		counts = append(counts, count{int64(n), int64(logs)})
 		return err
 	})
 	if err != nil {

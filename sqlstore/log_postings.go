@@ -769,26 +769,52 @@ func (s *Store) indexLogs(ctx context.Context, b BlockBatch, chain int64, max in
 	if err != nil {
 		return 0, err
 	}
-	start := from
+	to, err := walkLogBuckets(ctx, b, chain, from, max, func(lo, _ int64) error {
+		return s.listLogBucket(ctx, b, chain, lo, min(below, lo+LogBucketBlocks)-1)
+	})
+	if err == nil && to != from {
+		_, err = b.Exec(ctx, qSetLogsFrom, chain, to)
+	}
+	return to, err
+}
+
+// walkLogBuckets calls visit for up to max buckets of LogBucketBlocks
+// that hold chain's stored blocks below from, from the top down, with the
+// bucket's start and the height it was reached from (from, then the
+// previous bucket's start), and returns the start of the last one visited
+// (0 once none is left below): the backfills of the log postings and of
+// the log counts, which earlier releases' history lacks, go down so.
+func walkLogBuckets(ctx context.Context, b BlockBatch, chain, from int64, max int, visit func(lo, top int64) error) (int64, error) {
 	for i := 0; i < max && from > 0; i++ {
 		var last *int64
 		if _, err := queryRow(ctx, b, qLastBlockBelow, []any{chain, from}, &last); err != nil {
 			return 0, err
 		}
 		if last == nil {
-			from = 0
-			break
+			return 0, nil
 		}
 		lo := *last / LogBucketBlocks * LogBucketBlocks
-		if err := s.listLogBucket(ctx, b, chain, lo, min(below, lo+LogBucketBlocks)-1); err != nil {
+		if err := visit(lo, from); err != nil {
 			return 0, err
 		}
 		from = lo
 	}
-	if from != start {
-		_, err = b.Exec(ctx, qSetLogsFrom, chain, from)
+	return from, nil
+}
+
+// eachLogSegment calls each with the number and log segment of every
+// history block of chain from lo to hi that has one, in number order.
+func (s *Store) eachLogSegment(ctx context.Context, b BlockBatch, chain, lo, hi int64, each func(n uint64, seg []byte) error) error {
+	numbers := make([]uint64, 0, hi-lo+1)
+	for n := lo; n <= hi; n++ {
+		numbers = append(numbers, uint64(n))
 	}
-	return from, err
+	var n int64
+	var kind int
+	var data []byte
+	var st stamp
+	q, args := s.Dialect.HistoryLogBlocks(chain, numbers)
+	return b.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error { return each(uint64(n), data) })
 }
 
 // listLogBucket writes anew the rows of log_postings of the bucket that
@@ -796,20 +822,11 @@ func (s *Store) indexLogs(ctx context.Context, b BlockBatch, chain int64, max in
 // (all of them: logs_from may lie inside the bucket, whose blocks above it
 // are listed already, and a list's entries must be in chain order).
 func (s *Store) listLogBucket(ctx context.Context, b BlockBatch, chain, lo, hi int64) error {
-	numbers := make([]uint64, 0, hi-lo+1)
-	for n := lo; n <= hi; n++ {
-		numbers = append(numbers, uint64(n))
-	}
 	var ls logLists
-	var n int64
-	var kind int
-	var data []byte
-	var st stamp
-	q, args := s.Dialect.HistoryLogBlocks(chain, numbers)
-	err := b.Query(ctx, q, args, []any{&n, &st.timestamp, &st.version, &kind, &data}, func() error {
-		logs, err := decodeSegment(ctx, s, data, uint64(n), history.DecodeLogs)
+	err := s.eachLogSegment(ctx, b, chain, lo, hi, func(n uint64, seg []byte) error {
+		logs, err := decodeSegment(ctx, s, seg, n, history.DecodeLogs)
 		if err == nil {
-			ls.add(uint64(n), logRefs(logs))
+			ls.add(n, logRefs(logs))
 		}
 		return err
 	})
