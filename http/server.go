@@ -191,7 +191,9 @@ type Server struct {
 }
 
 // NewServer returns a Server for cfg. It builds the route table, the mux and
-// the OpenAPI document once, so that requests only read them.
+// the OpenAPI document once, so that requests only read them; the
+// document is built again only when the chains the traced operations
+// serve change (apiDocs).
 func NewServer(cfg Config) *Server {
 	s := &Server{
 		store:        cfg.Store,
