@@ -179,3 +179,29 @@ func MergePage(old, add []PageEntry) []PageEntry {
 	}
 	return out
 }
+
+// PageCounts returns the addresses of a page and their numbers of
+// entries, from its keys column alone, the addresses sharing keys.
+func PageCounts(keys []byte) ([]Count, error) {
+	k, addrs, nums, err := pageHeader(keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Count, k)
+	for j := range out {
+		n, w := binary.Uvarint(nums)
+		if w <= 0 {
+			return nil, corrupt("page numbers")
+		}
+		_, w2 := binary.Uvarint(nums[w:])
+		if w2 <= 0 {
+			return nil, corrupt("page numbers")
+		}
+		nums = nums[w+w2:]
+		out[j] = Count{Key: addrs[j*AddrBytes : (j+1)*AddrBytes], N: int64(n)}
+	}
+	if len(nums) != 0 {
+		return nil, corrupt("page of %d addresses with bytes left over", k)
+	}
+	return out, nil
+}

@@ -176,6 +176,20 @@ func TestPageRoundTrip(t *testing.T) {
 		if d := samePageEntries(got, entries); d != "" {
 			t.Fatalf("%d entries: decoded page differs: %s", size, d)
 		}
+		counts, err := PageCounts(keys)
+		if err != nil || len(counts) != len(entries) {
+			t.Fatalf("%d entries: PageCounts gave %d, %v", size, len(counts), err)
+		}
+		for i, c := range counts {
+			if !bytes.Equal(c.Key, entries[i].Addr) || c.N != entries[i].N {
+				t.Fatalf("%d entries: PageCounts' %d is %x %d, want %x %d", size, i, c.Key, c.N, entries[i].Addr, entries[i].N)
+			}
+		}
+		for cut := range len(keys) {
+			if _, err := PageCounts(keys[:cut]); err == nil {
+				t.Fatalf("%d entries: PageCounts of keys cut at %d of %d", size, cut, len(keys))
+			}
+		}
 
 		for i, e := range entries {
 			f, ok, err := PageFind(keys, lists, e.Addr)

@@ -35,13 +35,14 @@ const (
 	segmentTraces       = 2
 )
 
-// HistoryTables returns the tables a freeze fills, without rows: segments
-// and the pages of the traces' posting lists
-// (trace_pages.go).
+// HistoryTables returns the tables a freeze fills, without rows: segments,
+// the pages of the traces' posting lists (trace_pages.go) and their
+// epochs' counts (trace_epochs.go).
 func HistoryTables() []Table {
 	return []Table{
 		{Name: "history_segments", Columns: []string{"chain", "number", "kind", "data"}},
 		tracePages,
+		epochCounts,
 	}
 }
 
@@ -203,6 +204,9 @@ func (s *Store) thaw(ctx context.Context, b BlockBatch, chain int64, from uint64
 	if _, err := b.Exec(ctx, qSetHistoryBelow, chain, lo); err != nil {
 		return err
 	}
+	if err := thawTraceEpochs(ctx, b, chain, lo); err != nil {
+		return err
+	}
 	return s.thawLogs(ctx, b, chain, lo)
 }
 
@@ -226,6 +230,9 @@ func (s *Store) FreezeHistory(ctx context.Context, chain chainquery.Chain, below
 	const n = TraceCountBlocks
 	target := int64(min(below, math.MaxInt64-n)+n-1) / n * n
 	if err := s.freezeTo(ctx, b, id, target, math.MaxInt); err != nil {
+		return err
+	}
+	if _, err := s.closeTraceEpochs(ctx, b, id, math.MaxInt); err != nil {
 		return err
 	}
 	return b.Commit(ctx)

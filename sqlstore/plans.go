@@ -154,6 +154,14 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 		PlanQuery{Name: "History trace pages: one address's page over 30 buckets", SQL: bind(pagesSQL([]int{17}, pageFirst, pageFirst+29, true)), Args: []any{a.Chain, 1, pageFirst, pageFirst + 29}, Walks: 1},
 		PlanQuery{Name: "History trace pages: two addresses' pages over 30 buckets", SQL: bind(pagesSQL([]int{17, 30}, pageFirst, pageFirst+29, false)), Args: []any{a.Chain, 0, pageFirst, pageFirst + 29}, Walks: 1},
 		PlanQuery{Name: "Ingester: a bucket's trace pages", SQL: bind(qBucketPages), Args: []any{a.Chain, pageFirst, stretchOf(pageFirst)}},
+		// The counts of epochs (trace_epochs.go): an address's over 100
+		// epochs is one search of the key; an epoch is written from
+		// the keys of its buckets' pages, a stretch of parts at a time.
+		PlanQuery{Name: "History trace epochs: one address's counts over 100 epochs", SQL: bind(epochCountsSQL([]int{17})), Args: []any{a.Chain, 1, int64(3), int64(102)}, Walks: 1},
+		PlanQuery{Name: "History trace epochs: two addresses' counts over 100 epochs", SQL: bind(epochCountsSQL([]int{17, 30})), Args: []any{a.Chain, 0, int64(3), int64(102)}, Walks: 1},
+		PlanQuery{Name: "Filter Traces: the boundaries of history and of its epochs", SQL: bind(qTraceEpochBounds), Args: []any{a.Chain}},
+		PlanQuery{Name: "Ingester: an epoch's trace pages, 64 parts of a direction", SQL: bind(epochPagesSQL(pageFirst/TraceEpochBuckets*TraceEpochBuckets, pageFirst/TraceEpochBuckets*TraceEpochBuckets+TraceEpochBuckets-1)),
+			Args: []any{a.Chain, 1, 64, 127, pageFirst / TraceEpochBuckets * TraceEpochBuckets, pageFirst/TraceEpochBuckets*TraceEpochBuckets + TraceEpochBuckets - 1}},
 		PlanQuery{Name: "Ingester: a bucket's trace pages taken in, deleted", SQL: bind(deletePagesSQL([]int{17, 30})), Args: []any{a.Chain, pageFirst, stretchOf(pageFirst), 1}},
 		// The log lists' forms (log_forms.go), read by a write that
 		// continues a bucket.

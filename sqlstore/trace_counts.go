@@ -289,35 +289,55 @@ func (s *Store) skipOffset(ctx context.Context, tx Tx, p *TracePlan) (narrowed b
 	return false, nil
 }
 
-// skipBuckets skips p's offset over its whole buckets by trace_counts: it
-// returns the bucket where the offset falls (-1 when it falls past the
-// last), with p.Page.Offset then counted from its start, and, when narrow,
-// the bucket where the page ends (-1 when past the last: narrowWalks'
-// rule, from the offset's bucket on).
+// skipBuckets skips p's offset over its whole buckets by trace_counts and
+// the pages' counts: it returns the bucket where the offset falls (-1 when
+// it falls past the last), with p.Page.Offset then counted from its start,
+// and, when narrow, the bucket where the page ends, or the last of its
+// epoch (-1 when past the last: narrowWalks' rule, from the offset's
+// bucket on). Whole epochs are skipped by their rows of epoch_counts, and
+// the one where the offset falls is then read a bucket at a time.
 func (s *Store) skipBuckets(ctx context.Context, tx Tx, p *TracePlan, narrow bool) (start, end int64, err error) {
 	start, end = -1, -1
-	need := int64(0) // the matches the page needs from the offset's bucket
-	err = s.bucketCounts(ctx, tx, p, p.FirstBucket, p.LastBucket, func(bucket, n int64) error {
+	need := int64(0)             // the matches the page needs from the offset's bucket
+	inside := [2]int64{-1, -1} // the epoch where the offset falls
+	visit := func(lo, hi, n int64) error {
 		if start < 0 {
 			if int64(p.Page.Offset) >= n {
 				p.Page.Offset -= int(n)
 				return nil
 			}
-			start = bucket
+			if lo != hi {
+				inside = [2]int64{lo, hi}
+				return errFound
+			}
+			start = lo
 			if !narrow {
 				return errFound
 			}
 			need = int64(p.Page.Offset + p.Page.Limit)
 		}
 		if need -= n; need <= 0 {
-			end = bucket
+			end = hi
 			return errFound
 		}
 		return nil
-	})
-	if errors.Is(err, errFound) {
-		err = nil
 	}
+	// walk reports whether visit stopped it.
+	walk := func(lo, hi int64, epochs bool) (bool, error) {
+		err := s.bucketCounts(ctx, tx, p, lo, hi, epochs, visit)
+		if errors.Is(err, errFound) {
+			return true, nil
+		}
+		return false, err
+	}
+	stopped, err := walk(p.FirstBucket, p.LastBucket, true)
+	if err != nil || !stopped || inside[0] < 0 {
+		return start, end, err
+	}
+	if stopped, err = walk(inside[0], inside[1], false); err != nil || stopped || inside[1] >= p.LastBucket {
+		return start, end, err
+	}
+	_, err = walk(inside[1]+1, p.LastBucket, true) // the page's end, past the epoch
 	return start, end, err
 }
 
@@ -359,9 +379,9 @@ func (s *Store) narrowWalks(ctx context.Context, tx Tx, p *TracePlan) error {
 	const b = TraceCountBlocks
 	need := int64(p.Page.Offset + p.Page.Limit)
 	var end int64
-	err := s.bucketCounts(ctx, tx, q, q.FirstBucket, q.LastBucket, func(bucket, n int64) error {
+	err := s.bucketCounts(ctx, tx, q, q.FirstBucket, q.LastBucket, true, func(_, hi, n int64) error {
 		if need -= n; need <= 0 {
-			end = bucket
+			end = hi
 			return errFound
 		}
 		return nil

@@ -210,12 +210,15 @@ func readPages(ctx context.Context, c Conn, chain int64, dir int, addrs [][]byte
 	return err
 }
 
-// bucketCounts calls each with the number of the plan's matches in each of
-// the buckets first to last that has any, in bucket order: from the pages
-// of history and the rows of trace_counts, whose counts a bucket the
-// boundary cuts adds up. Without addresses, trace_counts counts them all.
-// each returns errFound to stop, which bucketCounts returns.
-func (s *Store) bucketCounts(ctx context.Context, tx Tx, p *TracePlan, first, last int64, each func(bucket, n int64) error) error {
+// bucketCounts calls each with the number of the plan's matches in the
+// buckets first to last, in bucket order, a bucket at a time (lo = hi)
+// or, with epochs, the whole epochs of epoch_counts in history at a time
+// (lo and hi their first and last buckets); those without matches may be
+// left out. The counts come from the pages of history and the rows of
+// trace_counts, whose counts a bucket the boundary cuts adds up. Without
+// addresses, trace_counts counts them all. each returns errFound to stop,
+// which bucketCounts returns.
+func (s *Store) bucketCounts(ctx context.Context, tx Tx, p *TracePlan, first, last int64, epochs bool, each func(lo, hi, n int64) error) error {
 	const b = TraceCountBlocks
 	// rows reads trace_counts from bucket from on; a count held for the
 	// bucket the boundary cuts is added to that bucket's row, or given
@@ -223,7 +226,7 @@ func (s *Store) bucketCounts(ctx context.Context, tx Tx, p *TracePlan, first, la
 	rows := func(from int64, held int64, heldN int64) error {
 		if from > last {
 			if held >= 0 {
-				return each(held, heldN)
+				return each(held, held, heldN)
 			}
 			return nil
 		}
@@ -236,16 +239,16 @@ func (s *Store) bucketCounts(ctx context.Context, tx Tx, p *TracePlan, first, la
 				h := held
 				held = -1
 				if bucket == h {
-					return each(bucket, n+heldN)
+					return each(bucket, bucket, n+heldN)
 				}
-				if err := each(h, heldN); err != nil {
+				if err := each(h, h, heldN); err != nil {
 					return err
 				}
 			}
-			return each(bucket, n)
+			return each(bucket, bucket, n)
 		})
 		if err == nil && held >= 0 {
-			err = each(held, heldN)
+			err = each(held, held, heldN)
 		}
 		return err
 	}
@@ -255,17 +258,39 @@ func (s *Store) bucketCounts(ctx context.Context, tx Tx, p *TracePlan, first, la
 	histLast := min(last, (p.HistoryBelow-1)/b)
 	rowsFirst := max(first, p.HistoryBelow/b)
 	cut, cutN := int64(-1), int64(0)
-	err := readPages(ctx, tx, p.Chain, p.Dir(), p.Walk, first, histLast, false, func(bucket int64, found []history.PageEntry) error {
-		var n int64
-		for _, e := range found {
-			n += e.N
+	pages := func(lo, hi int64) error {
+		return readPages(ctx, tx, p.Chain, p.Dir(), p.Walk, lo, hi, false, func(bucket int64, found []history.PageEntry) error {
+			var n int64
+			for _, e := range found {
+				n += e.N
+			}
+			if bucket >= rowsFirst { // the bucket the boundary cuts
+				cut, cutN = bucket, n
+				return nil
+			}
+			return each(bucket, bucket, n)
+		})
+	}
+	// The whole epochs of the history buckets that epoch_counts holds
+	// (never the bucket the boundary cuts: trace_epochs_below is at most
+	// the boundary).
+	const eb = TraceEpochBuckets
+	eLo, eHi := int64(1), int64(0)
+	if epochs {
+		eLo, eHi = (first+eb-1)/eb, min((histLast+1)/eb, p.EpochsBelow/TraceEpochBlocks)-1
+	}
+	var err error
+	if eLo > eHi {
+		err = pages(first, histLast)
+	} else {
+		err = pages(first, eLo*eb-1)
+		if err == nil {
+			err = epochSums(ctx, tx, p.Chain, p.Dir(), p.Walk, eLo, eHi, func(e, n int64) error { return each(e*eb, e*eb+eb-1, n) })
 		}
-		if bucket >= rowsFirst { // the bucket the boundary cuts
-			cut, cutN = bucket, n
-			return nil
+		if err == nil {
+			err = pages((eHi+1)*eb, histLast)
 		}
-		return each(bucket, n)
-	})
+	}
 	if err != nil {
 		return err
 	}
@@ -282,7 +307,7 @@ func (s *Store) bucketSum(ctx context.Context, tx Tx, p *TracePlan) (int, error)
 		return n, err
 	}
 	var sum int64
-	err := s.bucketCounts(ctx, tx, p, p.FirstBucket, p.LastBucket, func(_, n int64) error {
+	err := s.bucketCounts(ctx, tx, p, p.FirstBucket, p.LastBucket, true, func(_, _, n int64) error {
 		sum += n
 		return nil
 	})

@@ -39,6 +39,10 @@ type TracePlan struct {
 	// above it from rows.
 	HistoryBelow int64
 
+	// EpochsBelow is the chain's trace_epochs_below (trace_epochs.go): the
+	// whole epochs below it have their counts in epoch_counts.
+	EpochsBelow int64
+
 	// lists keeps the posting lists the request has read (nil: none kept).
 	lists *listCache
 
@@ -124,7 +128,7 @@ func (s *Store) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]*ch
 		return []*chainquery.Trace{}, 0, err
 	}
 	p := NewTracePlan(r.chain, lo, hi, f)
-	if p.HistoryBelow, err = r.historyBelow(ctx); err != nil {
+	if _, err := queryRow(ctx, r.c, qTraceEpochBounds, []any{r.chain}, &p.HistoryBelow, &p.EpochsBelow); err != nil {
 		return nil, 0, err
 	}
 	p.lists = &listCache{}

@@ -19,7 +19,8 @@ each write, so migrate is never required: it converts them all now, a
 transaction of 10 buckets at a time, printing its progress and the time
 left, then indexes by address and topic, and counts per block, the logs of
 the history that an earlier release wrote (which writes also do, a few
-buckets each). Stopped,
+buckets each), and counts its traces by address over epochs of 10,000
+blocks (writes do, an epoch each). Stopped,
 it loses nothing; run again, it goes on where it was. serve
 and ingest may run meanwhile.
 `
@@ -29,6 +30,7 @@ and ingest may run meanwhile.
 type historyConverter interface {
 	ConvertHistory(ctx context.Context, chain chainquery.Chain, buckets int) (below, target uint64, err error)
 	IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (left uint64, err error)
+	CountTraceEpochs(ctx context.Context, chain chainquery.Chain, epochs int) (left uint64, err error)
 }
 
 type migrateCmd struct {
@@ -73,8 +75,38 @@ func (c *migrateCmd) run(ctx context.Context, m *Main) error {
 		if err := indexLogHistory(ctx, m, conv, chain); err != nil {
 			return err
 		}
+		if err := countTraceEpochs(ctx, m, conv, chain); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// countTraceEpochs writes the counts of the epochs of chain's traces that
+// an earlier release left without, from the lowest up.
+func countTraceEpochs(ctx context.Context, m *Main, conv historyConverter, chain chainquery.Chain) error {
+	todo, err := conv.CountTraceEpochs(ctx, chain, 0) // where it stands
+	if err != nil || todo == 0 {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "%s: counting the traces of %d blocks of history by address, 10,000 blocks at a time\n", chain, todo)
+	start := time.Now()
+	for {
+		left, err := conv.CountTraceEpochs(ctx, chain, 1) // 10,000 blocks, a second or so
+		if err != nil {
+			return fmt.Errorf("%s: count traces: %w", chain, err)
+		}
+		if left == 0 {
+			fmt.Fprintf(m.Stdout, "%s: traces counted (done in %s)\n", chain, time.Since(start).Round(time.Millisecond))
+			return nil
+		}
+		done := todo - min(left, todo)
+		eta := time.Duration(float64(time.Since(start)) * float64(left) / float64(max(done, 1)))
+		fmt.Fprintf(m.Stdout, "%s: traces of %d blocks left to count (%d%%), about %s left\n", chain, left, 100*done/todo, eta.Round(time.Second))
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
 }
 
 // convertHistory converts chain's rows from first up to target into

@@ -1,0 +1,27 @@
+-- Counts over long ranges of history that do not grow with their length
+-- (sqlstore/trace_epochs.go): per chain, direction of trace_counts (0
+-- sender, 1 recipient: the space), page part (history.PagePart of the
+-- address) and epoch of 10,000 heights (100 buckets,
+-- sqlstore.TraceEpochBuckets), the addresses of the part and their number
+-- of traces over the epoch (history/counts.go). A count over a range adds
+-- up an address's rows of the whole epochs in it, found by one search of
+-- the key, and the pages of the buckets at its ends: over a year of
+-- Polygon ~1,600 rows, against ~157,000 pages of buckets.
+--
+-- An epoch is written once it is wholly history, from its buckets' pages,
+-- in the write that moves trace_epochs_below past it; a thaw deletes those
+-- from its bucket's epoch up. The epochs below trace_epochs_below are
+-- written (those below the chain's lowest block hold nothing). A database
+-- stored before gets them a write at a time, from its lowest block up, or
+-- from `chainquery migrate`.
+CREATE TABLE epoch_counts (
+	chain  integer  NOT NULL,
+	space  smallint NOT NULL,
+	part   smallint NOT NULL,
+	epoch  bigint   NOT NULL, -- block_number / 10,000
+	counts bytea    NOT NULL,
+	PRIMARY KEY (chain, space, part, epoch)
+);
+-- Already compressed by their varints: no attempt at compressing them.
+ALTER TABLE epoch_counts ALTER COLUMN counts SET STORAGE EXTERNAL;
+ALTER TABLE history ADD COLUMN trace_epochs_below bigint NOT NULL DEFAULT 0;

@@ -1,0 +1,250 @@
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chainquery/chainquery"
+	"github.com/chainquery/chainquery/history"
+)
+
+// TraceEpochBuckets is how many buckets (TraceCountBlocks heights each)
+// one epoch of epoch_counts covers (migration 0025): an address's count
+// over a range is its rows of the whole epochs in the range, one search
+// of epoch_counts' key for them all, plus the pages of the buckets at
+// the range's ends. Over all of 1,000,000 blocks that is 100 rows and at
+// most ~200 pages, against 10,000 pages a bucket at a time; over a year of
+// Polygon, ~1,600 rows. A hundred keeps an epoch's rows about the size of
+// its buckets' pages (history.PageParts parts, the pages' own) while an
+// epoch is written once, from 200 x 1,024 pages, which costs a write
+// ~0.1 ms a block (docs/benchmarks.md, issue 31). It cannot change once a
+// database holds epochs.
+const TraceEpochBuckets = 100
+
+// TraceEpochBlocks is the heights of an epoch.
+const TraceEpochBlocks = TraceEpochBuckets * TraceCountBlocks
+
+// epochCounts is the table of epochs' counts: per chain, space (a
+// direction of trace_counts for traces), part and epoch, a count page
+// (history/counts.go).
+var epochCounts = Table{Name: "epoch_counts", Columns: []string{"chain", "space", "part", "epoch", "counts"}}
+
+// epochPartChunk is how many parts of an epoch are added up at a time:
+// the counts of all 1,024 parts of a Polygon-shaped epoch are ~600,000
+// addresses a direction, a map too large for the ingester's memory.
+const epochPartChunk = 64
+
+// closeTraceEpochs writes, in b, the epochs of chain's traces that lie
+// wholly in history and are not written yet, from trace_epochs_below up,
+// at most limit of them, and moves trace_epochs_below past them. Epochs
+// below the chain's lowest block hold nothing: trace_epochs_below starts
+// at that block's epoch.
+func (s *Store) closeTraceEpochs(ctx context.Context, b BlockBatch, chain int64, limit int) (int, error) {
+	var below, done int64
+	if found, err := queryRow(ctx, b, qTraceEpochBounds, []any{chain}, &below, &done); err != nil || !found {
+		return 0, err
+	}
+	if done+TraceEpochBlocks > below {
+		return 0, nil
+	}
+	start := done
+	var lowest *int64
+	if _, err := queryRow(ctx, b, qFirstBlockFrom, []any{chain, int64(0)}, &lowest); err != nil {
+		return 0, err
+	}
+	if lowest != nil {
+		done = max(done, *lowest/TraceEpochBlocks*TraceEpochBlocks)
+	}
+	written := 0
+	for ; written < limit && done+TraceEpochBlocks <= below; written++ {
+		if err := writeTraceEpoch(ctx, b, chain, done/TraceEpochBlocks); err != nil {
+			return written, err
+		}
+		done += TraceEpochBlocks
+	}
+	if done != start {
+		if _, err := b.Exec(ctx, qSetTraceEpochsBelow, chain, done); err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}
+
+// writeTraceEpoch writes the rows of epoch_counts of chain's epoch from
+// the pages of its buckets, epochPartChunk parts of a direction at a time.
+func writeTraceEpoch(ctx context.Context, b BlockBatch, chain, epoch int64) error {
+	first := epoch * TraceEpochBuckets
+	last := first + TraceEpochBuckets - 1
+	var part int
+	var keys []byte
+	for dir := CountFrom; dir <= CountTo; dir++ {
+		for lo := 0; lo < history.PageParts; lo += epochPartChunk {
+			sums := make([]map[[history.AddrBytes]byte]int64, epochPartChunk)
+			err := b.Query(ctx, epochPagesSQL(first, last), []any{chain, dir, lo, lo + epochPartChunk - 1, first, last},
+				[]any{&part, &keys}, func() error {
+					counts, err := history.PageCounts(keys)
+					if err != nil {
+						return err
+					}
+					m := sums[part-lo]
+					if m == nil {
+						m = map[[history.AddrBytes]byte]int64{}
+						sums[part-lo] = m
+					}
+					for _, c := range counts {
+						m[[history.AddrBytes]byte(c.Key)] += c.N
+					}
+					return nil
+				})
+			if err != nil {
+				return err
+			}
+			t := Table{Name: epochCounts.Name, Columns: epochCounts.Columns}
+			for i, m := range sums {
+				if len(m) == 0 {
+					continue
+				}
+				page, err := countPage(m)
+				if err != nil {
+					return err
+				}
+				t.Values = append(t.Values, chain, dir, lo+i, epoch, page)
+			}
+			if err := b.Insert(ctx, []Table{t}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// countPage is the count page of sums.
+func countPage(sums map[[history.AddrBytes]byte]int64) ([]byte, error) {
+	counts := make([]history.Count, 0, len(sums))
+	for a, n := range sums {
+		counts = append(counts, history.Count{Key: bytes.Clone(a[:]), N: n})
+	}
+	slices.SortFunc(counts, func(x, y history.Count) int { return bytes.Compare(x.Key, y.Key) })
+	return history.AppendCounts(nil, history.AddrBytes, counts)
+}
+
+// epochPagesSQL selects the part and keys of the pages of direction $2 and
+// parts $3 to $4 in buckets $5 to $6 (first to last, an epoch's), naming
+// their stretches of trace_pages_key.
+func epochPagesSQL(first, last int64) string {
+	var stretches []string
+	for e := stretchOf(first); e <= stretchOf(last); e++ {
+		stretches = append(stretches, strconv.FormatInt(e, 10))
+	}
+	return `SELECT part, keys FROM trace_pages WHERE chain = $1 AND ` + epochOf + ` IN (` + strings.Join(stretches, ", ") + `)
+		AND dir = $2 AND part BETWEEN $3 AND $4 AND bucket BETWEEN $5 AND $6`
+}
+
+// thawTraceEpochs deletes chain's epochs from the one that holds block lo
+// up, which a thaw from lo makes rows again, and lowers
+// trace_epochs_below to match.
+func thawTraceEpochs(ctx context.Context, b BlockBatch, chain, lo int64) error {
+	epoch := lo / TraceEpochBlocks
+	if _, err := b.Exec(ctx, qDeleteTraceEpochsFrom, chain, epoch); err != nil {
+		return err
+	}
+	_, err := b.Exec(ctx, qLowerTraceEpochsBelow, chain, epoch*TraceEpochBlocks)
+	return err
+}
+
+// epochSums reads the counts of addrs in direction dir over chain's
+// epochs first to last and calls each, in epoch order, with each epoch's
+// total that is not zero.
+func epochSums(ctx context.Context, c Conn, chain int64, dir int, addrs [][]byte, first, last int64, each func(epoch, n int64) error) error {
+	if first > last || len(addrs) == 0 {
+		return nil
+	}
+	var parts []int
+	for _, a := range addrs {
+		if p := history.PagePart(a); !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	slices.Sort(parts)
+	sums := map[int64]int64{}
+	var epoch int64
+	var part int
+	var page []byte
+	err := c.Query(ctx, epochCountsSQL(parts), []any{chain, dir, first, last}, []any{&epoch, &part, &page}, func() error {
+		for _, a := range addrs {
+			if history.PagePart(a) != part {
+				continue
+			}
+			k, _, err := history.FindCount(page, history.AddrBytes, a)
+			if err != nil {
+				return err
+			}
+			sums[epoch] += k
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, e := range slices.Sorted(maps.Keys(sums)) {
+		if n := sums[e]; n > 0 {
+			if err := each(e, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// epochCountsSQL selects the epoch, part and counts of the rows of
+// epoch_counts of parts in space $2 over the epochs $3 to $4: a search of
+// the key a part, in no order (at most a row an epoch and part, which
+// epochSums adds up by epoch).
+func epochCountsSQL(parts []int) string {
+	return `SELECT epoch, part, counts FROM epoch_counts WHERE chain = $1 AND space = $2 AND part IN (` + partList(parts) + `)
+		AND epoch BETWEEN $3 AND $4`
+}
+
+// The statements of the epochs' boundary. qTraceEpochBounds: chain →
+// below, trace_epochs_below. qSetTraceEpochsBelow: chain, trace_epochs_below.
+// qLowerTraceEpochsBelow: chain, a height → trace_epochs_below no higher.
+// qDeleteTraceEpochsFrom: chain, epoch → deletes the traces' epochs from
+// there up.
+const (
+	qTraceEpochBounds      = `SELECT below, trace_epochs_below FROM history WHERE chain = $1`
+	qSetTraceEpochsBelow   = `UPDATE history SET trace_epochs_below = $2 WHERE chain = $1`
+	qLowerTraceEpochsBelow = `UPDATE history SET trace_epochs_below = $2 WHERE chain = $1 AND trace_epochs_below > $2`
+	qDeleteTraceEpochsFrom = `DELETE FROM epoch_counts WHERE chain = $1 AND space IN (0, 1) AND epoch >= $2`
+)
+
+// CountTraceEpochs writes the counts of up to epochs epochs of chain's
+// traces that lie wholly in history and have none yet (a database written
+// before migration 0025), in one transaction, and returns how many heights
+// of such epochs are left: `chainquery migrate` calls it until it returns
+// 0. Writes also do, an epoch each.
+func (s *Store) CountTraceEpochs(ctx context.Context, chain chainquery.Chain, epochs int) (left uint64, err error) {
+	id, err := storeChainID(chain)
+	if err != nil {
+		return 0, err
+	}
+	b, err := s.BeginBlocks(ctx, id, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer b.Rollback()
+	if _, err := s.closeTraceEpochs(ctx, b, id, epochs); err != nil {
+		return 0, err
+	}
+	var below, done int64
+	if _, err := queryRow(ctx, b, qTraceEpochBounds, []any{id}, &below, &done); err != nil {
+		return 0, err
+	}
+	if whole := below / TraceEpochBlocks * TraceEpochBlocks; whole > done {
+		left = uint64(whole - done)
+	}
+	return left, b.Commit(ctx)
+}
