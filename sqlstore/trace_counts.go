@@ -298,7 +298,7 @@ func (s *Store) skipOffset(ctx context.Context, tx Tx, p *TracePlan) (narrowed b
 // the one where the offset falls is then read a bucket at a time.
 func (s *Store) skipBuckets(ctx context.Context, tx Tx, p *TracePlan, narrow bool) (start, end int64, err error) {
 	start, end = -1, -1
-	need := int64(0)             // the matches the page needs from the offset's bucket
+	need := int64(0)           // the matches the page needs from the offset's bucket
 	inside := [2]int64{-1, -1} // the epoch where the offset falls
 	visit := func(lo, hi, n int64) error {
 		if start < 0 {
