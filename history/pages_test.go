@@ -533,3 +533,27 @@ func TestPagePartSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestEpochPart: an address's part of an epoch's counts lies in its page
+// part (sqlstore/trace_epochs.go reads a page part's pages for the epoch
+// parts it holds), and the epoch parts are all used.
+func TestEpochPart(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	seen := make([]bool, EpochParts)
+	for range 40 * EpochParts {
+		a := make([]byte, AddrBytes)
+		for i := range a {
+			a[i] = byte(r.Uint32())
+		}
+		e := EpochPart(a)
+		if e%PageParts != PagePart(a) {
+			t.Fatalf("%x: epoch part %d is not in page part %d", a, e, PagePart(a))
+		}
+		seen[e] = true
+	}
+	for e, ok := range seen {
+		if !ok {
+			t.Fatalf("epoch part %d never drawn in %d addresses", e, 40*EpochParts)
+		}
+	}
+}

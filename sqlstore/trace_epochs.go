@@ -18,23 +18,20 @@ import (
 // of epoch_counts' key for them all, plus the pages of the buckets at
 // the range's ends. Over all of 1,000,000 blocks that is 100 rows and at
 // most ~200 pages, against 10,000 pages a bucket at a time; over a year of
-// Polygon, ~1,600 rows. A hundred keeps an epoch's rows about the size of
-// its buckets' pages (history.PageParts parts, the pages' own) while an
-// epoch is written once, from 200 x 1,024 pages, which costs a write
-// ~0.1 ms a block (docs/benchmarks.md, issue 31). It cannot change once a
-// database holds epochs.
+// Polygon, ~1,600 rows. An epoch is written once, from its 200 x 1,024
+// pages. It cannot change once a database holds epochs.
 const TraceEpochBuckets = 100
 
 // TraceEpochBlocks is the heights of an epoch.
 const TraceEpochBlocks = TraceEpochBuckets * TraceCountBlocks
 
 // epochCounts is the table of epochs' counts: per chain, space (a
-// direction of trace_counts for traces), part and epoch, a count page
-// (history/counts.go).
+// direction of trace_counts for traces), part (history.EpochPart) and
+// epoch, a count page (history/counts.go).
 var epochCounts = Table{Name: "epoch_counts", Columns: []string{"chain", "space", "part", "epoch", "counts"}}
 
-// epochPartChunk is how many parts of an epoch are added up at a time:
-// the counts of all 1,024 parts of a Polygon-shaped epoch are ~600,000
+// epochPartChunk is how many page parts of an epoch are added up at a
+// time: the counts of all 1,024 of a Polygon-shaped epoch are ~300,000
 // addresses a direction, a map too large for the ingester's memory.
 const epochPartChunk = 64
 
@@ -75,7 +72,9 @@ func (s *Store) closeTraceEpochs(ctx context.Context, b BlockBatch, chain int64,
 }
 
 // writeTraceEpoch writes the rows of epoch_counts of chain's epoch from
-// the pages of its buckets, epochPartChunk parts of a direction at a time.
+// the pages of its buckets, the pages of epochPartChunk page parts of a
+// direction at a time (their addresses' epoch parts are theirs alone:
+// history.EpochParts).
 func writeTraceEpoch(ctx context.Context, b BlockBatch, chain, epoch int64) error {
 	first := epoch * TraceEpochBuckets
 	last := first + TraceEpochBuckets - 1
@@ -83,19 +82,20 @@ func writeTraceEpoch(ctx context.Context, b BlockBatch, chain, epoch int64) erro
 	var keys []byte
 	for dir := CountFrom; dir <= CountTo; dir++ {
 		for lo := 0; lo < history.PageParts; lo += epochPartChunk {
-			sums := make([]map[[history.AddrBytes]byte]int64, epochPartChunk)
+			sums := map[int]map[[history.AddrBytes]byte]int64{} // by epoch part
 			err := b.Query(ctx, epochPagesSQL(first, last), []any{chain, dir, lo, lo + epochPartChunk - 1, first, last},
 				[]any{&part, &keys}, func() error {
 					counts, err := history.PageCounts(keys)
 					if err != nil {
 						return err
 					}
-					m := sums[part-lo]
-					if m == nil {
-						m = map[[history.AddrBytes]byte]int64{}
-						sums[part-lo] = m
-					}
 					for _, c := range counts {
+						ep := history.EpochPart(c.Key)
+						m := sums[ep]
+						if m == nil {
+							m = map[[history.AddrBytes]byte]int64{}
+							sums[ep] = m
+						}
 						m[[history.AddrBytes]byte(c.Key)] += c.N
 					}
 					return nil
@@ -104,15 +104,12 @@ func writeTraceEpoch(ctx context.Context, b BlockBatch, chain, epoch int64) erro
 				return err
 			}
 			t := Table{Name: epochCounts.Name, Columns: epochCounts.Columns}
-			for i, m := range sums {
-				if len(m) == 0 {
-					continue
-				}
-				page, err := countPage(m)
+			for _, ep := range slices.Sorted(maps.Keys(sums)) {
+				page, err := countPage(sums[ep])
 				if err != nil {
 					return err
 				}
-				t.Values = append(t.Values, chain, dir, lo+i, epoch, page)
+				t.Values = append(t.Values, chain, dir, ep, epoch, page)
 			}
 			if err := b.Insert(ctx, []Table{t}); err != nil {
 				return err
@@ -165,7 +162,7 @@ func epochSums(ctx context.Context, c Conn, chain int64, dir int, addrs [][]byte
 	}
 	var parts []int
 	for _, a := range addrs {
-		if p := history.PagePart(a); !slices.Contains(parts, p) {
+		if p := history.EpochPart(a); !slices.Contains(parts, p) {
 			parts = append(parts, p)
 		}
 	}
@@ -176,7 +173,7 @@ func epochSums(ctx context.Context, c Conn, chain int64, dir int, addrs [][]byte
 	var page []byte
 	err := c.Query(ctx, epochCountsSQL(parts), []any{chain, dir, first, last}, []any{&epoch, &part, &page}, func() error {
 		for _, a := range addrs {
-			if history.PagePart(a) != part {
+			if history.EpochPart(a) != part {
 				continue
 			}
 			k, _, err := history.FindCount(page, history.AddrBytes, a)

@@ -1,6 +1,6 @@
 -- Counts over long ranges of history that do not grow with their length
 -- (sqlstore/trace_epochs.go): per chain, direction of trace_counts (0
--- sender, 1 recipient: the space), page part (history.PagePart of the
+-- sender, 1 recipient: the space), part (history.EpochPart of the
 -- address) and epoch of 10,000 heights (100 buckets,
 -- sqlstore.TraceEpochBuckets), the addresses of the part and their number
 -- of traces over the epoch (history/counts.go). A count over a range adds

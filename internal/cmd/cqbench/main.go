@@ -27,11 +27,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/evm"
 	"github.com/chainquery/chainquery/internal/bench"
 	"github.com/chainquery/chainquery/internal/polychain"
@@ -54,6 +56,8 @@ const usage = `Usage:
                  [--batch N] [--concurrency N] [--node-cpus LIST] [--duration 5s] [--connections 32]
                  [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST]
   cqbench export [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--rounds 3] [--server-cpus LIST]
+  cqbench history [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--copies 19] [--page-copies 1]
+                 [--duration 3s] [--rounds 3]
 
 node serves the chain over JSON-RPC on 127.0.0.1; shape prints what its blocks
 hold; ingest builds the dataset with the real ingester, measured against the
@@ -72,7 +76,10 @@ and at --reads-at the uncached reads (answer cache off) against the real
 server next to the ceiling, then the last step's rate and each read's p50
 against the first's; export reads Export Logs and Export Traces over
 every block to their end over HTTP, next to the raw read of the same rows by
-the same store in-process. Pin with taskset: run
+the same store in-process; history makes the chain's history --copies times
+longer in the dataset (headers, counts and epochs copied; no segments) and
+measures, one request at a time, Filter Traces by the hot recipient over all
+of it and over its first sixteenth. Pin with taskset: run
 'taskset -c 1 cqbench ingest --node-cpus 0 ...' to give the node CPU 0 and the
 ingester (and the raw fetch) CPU 1.
 `
@@ -109,6 +116,8 @@ func run(ctx context.Context, args []string) error {
 		return runEncode(args[1:])
 	case "grow":
 		return runGrow(ctx, args[1:])
+	case "history":
+		return runHistory(ctx, args[1:])
 	case "export":
 		return runExport(ctx, args[1:])
 	}
@@ -532,5 +541,70 @@ func runEncode(args []string) error {
 		return err
 	}
 	fmt.Print(bench.EncodeTable(rs))
+	return nil
+}
+
+func runHistory(ctx context.Context, args []string) error {
+	var w workFlags
+	fs := flag.NewFlagSet("cqbench history", flag.ContinueOnError)
+	w.register(fs)
+	copies := fs.Int("copies", 19, "copies of the chain's history to add after it")
+	pageCopies := fs.Int("page-copies", 1, "of those, how many get the pages of the posting lists too")
+	duration := fs.Duration("duration", 3*time.Second, "length of each measurement")
+	rounds := fs.Int("rounds", 3, "rounds of every workload")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := w.check(); err != nil {
+		return err
+	}
+	c, err := w.chain()
+	if err != nil {
+		return err
+	}
+	say(fmt.Sprintf("seeding %d copies of blocks %d-%d", *copies, c.First(), c.Last()))
+	if err := bench.SeedCopies(ctx, w.db, chainquery.Polygon, int64(c.First()), int64(c.Last()), *copies, *pageCopies, say); err != nil {
+		return err
+	}
+	s, err := bench.StartServer(ctx, w.chainquery, w.db, "", "--answer-cache-mb", "0")
+	if err != nil {
+		return err
+	}
+	defer s.Stop()
+	ws := bench.CopyWorkloads(c, *copies)
+	for i := range ws {
+		if ws[i].Count, err = bench.CountOf(ctx, s, ws[i].Targets[0]); err != nil {
+			return err
+		}
+	}
+	o := bench.LoadOptions{Duration: *duration, Connections: 1, Progress: say}
+	p50s := make([][]time.Duration, len(ws))
+	for range *rounds {
+		rows, err := bench.Load(ctx, s, ws, o)
+		if err != nil {
+			return err
+		}
+		for i, r := range rows {
+			if r.Server.Errors > 0 {
+				return fmt.Errorf("%s: %d errors (%s)", r.Workload, r.Server.Errors, r.Server.Err)
+			}
+			p50s[i] = append(p50s[i], r.Server.P50)
+		}
+	}
+	fmt.Printf("one connection, %s a measurement, %d rounds\n\n| workload | count | p50 each round | median p50 |\n|---|---|---|---|\n", *duration, *rounds)
+	med := make([]time.Duration, len(ws))
+	for i, w := range ws {
+		var each []string
+		for _, d := range p50s[i] {
+			each = append(each, fmt.Sprintf("%.2f", d.Seconds()*1000))
+		}
+		sorted := slices.Clone(p50s[i])
+		slices.Sort(sorted)
+		med[i] = sorted[len(sorted)/2]
+		fmt.Printf("| %s | %d | %s ms | %.2f ms |\n", w.Name, w.Count, strings.Join(each, " / "), med[i].Seconds()*1000)
+	}
+	if len(med) == 2 {
+		fmt.Printf("\nall of it over its sixteenth: %.2fx\n", float64(med[0])/float64(med[1]))
+	}
 	return nil
 }
