@@ -242,4 +242,6 @@ func CopyWorkloads(c *polychain.Chain, copies int) []Workload {
 }
 
 // CountOf asks s for the count of t's answer, a list.
-func CountOf(ctx context.Context, s *Server, t vegeta.Target) (int64, error) { return countOf(ctx, s, t) }
+func CountOf(ctx context.Context, s *Server, t vegeta.Target) (int64, error) {
+	return countOf(ctx, s, t)
+}

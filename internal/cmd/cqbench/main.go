@@ -57,7 +57,7 @@ const usage = `Usage:
                  [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST]
   cqbench export [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--rounds 3] [--server-cpus LIST]
   cqbench history [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--copies 19] [--page-copies 1]
-                 [--duration 3s] [--rounds 3]
+                 [--duration 3s] [--rounds 3] [--only REGEXP] [--server-cpuprofile FILE]
 
 node serves the chain over JSON-RPC on 127.0.0.1; shape prints what its blocks
 hold; ingest builds the dataset with the real ingester, measured against the
@@ -552,6 +552,8 @@ func runHistory(ctx context.Context, args []string) error {
 	pageCopies := fs.Int("page-copies", 1, "of those, how many get the pages of the posting lists too")
 	duration := fs.Duration("duration", 3*time.Second, "length of each measurement")
 	rounds := fs.Int("rounds", 3, "rounds of every workload")
+	only := fs.String("only", "", "run only the workloads whose name matches `REGEXP`")
+	cpuProfile := fs.String("server-cpuprofile", "", "write the server's CPU profile over the whole run to `FILE`")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -566,12 +568,23 @@ func runHistory(ctx context.Context, args []string) error {
 	if err := bench.SeedCopies(ctx, w.db, chainquery.Polygon, int64(c.First()), int64(c.Last()), *copies, *pageCopies, say); err != nil {
 		return err
 	}
-	s, err := bench.StartServer(ctx, w.chainquery, w.db, "", "--answer-cache-mb", "0")
+	serveArgs := []string{"--answer-cache-mb", "0"}
+	if *cpuProfile != "" {
+		serveArgs = append(serveArgs, "--cpuprofile", *cpuProfile)
+	}
+	s, err := bench.StartServer(ctx, w.chainquery, w.db, "", serveArgs...)
 	if err != nil {
 		return err
 	}
 	defer s.Stop()
 	ws := bench.CopyWorkloads(c, *copies)
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return err
+		}
+		ws = slices.DeleteFunc(ws, func(w bench.Workload) bool { return !re.MatchString(w.Name) })
+	}
 	for i := range ws {
 		if ws[i].Count, err = bench.CountOf(ctx, s, ws[i].Targets[0]); err != nil {
 			return err
