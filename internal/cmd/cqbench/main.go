@@ -58,6 +58,7 @@ const usage = `Usage:
   cqbench export [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--rounds 3] [--server-cpus LIST]
   cqbench history [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--copies 19] [--page-copies 1]
                  [--duration 3s] [--rounds 3] [--only REGEXP] [--server-cpuprofile FILE]
+  cqbench floor  [chain flags] --pg DSN --db sqlite:PATH [--duration 3s] [--rounds 4] [--connections 32]
 
 node serves the chain over JSON-RPC on 127.0.0.1; shape prints what its blocks
 hold; ingest builds the dataset with the real ingester, measured against the
@@ -79,7 +80,9 @@ every block to their end over HTTP, next to the raw read of the same rows by
 the same store in-process; history makes the chain's history --copies times
 longer in the dataset (headers, counts and epochs copied; no segments) and
 measures, one request at a time, Filter Traces by the hot recipient over all
-of it and over its first sixteenth. Pin with taskset: run
+of it and over its first sixteenth; floor measures what one store call a
+request costs each store (SELECT 1, the latest block, a block's header) in
+bare net/http servers, next to a ceiling that makes none. Pin with taskset: run
 'taskset -c 1 cqbench ingest --node-cpus 0 ...' to give the node CPU 0 and the
 ingester (and the raw fetch) CPU 1.
 `
@@ -116,6 +119,8 @@ func run(ctx context.Context, args []string) error {
 		return runEncode(args[1:])
 	case "grow":
 		return runGrow(ctx, args[1:])
+	case "floor":
+		return runFloor(ctx, args[1:])
 	case "history":
 		return runHistory(ctx, args[1:])
 	case "export":
@@ -620,4 +625,30 @@ func runHistory(ctx context.Context, args []string) error {
 		fmt.Printf("\nall of it over its sixteenth: %.2fx\n", float64(med[0])/float64(med[1]))
 	}
 	return nil
+}
+
+func runFloor(ctx context.Context, args []string) error {
+	var cf chainFlags
+	fs := flag.NewFlagSet("cqbench floor", flag.ContinueOnError)
+	cf.register(fs)
+	pg := fs.String("pg", "", "the PostgreSQL dataset's `DSN`")
+	db := fs.String("db", "", "the SQLite dataset, sqlite:`PATH`")
+	duration := fs.Duration("duration", 3*time.Second, "length of each measurement")
+	rounds := fs.Int("rounds", 4, "rounds of every server")
+	connections := fs.Int("connections", 32, "concurrent connections")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *pg == "" || !strings.HasPrefix(*db, "sqlite:") {
+		return errors.New("--pg DSN and --db sqlite:PATH are required")
+	}
+	c, err := cf.chain()
+	if err != nil {
+		return err
+	}
+	mid := c.First() + (c.Last()-c.First())/2
+	table, err := bench.Floor(ctx, *pg, strings.TrimPrefix(*db, "sqlite:"), mid, *rounds,
+		bench.LoadOptions{Duration: *duration, Connections: *connections})
+	fmt.Printf("%s a measurement, %d connections, block %d\n\n%s", *duration, *connections, mid, table)
+	return err
 }
