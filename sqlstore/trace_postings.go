@@ -37,13 +37,15 @@ func (s *Store) historyLists(ctx context.Context, c Conn, p *TracePlan, dir int,
 		read[bucket] = lists
 		return each(bucket, lists)
 	}
-	// A stretch of the key first, then twice as many each time: a page
-	// over all of a long history most often ends in its first bucket, and
-	// a statement naming its every stretch (12,000 over 1,200,000
-	// heights) cost more than the rest of the request.
+	// The rest of a stretch of the key first (and at least the buckets a
+	// listCache keeps: a 100-block range's two in one statement), then
+	// twice as many each time: a page over all of a long history most
+	// often ends in its first bucket, and a statement naming its every
+	// stretch (12,000 over 1,200,000 heights) cost more than the rest of
+	// the request.
 	var err error
 	for lo, width := first, int64(TracePageEpoch); lo <= last && err == nil; width = min(2*width, maxPageWalk) {
-		hi := min(last, lo/TracePageEpoch*TracePageEpoch+width-1)
+		hi := min(last, max(lo/TracePageEpoch*TracePageEpoch+width-1, lo+listCacheBuckets-1))
 		err = readPages(ctx, c, p.Chain, dir, addrs, lo, hi, true, visit)
 		lo = hi + 1
 	}
