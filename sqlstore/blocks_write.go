@@ -201,7 +201,10 @@ func (s *Store) settle(ctx context.Context, b BlockBatch, id int64) error {
 	if _, err := s.countHistoryLogs(ctx, b, id, 1); err != nil {
 		return err
 	}
-	_, err := s.closeTraceEpochs(ctx, b, id, 1)
+	if _, err := s.closeTraceEpochs(ctx, b, id, 1); err != nil {
+		return err
+	}
+	_, err := s.closeLogEpochs(ctx, b, id, 1)
 	return err
 }
 

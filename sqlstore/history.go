@@ -207,6 +207,9 @@ func (s *Store) thaw(ctx context.Context, b BlockBatch, chain int64, from uint64
 	if err := thawTraceEpochs(ctx, b, chain, lo); err != nil {
 		return err
 	}
+	if err := thawLogEpochs(ctx, b, chain, lo); err != nil {
+		return err
+	}
 	return s.thawLogs(ctx, b, chain, lo)
 }
 
@@ -233,6 +236,9 @@ func (s *Store) FreezeHistory(ctx context.Context, chain chainquery.Chain, below
 		return err
 	}
 	if _, err := s.closeTraceEpochs(ctx, b, id, math.MaxInt); err != nil {
+		return err
+	}
+	if _, err := s.closeLogEpochs(ctx, b, id, math.MaxInt); err != nil {
 		return err
 	}
 	return b.Commit(ctx)

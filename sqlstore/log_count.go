@@ -28,8 +28,9 @@ const (
 	// log_counts_from.
 	qLogCountsFrom    = `SELECT log_counts_from FROM history WHERE chain = $1`
 	qSetLogCountsFrom = `UPDATE history SET log_counts_from = $2 WHERE chain = $1`
-	// qHistoryBounds: chain → below and log_counts_from (no row: 0, 0).
-	qHistoryBounds = `SELECT below, log_counts_from FROM history WHERE chain = $1`
+	// qHistoryBounds: chain → below, log_counts_from, logs_from,
+	// log_epochs_from and log_epochs_below (no row: all 0).
+	qHistoryBounds = `SELECT below, log_counts_from, logs_from, log_epochs_from, log_epochs_below FROM history WHERE chain = $1`
 	// qBlockLogCounts: chain, lo, hi → the number, log_count, timestamp
 	// and version of each stored block from lo to hi, in order.
 	qBlockLogCounts = `SELECT number, log_count, timestamp, version FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3 ORDER BY number`

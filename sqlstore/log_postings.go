@@ -88,6 +88,7 @@ type listEnds struct{ fromBottom, toTop bool }
 func (r reader) postingRangeLogs(ctx context.Context, lo, hi uint64, ends listEnds, m *logMatcher) error {
 	kind, keys, _ := logPostingKeys(m.f)
 	pr := newPostingRange(r, kind, keys, lo, hi)
+	pr.epochsFrom, pr.epochsBelow = m.epochsFrom, m.epochsBelow
 	if m.f.Topics[1] != nil || m.f.Topics[2] != nil || m.f.Topics[3] != nil {
 		numbers, err := pr.blocks(ctx)
 		if err != nil {
@@ -124,6 +125,9 @@ type postingRange struct {
 	kind   int
 	keys   [][]byte
 	lo, hi uint64
+	// epochsFrom and epochsBelow bound the chain's logs' epochs
+	// (log_epochs.go): the whole ones between are in epoch_counts.
+	epochsFrom, epochsBelow int64
 	addrs  [][]byte
 	topics []chainquery.Hash
 	// tagged, once counts has run, holds the buckets where the addresses'
@@ -158,6 +162,7 @@ func (pr *postingRange) keep(has bool, t *chainquery.Hash) bool {
 type bucketCount struct {
 	bucket int64
 	n      int
+	span   int64 // the buckets it counts from bucket on: one when 0 (an epoch's are LogEpochBuckets)
 }
 
 // lists reads the range's lists over the buckets first to last and hands
@@ -261,7 +266,7 @@ func (pr postingRange) blocks(ctx context.Context) ([]uint64, error) {
 // that are not the lists' own (ends), whose lists it returns in edges.
 func (pr postingRange) count(ctx context.Context, ends listEnds) ([]bucketCount, map[int64][][]byte, error) {
 	first, last := int64(pr.lo/LogBucketBlocks), int64(pr.hi/LogBucketBlocks)
-	counts, err := pr.counts(ctx, first, last)
+	counts, err := pr.epochCounts(ctx, first, last)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -296,6 +301,28 @@ func (pr postingRange) count(ctx context.Context, ends listEnds) ([]bucketCount,
 	return counts, edges, nil
 }
 
+// epochCounts is counts with, where the range's kind has them, the whole
+// epochs between its end buckets (which count recounts when the range
+// holds them in part) counted by epoch_counts, an entry an epoch.
+func (pr postingRange) epochCounts(ctx context.Context, first, last int64) ([]bucketCount, error) {
+	const eb, e = LogEpochBuckets, TraceEpochBlocks
+	eLo := max((first+1+eb-1)/eb, (pr.epochsFrom+e-1)/e)
+	eHi := min(last/eb, pr.epochsBelow/e) - 1
+	if !hasLogEpochs(pr.kind) || eLo > eHi {
+		return pr.counts(ctx, first, last)
+	}
+	out, err := pr.counts(ctx, first, eLo*eb-1)
+	if err != nil {
+		return nil, err
+	}
+	mid, err := pr.logEpochCounts(ctx, eLo, eHi)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := pr.counts(ctx, (eHi+1)*eb, last)
+	return append(append(out, mid...), rest...), err
+}
+
 // counts returns the number of the lists' entries in each bucket from
 // first to last that has some: the sum of the rows' n, and for pairs of an
 // address and a topic0 also their counts in the addresses' topics, where
@@ -311,7 +338,7 @@ func (pr postingRange) counts(ctx context.Context, first, last int64) ([]bucketC
 		case found:
 			counts[i].n += n
 		default:
-			counts = slices.Insert(counts, i, bucketCount{b, n})
+			counts = slices.Insert(counts, i, bucketCount{bucket: b, n: n})
 		}
 	}
 	q, args := pr.r.Dialect.LogPostingCounts(pr.r.chain, pr.kind, pr.keys, first, last)
@@ -363,16 +390,20 @@ func (pr postingRange) counts(ctx context.Context, first, last int64) ([]bucketC
 // the one where the page is full, and their lists are read up to the
 // page's last entry, whole runs before its first passed undecoded.
 func (pr postingRange) page(ctx context.Context, counts []bucketCount, edges map[int64][][]byte, offset, need int) ([]history.Posting, error) {
-	start, end, seen := -1, len(counts)-1, 0
-	for i, bc := range counts {
-		if start < 0 && seen+bc.n > offset {
-			start = i
-		}
-		seen += bc.n
-		if start >= 0 && seen >= offset+need {
-			end = i
+	var start, end int
+	for {
+		start, end = pageCounts(counts, offset, need)
+		// An epoch's count among those the page lies in: its buckets'.
+		i := slices.IndexFunc(counts[max(start, 0):end+1], func(bc bucketCount) bool { return bc.span > 1 })
+		if start < 0 || i < 0 {
 			break
 		}
+		i += start
+		inner, err := pr.counts(ctx, counts[i].bucket, counts[i].bucket+counts[i].span-1)
+		if err != nil {
+			return nil, err
+		}
+		counts = slices.Replace(slices.Clone(counts), i, i+1, inner...)
 	}
 	for _, bc := range counts[:start] {
 		offset -= bc.n
@@ -409,6 +440,23 @@ func (pr postingRange) page(ctx context.Context, counts []bucketCount, edges map
 		i = j
 	}
 	return page, nil
+}
+
+// pageCounts returns the first and the last of counts that hold the
+// matches offset to offset+need-1 (start -1 when none does).
+func pageCounts(counts []bucketCount, offset, need int) (start, end int) {
+	start, end, seen := -1, len(counts)-1, 0
+	for i, bc := range counts {
+		if start < 0 && seen+bc.n > offset {
+			start = i
+		}
+		seen += bc.n
+		if start >= 0 && seen >= offset+need {
+			end = i
+			break
+		}
+	}
+	return start, end
 }
 
 // listsPage returns, in chain order, the entries offset to

@@ -27,13 +27,14 @@ func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*c
 		return []*chainquery.Log{}, 0, err
 	}
 	hi = min(hi, math.MaxInt64)
-	// The boundary, and from where history's blocks are counted, in one
-	// statement: on PostgreSQL each is a round trip.
+	// The boundary, from where history's blocks are counted and listed,
+	// and the epochs, in one statement: on PostgreSQL each is a round
+	// trip.
 	var below, counted int64
-	if _, err := queryRow(ctx, r.c, qHistoryBounds, []any{r.chain}, &below, &counted); err != nil {
+	m := &logMatcher{f: &f, page: []*chainquery.Log{}}
+	if _, err := queryRow(ctx, r.c, qHistoryBounds, []any{r.chain}, &below, &counted, &m.logsFrom, &m.epochsFrom, &m.epochsBelow); err != nil {
 		return nil, 0, err
 	}
-	m := &logMatcher{f: &f, page: []*chainquery.Log{}}
 	if int64(lo) < below {
 		if err := r.historyRangeMatches(ctx, lo, min(hi, uint64(below-1)), int64(hi) >= below-1, counted, m); err != nil {
 			return nil, 0, err
@@ -87,11 +88,7 @@ func (r reader) historyRangeMatches(ctx context.Context, lo, hi uint64, toTop bo
 	listed := hi + 1 // the first block read by the lists: none without a key
 	fromBottom := false
 	if m.f.Keyed() {
-		from, err := r.logsFrom(ctx)
-		if err != nil {
-			return err
-		}
-		listed, fromBottom = max(lo, uint64(from)), lo <= uint64(from)
+		listed, fromBottom = max(lo, uint64(m.logsFrom)), lo <= uint64(m.logsFrom)
 	}
 	if lo < listed {
 		end := min(hi, listed-1)
@@ -141,6 +138,9 @@ type logMatcher struct {
 	f     *chainquery.LogRangeFilter
 	count int
 	page  []*chainquery.Log
+	// The chain's history's bounds: logs_from, and the logs' epochs
+	// (log_epochs.go).
+	logsFrom, epochsFrom, epochsBelow int64
 }
 
 // counted counts one more matching log, and reports whether it is one of

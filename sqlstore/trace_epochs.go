@@ -153,10 +153,10 @@ func thawTraceEpochs(ctx context.Context, b BlockBatch, chain, lo int64) error {
 	return err
 }
 
-// epochSums reads the counts of addrs in direction dir over chain's
+// epochSums reads the counts of addrs (keys of keyLen bytes) in space over chain's
 // epochs first to last and calls each, in epoch order, with each epoch's
 // total that is not zero.
-func epochSums(ctx context.Context, c Conn, chain int64, dir int, addrs [][]byte, first, last int64, each func(epoch, n int64) error) error {
+func epochSums(ctx context.Context, c Conn, chain int64, space int, addrs [][]byte, keyLen int, first, last int64, each func(epoch, n int64) error) error {
 	if first > last || len(addrs) == 0 {
 		return nil
 	}
@@ -171,12 +171,12 @@ func epochSums(ctx context.Context, c Conn, chain int64, dir int, addrs [][]byte
 	var epoch int64
 	var part int
 	var page []byte
-	err := c.Query(ctx, epochCountsSQL(parts), []any{chain, dir, first, last}, []any{&epoch, &part, &page}, func() error {
+	err := c.Query(ctx, epochCountsSQL(parts), []any{chain, space, first, last}, []any{&epoch, &part, &page}, func() error {
 		for _, a := range addrs {
 			if history.EpochPart(a) != part {
 				continue
 			}
-			k, _, err := history.FindCount(page, history.AddrBytes, a)
+			k, _, err := history.FindCount(page, keyLen, a)
 			if err != nil {
 				return err
 			}
@@ -218,12 +218,12 @@ const (
 	qDeleteTraceEpochsFrom = `DELETE FROM epoch_counts WHERE chain = $1 AND space IN (0, 1) AND epoch >= $2`
 )
 
-// CountTraceEpochs writes the counts of up to epochs epochs of chain's
-// traces that lie wholly in history and have none yet (a database written
-// before migration 0025), in one transaction, and returns how many heights
-// of such epochs are left: `chainquery migrate` calls it until it returns
-// 0. Writes also do, an epoch each.
-func (s *Store) CountTraceEpochs(ctx context.Context, chain chainquery.Chain, epochs int) (left uint64, err error) {
+// CountEpochs writes the counts of up to epochs epochs of chain's traces,
+// and as many of its logs, that lie wholly in history and have none yet
+// (a database written before migration 0025), in one transaction, and
+// returns how many heights of such epochs of traces are left: `chainquery
+// migrate` calls it until it returns 0. Writes also do, an epoch each.
+func (s *Store) CountEpochs(ctx context.Context, chain chainquery.Chain, epochs int) (left uint64, err error) {
 	id, err := storeChainID(chain)
 	if err != nil {
 		return 0, err
@@ -234,6 +234,9 @@ func (s *Store) CountTraceEpochs(ctx context.Context, chain chainquery.Chain, ep
 	}
 	defer b.Rollback()
 	if _, err := s.closeTraceEpochs(ctx, b, id, epochs); err != nil {
+		return 0, err
+	}
+	if _, err := s.closeLogEpochs(ctx, b, id, epochs); err != nil {
 		return 0, err
 	}
 	var below, done int64

@@ -30,7 +30,7 @@ and ingest may run meanwhile.
 type historyConverter interface {
 	ConvertHistory(ctx context.Context, chain chainquery.Chain, buckets int) (below, target uint64, err error)
 	IndexLogHistory(ctx context.Context, chain chainquery.Chain, buckets int) (left uint64, err error)
-	CountTraceEpochs(ctx context.Context, chain chainquery.Chain, epochs int) (left uint64, err error)
+	CountEpochs(ctx context.Context, chain chainquery.Chain, epochs int) (left uint64, err error)
 }
 
 type migrateCmd struct {
@@ -75,24 +75,24 @@ func (c *migrateCmd) run(ctx context.Context, m *Main) error {
 		if err := indexLogHistory(ctx, m, conv, chain); err != nil {
 			return err
 		}
-		if err := countTraceEpochs(ctx, m, conv, chain); err != nil {
+		if err := countEpochs(ctx, m, conv, chain); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// countTraceEpochs writes the counts of the epochs of chain's traces that
+// countEpochs writes the counts of the epochs of chain's traces that
 // an earlier release left without, from the lowest up.
-func countTraceEpochs(ctx context.Context, m *Main, conv historyConverter, chain chainquery.Chain) error {
-	todo, err := conv.CountTraceEpochs(ctx, chain, 0) // where it stands
+func countEpochs(ctx context.Context, m *Main, conv historyConverter, chain chainquery.Chain) error {
+	todo, err := conv.CountEpochs(ctx, chain, 0) // where it stands
 	if err != nil || todo == 0 {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "%s: counting the traces of %d blocks of history by address, 10,000 blocks at a time\n", chain, todo)
 	start := time.Now()
 	for {
-		left, err := conv.CountTraceEpochs(ctx, chain, 1) // 10,000 blocks, a second or so
+		left, err := conv.CountEpochs(ctx, chain, 1) // 10,000 blocks, a second or so
 		if err != nil {
 			return fmt.Errorf("%s: count traces: %w", chain, err)
 		}

@@ -21,7 +21,7 @@ import (
 type historyStore interface {
 	chainquery.Store
 	FreezeHistory(ctx context.Context, chain chainquery.Chain, below uint64) error
-	CountTraceEpochs(ctx context.Context, chain chainquery.Chain, epochs int) (uint64, error)
+	CountEpochs(ctx context.Context, chain chainquery.Chain, epochs int) (uint64, error)
 }
 
 // writeConn returns the connection of st's writes.
@@ -81,7 +81,7 @@ func SeedCopies(ctx context.Context, dsn string, chain chainquery.Chain, first, 
 		return err
 	}
 	for {
-		left, err := h.CountTraceEpochs(ctx, chain, 1)
+		left, err := h.CountEpochs(ctx, chain, 1)
 		if err != nil {
 			return err
 		}

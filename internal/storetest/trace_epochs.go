@@ -93,7 +93,7 @@ func CheckTraceEpochs(t *testing.T, s chainquery.Store, conn sqlstore.Conn) {
 	checkEpochCounts(t, s, chain)
 
 	// A database written before migration 0025 has no epochs:
-	// CountTraceEpochs writes them, an epoch a call from the lowest block's
+	// CountEpochs writes them, an epoch a call from the lowest block's
 	// (the epochs below it hold nothing).
 	for _, q := range []string{`DELETE FROM epoch_counts`, `UPDATE history SET trace_epochs_below = 0`} {
 		if _, err := conn.Exec(ctx, q); err != nil {
@@ -102,20 +102,20 @@ func CheckTraceEpochs(t *testing.T, s chainquery.Store, conn sqlstore.Conn) {
 	}
 	checkEpochCounts(t, s, chain)
 	counter, ok := s.(interface {
-		CountTraceEpochs(ctx context.Context, chain chainquery.Chain, epochs int) (uint64, error)
+		CountEpochs(ctx context.Context, chain chainquery.Chain, epochs int) (uint64, error)
 	})
 	if !ok {
 		t.Fatalf("%T counts no epochs", s)
 	}
 	for i, want := range []uint64{50_000, 40_000, 30_000, 20_000, 10_000, 0} {
 		epochs := min(i, 1) // the first call says where it stands
-		left, err := counter.CountTraceEpochs(ctx, chainquery.Polygon, epochs)
+		left, err := counter.CountEpochs(ctx, chainquery.Polygon, epochs)
 		if err != nil || left != want {
-			t.Fatalf("CountTraceEpochs call %d: %d left (%v), want %d", i, left, err, want)
+			t.Fatalf("CountEpochs call %d: %d left (%v), want %d", i, left, err, want)
 		}
 	}
 	if _, epochs := epochsBelow(); epochs != 60_000 {
-		t.Fatalf("after CountTraceEpochs: trace_epochs_below %d, want 60,000", epochs)
+		t.Fatalf("after CountEpochs: trace_epochs_below %d, want 60,000", epochs)
 	}
 	checkEpochCounts(t, s, chain)
 }

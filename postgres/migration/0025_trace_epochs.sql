@@ -1,7 +1,8 @@
 -- Counts over long ranges of history that do not grow with their length
--- (sqlstore/trace_epochs.go): per chain, direction of trace_counts (0
--- sender, 1 recipient: the space), part (history.EpochPart of the
--- address) and epoch of 10,000 heights (100 buckets,
+-- (sqlstore/trace_epochs.go, log_epochs.go): per chain, direction of
+-- trace_counts (0 sender, 1 recipient: the space; log_postings' kinds 0
+-- address and 1 topic0 are spaces 10 and 11), part (history.EpochPart of the
+-- key) and epoch of 10,000 heights (100 buckets,
 -- sqlstore.TraceEpochBuckets), the addresses of the part and their number
 -- of traces over the epoch (history/counts.go). A count over a range adds
 -- up an address's rows of the whole epochs in it, found by one search of
@@ -25,3 +26,7 @@ CREATE TABLE epoch_counts (
 -- Already compressed by their varints: no attempt at compressing them.
 ALTER TABLE epoch_counts ALTER COLUMN counts SET STORAGE EXTERNAL;
 ALTER TABLE history ADD COLUMN trace_epochs_below bigint NOT NULL DEFAULT 0;
+-- The logs' epochs from log_epochs_from to log_epochs_below are written:
+-- those of the history whose logs are in log_postings.
+ALTER TABLE history ADD COLUMN log_epochs_from bigint NOT NULL DEFAULT 0;
+ALTER TABLE history ADD COLUMN log_epochs_below bigint NOT NULL DEFAULT 0;
