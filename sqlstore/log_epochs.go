@@ -137,9 +137,9 @@ func (pr postingRange) logEpochCounts(ctx context.Context, first, last int64) ([
 // up. qLogEpochSums: chain, first, last bucket, kind → each key of kind
 // and its number of logs over the buckets.
 const (
-	qLogEpochBounds      = `SELECT below, logs_from, log_epochs_from, log_epochs_below FROM history WHERE chain = $1`
-	qSetLogEpochs        = `UPDATE history SET log_epochs_from = $2, log_epochs_below = $3 WHERE chain = $1`
-	qLowerLogEpochs      = `UPDATE history SET log_epochs_below = CASE WHEN log_epochs_below > $2 THEN $2 ELSE log_epochs_below END,
+	qLogEpochBounds = `SELECT below, logs_from, log_epochs_from, log_epochs_below FROM history WHERE chain = $1`
+	qSetLogEpochs   = `UPDATE history SET log_epochs_from = $2, log_epochs_below = $3 WHERE chain = $1`
+	qLowerLogEpochs = `UPDATE history SET log_epochs_below = CASE WHEN log_epochs_below > $2 THEN $2 ELSE log_epochs_below END,
 		log_epochs_from = CASE WHEN log_epochs_from > $2 THEN $2 ELSE log_epochs_from END WHERE chain = $1`
 	qDeleteLogEpochsFrom = `DELETE FROM epoch_counts WHERE chain = $1 AND space IN (10, 11) AND epoch >= $2`
 	qLogEpochSums        = `SELECT key, sum(n) FROM log_postings WHERE chain = $1 AND bucket BETWEEN $2 AND $3 AND kind = $4 GROUP BY key`

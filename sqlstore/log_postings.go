@@ -128,8 +128,8 @@ type postingRange struct {
 	// epochsFrom and epochsBelow bound the chain's logs' epochs
 	// (log_epochs.go): the whole ones between are in epoch_counts.
 	epochsFrom, epochsBelow int64
-	addrs  [][]byte
-	topics []chainquery.Hash
+	addrs                   [][]byte
+	topics                  []chainquery.Hash
 	// tagged, once counts has run, holds the buckets where the addresses'
 	// own lists (not their pairs') hold matches: lists reads those alone
 	tagged *map[int64]bool
