@@ -216,12 +216,15 @@ const (
 	qSetTraceEpochsBelow   = `UPDATE history SET trace_epochs_below = $2 WHERE chain = $1`
 	qLowerTraceEpochsBelow = `UPDATE history SET trace_epochs_below = $2 WHERE chain = $1 AND trace_epochs_below > $2`
 	qDeleteTraceEpochsFrom = `DELETE FROM epoch_counts WHERE chain = $1 AND space IN (0, 1) AND epoch >= $2`
+	// qEpochsLeft: chain → below, trace_epochs_below, log_epochs_below.
+	qEpochsLeft = `SELECT below, trace_epochs_below, log_epochs_below FROM history WHERE chain = $1`
 )
 
 // CountEpochs writes the counts of up to epochs epochs of chain's traces,
 // and as many of its logs, that lie wholly in history and have none yet
 // (a database written before migration 0025), in one transaction, and
-// returns how many heights of such epochs of traces are left: `chainquery
+// returns how many heights of such epochs are left (of traces or of logs,
+// the more): `chainquery
 // migrate` calls it until it returns 0. Writes also do, an epoch each.
 func (s *Store) CountEpochs(ctx context.Context, chain chainquery.Chain, epochs int) (left uint64, err error) {
 	id, err := storeChainID(chain)
@@ -239,12 +242,16 @@ func (s *Store) CountEpochs(ctx context.Context, chain chainquery.Chain, epochs 
 	if _, err := s.closeLogEpochs(ctx, b, id, epochs); err != nil {
 		return 0, err
 	}
-	var below, done int64
-	if _, err := queryRow(ctx, b, qTraceEpochBounds, []any{id}, &below, &done); err != nil {
+	var below, traces, logs int64
+	if _, err := queryRow(ctx, b, qEpochsLeft, []any{id}, &below, &traces, &logs); err != nil {
 		return 0, err
 	}
-	if whole := below / TraceEpochBlocks * TraceEpochBlocks; whole > done {
-		left = uint64(whole - done)
+	whole := below / TraceEpochBlocks * TraceEpochBlocks
+	if whole > traces {
+		left = uint64(whole - traces)
+	}
+	if whole > logs {
+		left = max(left, uint64(whole-logs))
 	}
 	return left, b.Commit(ctx)
 }

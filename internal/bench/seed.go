@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -128,9 +129,12 @@ func SeedCopies(ctx context.Context, dsn string, chain chainquery.Chain, first, 
 			if err := copyPages(ctx, s, id, first, last, k*span); err != nil {
 				return fmt.Errorf("copy %d: %w", k, err)
 			}
+			if err := copyLogLists(ctx, s, id, first, last, k*span); err != nil {
+				return fmt.Errorf("copy %d: %w", k, err)
+			}
 		}
 		top := first + (k+1)*span
-		if _, err := s.Exec(ctx, `UPDATE history SET below = $2, trace_epochs_below = $2 WHERE chain = $1`, id, top); err != nil {
+		if _, err := s.Exec(ctx, `UPDATE history SET below = $2, trace_epochs_below = $2, log_epochs_below = $2 WHERE chain = $1`, id, top); err != nil {
 			return err
 		}
 	}
@@ -182,6 +186,45 @@ func copyPages(ctx context.Context, s sqlstore.Conn, chain, first, last, shift i
 	return nil
 }
 
+// copyLogLists copies the rows of log_postings of chain's blocks first to
+// last shift heights up, their lists' entries moved with them (the
+// topics and tags of an address's entries stay as they are, entry for
+// entry), a bucket at a time.
+func copyLogLists(ctx context.Context, s sqlstore.Conn, chain, first, last, shift int64) error {
+	const b = sqlstore.LogBucketBlocks
+	var kind int
+	var n int64
+	var key, topics, list, tags []byte
+	for bucket := first / b; bucket <= last/b; bucket++ {
+		var values []any
+		err := s.Query(ctx, `SELECT kind, key, n, topics, list, tags FROM log_postings WHERE chain = $1 AND bucket = $2`,
+			[]any{chain, bucket}, []any{&kind, &key, &n, &topics, &list, &tags}, func() error {
+				ps, err := history.DecodePostings(list)
+				if err != nil {
+					return err
+				}
+				for j := range ps {
+					ps[j].Block += uint64(shift)
+				}
+				l, err := history.AppendPostings(nil, ps)
+				values = append(values, chain, kind, bytes.Clone(key), bucket+shift/b, n, bytes.Clone(topics), l, bytes.Clone(tags))
+				return err
+			})
+		if err != nil {
+			return err
+		}
+		for len(values) > 0 {
+			n := min(len(values)/8, 64)
+			q := `INSERT INTO log_postings (chain, kind, key, bucket, n, topics, list, tags) VALUES ` + valuesList(n, 8)
+			if _, err := s.Exec(ctx, q, values[:n*8]...); err != nil {
+				return err
+			}
+			values = values[n*8:]
+		}
+	}
+	return nil
+}
+
 // valuesList is the VALUES of rows rows of cols columns, numbered.
 func valuesList(rows, cols int) string {
 	var b strings.Builder
@@ -219,9 +262,10 @@ func copyStride(first, last int64) int64 {
 }
 
 // CopyWorkloads are Filter Traces by c's hot recipient (a tenth of the
-// calls) over the datetime range of the blocks of c and copies copies of
-// them (SeedCopies), and over its first sixteenth: a page of 50 at
-// offset 0, which lies in c's own blocks.
+// calls) and Filter Logs by the same hot contract (its ~40 logs a block,
+// a busy token's Transfers) over the datetime range of the blocks of c and
+// copies copies of them (SeedCopies), and over its first sixteenth: a
+// page of 50 at offset 0, which lies in c's own blocks.
 func CopyWorkloads(c *polychain.Chain, copies int) []Workload {
 	first, last := int64(c.First()), int64(c.Last())
 	span := copyStride(first, last)
@@ -237,6 +281,9 @@ func CopyWorkloads(c *polychain.Chain, copies int) []Workload {
 		f := filterBody{FromDatetime: dt(c.Time(c.First())), ToDatetime: dt(c.Time(uint64(end)) + k*tspan), ToAddress: hot}
 		out = append(out, Workload{Name: fmt.Sprintf("Filter Traces, hot to_address, %d heights of history, offset 0", blocks),
 			Targets: []vegeta.Target{f.target(50, 0)}, Count: -1})
+		l := logBody{FromDatetime: f.FromDatetime, ToDatetime: f.ToDatetime, Address: hot}
+		out = append(out, Workload{Name: fmt.Sprintf("Filter Logs, hot address, %d heights of history, offset 0", blocks),
+			Targets: []vegeta.Target{l.target(50, 0)}, Count: -1})
 	}
 	return out
 }

@@ -83,4 +83,29 @@ func CheckLogEpochs(t *testing.T, want, got chainquery.Store, conn sqlstore.Conn
 		t.Fatalf("after the freeze: logs' epochs below %d, want 60,000", below)
 	}
 	check("frozen")
+
+	// A database written before migration 0025 has no epochs: CountEpochs
+	// writes them, from the lowest block's epoch up.
+	for _, q := range []string{`DELETE FROM epoch_counts WHERE space IN (10, 11)`, `UPDATE history SET log_epochs_from = 0, log_epochs_below = 0`} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("without epochs")
+	counter := got.(interface {
+		CountEpochs(ctx context.Context, chain chainquery.Chain, epochs int) (uint64, error)
+	})
+	for i := 0; ; i++ {
+		left, err := counter.CountEpochs(ctx, chainquery.Polygon, 1)
+		must(t, err)
+		if left == 0 {
+			break
+		} else if i > 6 {
+			t.Fatalf("CountEpochs: %d heights left after %d calls", left, i+1)
+		}
+	}
+	if from, below := bounds(); from != 10_000 || below != 60_000 {
+		t.Fatalf("after CountEpochs: logs' epochs from %d to %d, want 10,000 to 60,000", from, below)
+	}
+	check("counted again")
 }

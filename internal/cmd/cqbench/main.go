@@ -621,9 +621,14 @@ func runHistory(ctx context.Context, args []string) error {
 		med[i] = sorted[len(sorted)/2]
 		fmt.Printf("| %s | %d | %s ms | %.2f ms |\n", w.Name, w.Count, strings.Join(each, " / "), med[i].Seconds()*1000)
 	}
-	if len(med) == 2 {
-		fmt.Printf("\nall of it over its sixteenth: %.2fx\n", float64(med[0])/float64(med[1]))
+	for i := range ws {
+		for j := range ws {
+			if a, b := ws[i].Name, ws[j].Name; i != j && strings.Count(a, " ") == strings.Count(b, " ") && workloadKind(a) == workloadKind(b) && ws[i].Count > ws[j].Count {
+				fmt.Printf("\n%s: all of it over its sixteenth: %.2fx", workloadKind(a), float64(med[i])/float64(med[j]))
+			}
+		}
 	}
+	fmt.Println()
 	return nil
 }
 
@@ -651,4 +656,12 @@ func runFloor(ctx context.Context, args []string) error {
 		bench.LoadOptions{Duration: *duration, Connections: *connections})
 	fmt.Printf("%s a measurement, %d connections, block %d\n\n%s", *duration, *connections, mid, table)
 	return err
+}
+
+// workloadKind is a workload's name up to its number of heights.
+func workloadKind(name string) string {
+	if i := strings.IndexFunc(name, func(r rune) bool { return r >= '0' && r <= '9' }); i > 0 {
+		return strings.TrimSuffix(name[:i], ", ")
+	}
+	return name
 }
