@@ -89,7 +89,7 @@ func countEpochs(ctx context.Context, m *Main, conv historyConverter, chain chai
 	if err != nil || todo == 0 {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "%s: counting the traces of %d blocks of history by address, 10,000 blocks at a time\n", chain, todo)
+	fmt.Fprintf(m.Stdout, "%s: counting the traces and logs of %d blocks of history by address (and topic), 10,000 blocks at a time\n", chain, todo)
 	start := time.Now()
 	for {
 		left, err := conv.CountEpochs(ctx, chain, 1) // 10,000 blocks, a second or so
@@ -97,12 +97,12 @@ func countEpochs(ctx context.Context, m *Main, conv historyConverter, chain chai
 			return fmt.Errorf("%s: count traces: %w", chain, err)
 		}
 		if left == 0 {
-			fmt.Fprintf(m.Stdout, "%s: traces counted (done in %s)\n", chain, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(m.Stdout, "%s: traces and logs counted (done in %s)\n", chain, time.Since(start).Round(time.Millisecond))
 			return nil
 		}
 		done := todo - min(left, todo)
 		eta := time.Duration(float64(time.Since(start)) * float64(left) / float64(max(done, 1)))
-		fmt.Fprintf(m.Stdout, "%s: traces of %d blocks left to count (%d%%), about %s left\n", chain, left, 100*done/todo, eta.Round(time.Second))
+		fmt.Fprintf(m.Stdout, "%s: traces and logs of %d blocks left to count (%d%%), about %s left\n", chain, left, 100*done/todo, eta.Round(time.Second))
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
