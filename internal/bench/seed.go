@@ -207,7 +207,7 @@ func copyLogLists(ctx context.Context, s sqlstore.Conn, chain, first, last, shif
 					ps[j].Block += uint64(shift)
 				}
 				l, err := history.AppendPostings(nil, ps)
-				values = append(values, chain, kind, bytes.Clone(key), bucket+shift/b, n, bytes.Clone(topics), l, bytes.Clone(tags))
+				values = append(values, chain, kind, bytes.Clone(key), bucket+shift/b, n, append([]byte{}, topics...), l, append([]byte{}, tags...))
 				return err
 			})
 		if err != nil {
