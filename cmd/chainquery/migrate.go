@@ -82,33 +82,6 @@ func (c *migrateCmd) run(ctx context.Context, m *Main) error {
 	return nil
 }
 
-// countEpochs writes the counts of the epochs of chain's traces that
-// an earlier release left without, from the lowest up.
-func countEpochs(ctx context.Context, m *Main, conv historyConverter, chain chainquery.Chain) error {
-	todo, err := conv.CountEpochs(ctx, chain, 0) // where it stands
-	if err != nil || todo == 0 {
-		return err
-	}
-	fmt.Fprintf(m.Stdout, "%s: counting the traces and logs of %d blocks of history by address (and topic), 10,000 blocks at a time\n", chain, todo)
-	start := time.Now()
-	for {
-		left, err := conv.CountEpochs(ctx, chain, 1) // 10,000 blocks, a second or so
-		if err != nil {
-			return fmt.Errorf("%s: count traces: %w", chain, err)
-		}
-		if left == 0 {
-			fmt.Fprintf(m.Stdout, "%s: traces and logs counted (done in %s)\n", chain, time.Since(start).Round(time.Millisecond))
-			return nil
-		}
-		done := todo - min(left, todo)
-		eta := time.Duration(float64(time.Since(start)) * float64(left) / float64(max(done, 1)))
-		fmt.Fprintf(m.Stdout, "%s: traces and logs of %d blocks left to count (%d%%), about %s left\n", chain, left, 100*done/todo, eta.Round(time.Second))
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-	}
-}
-
 // convertHistory converts chain's rows from first up to target into
 // history.
 func convertHistory(ctx context.Context, m *Main, conv historyConverter, chain chainquery.Chain, first, target uint64) error {
@@ -133,29 +106,59 @@ func convertHistory(ctx context.Context, m *Main, conv historyConverter, chain c
 	}
 }
 
-// indexLogHistory writes the log postings and the blocks' log counts of
-// chain's history written before they existed, from the top down.
-func indexLogHistory(ctx context.Context, m *Main, conv historyConverter, chain chainquery.Chain) error {
-	todo, err := conv.IndexLogHistory(ctx, chain, 0) // where it stands
+// backfill is a step of migrate that writes what a chain's history written
+// by an earlier release lacks, a transaction at a time: step(0) says how
+// many heights are left, step(1) does one transaction and says it again.
+// The texts are formats of its start (chain, heights), progress (chain,
+// heights left, %, time left) and end (chain, time), and its error's
+// prefix.
+type backfill struct {
+	step                 func(ctx context.Context, chain chainquery.Chain, n int) (uint64, error)
+	start, progress, end string
+	failed               string
+}
+
+func (b backfill) run(ctx context.Context, m *Main, chain chainquery.Chain) error {
+	todo, err := b.step(ctx, chain, 0) // where it stands
 	if err != nil || todo == 0 {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "%s: indexing the logs of %d blocks of history by address and topic, and counting them\n", chain, todo)
+	fmt.Fprintf(m.Stdout, b.start+"\n", chain, todo)
 	start := time.Now()
 	for {
-		left, err := conv.IndexLogHistory(ctx, chain, 1) // 1,000 blocks, a few seconds
+		left, err := b.step(ctx, chain, 1)
 		if err != nil {
-			return fmt.Errorf("%s: index logs: %w", chain, err)
+			return fmt.Errorf("%s: %s: %w", chain, b.failed, err)
 		}
 		if left == 0 {
-			fmt.Fprintf(m.Stdout, "%s: logs indexed (done in %s)\n", chain, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(m.Stdout, b.end+"\n", chain, time.Since(start).Round(time.Millisecond))
 			return nil
 		}
 		done := todo - min(left, todo)
 		eta := time.Duration(float64(time.Since(start)) * float64(left) / float64(max(done, 1)))
-		fmt.Fprintf(m.Stdout, "%s: logs of %d blocks left to index (%d%%), about %s left\n", chain, left, 100*done/todo, eta.Round(time.Second))
+		fmt.Fprintf(m.Stdout, b.progress+"\n", chain, left, 100*done/todo, eta.Round(time.Second))
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 	}
+}
+
+// indexLogHistory writes the log postings and the blocks' log counts of
+// chain's history written before they existed, from the top down, 1,000
+// blocks (a few seconds) a transaction.
+func indexLogHistory(ctx context.Context, m *Main, conv historyConverter, chain chainquery.Chain) error {
+	return backfill{step: conv.IndexLogHistory,
+		start:    "%s: indexing the logs of %d blocks of history by address and topic, and counting them",
+		progress: "%s: logs of %d blocks left to index (%d%%), about %s left",
+		end:      "%s: logs indexed (done in %s)", failed: "index logs"}.run(ctx, m, chain)
+}
+
+// countEpochs writes the counts of the epochs of chain's traces and logs
+// that an earlier release left without, from the lowest up, 10,000
+// blocks (a second or so) a transaction.
+func countEpochs(ctx context.Context, m *Main, conv historyConverter, chain chainquery.Chain) error {
+	return backfill{step: conv.CountEpochs,
+		start:    "%s: counting the traces and logs of %d blocks of history by address (and topic), 10,000 blocks at a time",
+		progress: "%s: traces and logs of %d blocks left to count (%d%%), about %s left",
+		end:      "%s: traces and logs counted (done in %s)", failed: "count traces and logs"}.run(ctx, m, chain)
 }

@@ -3,10 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/postgres"
@@ -99,18 +97,10 @@ func Floor(ctx context.Context, pgDSN, sqlitePath string, number uint64, rounds 
 	return b.String(), nil
 }
 
-// serveCall serves body on 127.0.0.1 after the apikey check and a call of
-// f (none when nil); a failed call is a 500.
+// serveCall serves body after a call of f (none when nil; a failed call
+// is a 500), as serveKeyed.
 func serveCall(key string, f func(ctx context.Context) error, body []byte) (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("apikey") != key {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
+	return serveKeyed(key, func(w http.ResponseWriter, r *http.Request) {
 		if f != nil {
 			if err := f(r.Context()); err != nil {
 				w.WriteHeader(http.StatusInternalServerError)
@@ -120,7 +110,4 @@ func serveCall(key string, f func(ctx context.Context) error, body []byte) (stri
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body)
 	})
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
 }

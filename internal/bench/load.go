@@ -179,15 +179,7 @@ func targetKey(method, uri string, body []byte) string {
 // startCeiling serves answers on 127.0.0.1 after the apikey check, as
 // cheaply as net/http allows.
 func startCeiling(key string, answers map[string][]byte) (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("apikey") != key {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
+	return serveKeyed(key, func(w http.ResponseWriter, r *http.Request) {
 		var body []byte
 		if r.Body != nil {
 			body, _ = io.ReadAll(io.LimitReader(r.Body, 64<<10))
@@ -200,7 +192,23 @@ func startCeiling(key string, answers map[string][]byte) (string, func(), error)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(a)
 	})
-	srv := &http.Server{Handler: h}
+}
+
+// serveKeyed serves h on a free port of 127.0.0.1 to the requests that
+// carry key in their apikey header (401 for the others), and returns its
+// URL and its stop.
+func serveKeyed(key string, h http.HandlerFunc) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("apikey") != key {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		h(w, r)
+	}), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
 }

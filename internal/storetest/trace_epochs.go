@@ -125,7 +125,6 @@ func CheckTraceEpochs(t *testing.T, s chainquery.Store, conn sqlstore.Conn) {
 // epochs.
 func checkEpochCounts(t *testing.T, s chainquery.Store, chain map[uint64]*chainquery.BlockData) {
 	t.Helper()
-	ctx := context.Background()
 	ranges := [][2]uint64{{0, 100_000}, {epochFirst, epochLast}, {20_000, 59_999}, {20_001, 59_998}, {19_999, 60_000},
 		{25_050, 45_049}, {30_000, 39_999}, {29_999, 40_000}, {30_005, 40_010}, {39_950, 50_000}, {15_050, 30_000}}
 	hot, other := []chainquery.Address{countHot}, []chainquery.Address{Addr(0x42)}
@@ -142,23 +141,7 @@ func checkEpochCounts(t *testing.T, s chainquery.Store, chain map[uint64]*chainq
 	}
 	for _, rg := range ranges {
 		for _, fl := range filters {
-			want := matchingTraces(chain, rg[0], rg[1], fl.from, fl.to)
-			for _, offset := range []int{0, 3, len(want) / 3, len(want) / 2, len(want) - 4, len(want), len(want) + 5} {
-				if offset < 0 {
-					continue
-				}
-				f := chainquery.TraceFilter{Chain: chainquery.Polygon, FromBlock: ptr(rg[0]), ToBlock: ptr(rg[1]),
-					FromAddresses: fl.from, ToAddresses: fl.to, Page: chainquery.Page{Limit: 7, Offset: offset}}
-				got, count, err := s.FindTraces(ctx, f)
-				must(t, err)
-				if count != len(want) {
-					t.Fatalf("blocks %d-%d, %s: count %d, want %d", rg[0], rg[1], fl.name, count, len(want))
-				}
-				end := min(offset+7, len(want))
-				if g, w := traceKeys(got), traceKeys(want[min(offset, end):end]); g != w {
-					t.Fatalf("blocks %d-%d, %s, offset %d:\n got  %s\n want %s", rg[0], rg[1], fl.name, offset, g, w)
-				}
-			}
+			checkTraceOffsets(t, s, chain, rg[0], rg[1], fl.name, fl.from, fl.to)
 		}
 	}
 }
