@@ -205,6 +205,44 @@ func TestPostings(t *testing.T) {
 	}
 }
 
+// TestWholeRuns: the start of a list cut at any byte is, through
+// WholeRuns, a list of its first entries, all of them when nothing is cut,
+// and at least the entries of the runs the cut leaves whole.
+func TestWholeRuns(t *testing.T) {
+	var hot []history.Posting
+	for b := uint64(65000000); b < 65000020; b++ {
+		for tx := uint32(0); tx < 100; tx += 3 {
+			hot = append(hot, history.Posting{Block: b, Tx: tx, Pos: tx % 5})
+		}
+	}
+	var runs []byte // a list appended to: runs of fewer entries
+	for i := 0; i < len(hot); i += 50 {
+		b, _ := history.AppendPostings(nil, hot[i:min(i+50, len(hot))])
+		runs = append(runs, b...)
+	}
+	whole, _ := history.AppendPostings(nil, hot)
+	empty, _ := history.AppendPostings(nil, nil)
+	for name, list := range map[string][]byte{"whole": whole, "appended": runs, "empty": empty} {
+		best := 0
+		for cut := 0; cut <= len(list); cut++ {
+			got, err := history.DecodePostings(history.WholeRuns(slices.Clip(list[:cut])))
+			if err != nil || len(got) > 0 && !slices.Equal(got, hot[:len(got)]) {
+				t.Fatalf("%s cut at %d of %d: %d entries, %v", name, cut, len(list), len(got), err)
+			}
+			if len(got) < best {
+				t.Fatalf("%s cut at %d: %d entries, %d at a shorter cut", name, cut, len(got), best)
+			}
+			best = len(got)
+			if cut == len(list) && (len(got) != len(hot) && name != "empty" || name == "empty" && len(got) != 0) {
+				t.Fatalf("%s uncut: %d entries of %d", name, len(got), len(hot))
+			}
+			if cut == len(list)-1 && name == "whole" && len(got) < len(hot)-history.RunEntries {
+				t.Fatalf("%s cut in its last run: %d entries of %d", name, len(got), len(hot))
+			}
+		}
+	}
+}
+
 // TestPostingRanges: counts and pages of a range of blocks read from a
 // list's runs agree with the list decoded whole, for a hot contract's list
 // (thousands of entries, runs of RunEntries) and one appended to in

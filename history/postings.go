@@ -84,6 +84,30 @@ func DecodePostings(src []byte) ([]Posting, error) {
 	return out, nil
 }
 
+// WholeRuns returns the longest start of src, the first bytes of a list
+// cut anywhere, that is a list itself: its whole runs (the empty list when
+// there is none). Such a start holds the list's first entries, exactly:
+// a store that reads the first bytes of a hot key's long list for a page
+// near its start decodes no entry of a cut run.
+func WholeRuns(src []byte) []byte {
+	end := 0
+	for end < len(src) {
+		n, k := binary.Uvarint(src[end:])
+		if k <= 0 || n == 0 {
+			break
+		}
+		size, k2 := binary.Uvarint(src[end+k:])
+		if k2 <= 0 || size > uint64(len(src)-end-k-k2) {
+			break
+		}
+		end += k + k2 + int(size)
+	}
+	if end == 0 {
+		return []byte{0}
+	}
+	return src[:end]
+}
+
 // run is one run of a list: its entries' count, their bytes, and the
 // block of the first.
 type run struct {

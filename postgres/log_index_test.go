@@ -27,6 +27,15 @@ func TestLogBuckets(t *testing.T) {
 	storetest.CheckLogBuckets(t, want, postgres.MustOpenDB(t))
 }
 
+// TestLogListStarts: Filter Logs by a hot address reads the starts of its
+// lists for a page, and answers as rows do, also when a start is too short
+// (storetest.CheckLogListStarts; SQLite reads lists whole).
+func TestLogListStarts(t *testing.T) {
+	want := postgres.MustOpenDB(t)
+	want.RowBlocks = -1 // rows only
+	storetest.CheckLogListStarts(t, want, postgres.MustOpenDB(t))
+}
+
 // TestLogSplits: Filter Logs by an address and a topic0 over a busy
 // address's split pieces, and over buckets that hold them beside pieces
 // filtered by their tags, answers as rows do (storetest.CheckLogSplits).

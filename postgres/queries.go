@@ -69,6 +69,7 @@ var dialect = sqlstore.Dialect{
 	HistoryStamps:     historyStampsSQL,
 	LogPostingCounts:  logPostingCountsSQL,
 	LogPostings:       logPostingsSQL,
+	LogPostingsPrefix: logPostingsPrefixSQL,
 	LogTopics:         logTopicsSQL,
 	LogTaggedPostings: logTaggedPostingsSQL,
 

@@ -230,6 +230,14 @@ func logPostingsSQL(chain int64, kind int, keys [][]byte, first, last int64) (st
 	return `SELECT k.b, c.list FROM ` + logPostingsFrom("list") + ` ORDER BY k.b`, []any{chain, kind, keys, first, last}
 }
 
+// logPostingsPrefixSQL is logPostingsSQL with the first n bytes of each
+// list: substring on the stored value (EXTERNAL, migration 0012) fetches
+// the TOAST chunks of those bytes alone.
+func logPostingsPrefixSQL(chain int64, kind int, keys [][]byte, first, last int64, n int) (string, []any) {
+	return `SELECT k.b, c.list FROM ` + logPostingsFrom("substring(list FROM 1 FOR $6) AS list") + ` ORDER BY k.b`,
+		[]any{chain, kind, keys, first, last, n}
+}
+
 // logTopicsSQL reads the topics of the lists of addrs (log_postings' kind
 // 0) over the buckets first to last.
 func logTopicsSQL(chain int64, addrs [][]byte, first, last int64) (string, []any) {

@@ -59,6 +59,9 @@ func TestQueryPlans(t *testing.T) {
 				t.Errorf("%s: reads every address's rows of its buckets: %s\n%s", q.Name, line, strings.Join(plan, "\n"))
 			}
 		}
+		if q.IndexOnly && !strings.Contains(strings.Join(plan, "\n"), "COVERING INDEX blocks_counts") {
+			t.Errorf("%s: reads the blocks' rows, not blocks_counts alone:\n%s", q.Name, strings.Join(plan, "\n"))
+		}
 		// Only the merge of per-address walks may sort, each walk's at
 		// most offset+limit rows.
 		if n := strings.Count(strings.Join(plan, "\n"), "USE TEMP B-TREE"); n > q.Walks {

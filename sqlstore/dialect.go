@@ -170,6 +170,13 @@ type Dialect struct {
 	// of each row of log_postings, in bucket order.
 	LogPostings func(chain int64, kind int, keys [][]byte, first, last int64) (string, []any)
 
+	// LogPostingsPrefix is LogPostings with the first n bytes of each list
+	// alone (all of a shorter one), where the store reads the start of a
+	// long value for less than the whole (PostgreSQL's TOAST fetches the
+	// chunks of a slice); nil where it does not (SQLite reads a value's
+	// overflow pages whole, whatever function takes it).
+	LogPostingsPrefix func(chain int64, kind int, keys [][]byte, first, last int64, n int) (string, []any)
+
 	// LogTopics returns the statement of the topics of the lists of
 	// addresses over the buckets first to last, and its arguments: bucket,
 	// topics of each row of log_postings, in bucket order.

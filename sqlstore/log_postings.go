@@ -434,12 +434,84 @@ func (pr postingRange) page(ctx context.Context, counts []bucketCount, edges map
 			}
 			j++
 		}
-		if err := pr.lists(ctx, counts[i].bucket, counts[j].bucket, func(_ int64, ls [][]byte) error { return take(ls) }); err != nil {
+		got, err := pr.pageLists(ctx, counts[i].bucket, counts[j].bucket, offset+need-len(page))
+		if err != nil {
 			return nil, err
+		}
+		for _, bc := range counts[i : j+1] {
+			ls, ok := got[bc.bucket]
+			if !ok {
+				continue
+			}
+			want := min(need-len(page), bc.n-offset) // the bucket's entries of the page
+			if ls.cut {
+				// The starts of the lists hold fewer: the bucket's whole.
+				ps, err := listsPage(ls.lists, pr.lo, pr.hi, offset, need-len(page))
+				if err == nil && len(ps) < want {
+					err = pr.lists(ctx, bc.bucket, bc.bucket, func(_ int64, whole [][]byte) error {
+						ls.lists = whole
+						return nil
+					})
+				}
+				if err != nil {
+					return nil, err
+				}
+			}
+			if err := take(ls.lists); err != nil {
+				return nil, err
+			}
 		}
 		i = j
 	}
 	return page, nil
+}
+
+// readLists are a bucket's lists as read: cut when they are the starts
+// of the lists (history.WholeRuns), which hold their first entries.
+type readLists struct {
+	lists [][]byte
+	cut   bool
+}
+
+// ListPrefixBytes is the bytes of a list's start read for each entry a
+// page may need there: a hot contract's entries take ~3 (history's
+// TestPostings), a sparse key's up to ~7. A read of that many holds them
+// nearly always; when not, the bucket is read again whole (the tests make
+// it small for that to happen). Past maxListPrefix the lists are read
+// whole at once.
+var ListPrefixBytes = 16
+
+const maxListPrefix = 64 << 10
+
+// pageLists reads the range's lists over the buckets first to last for a
+// page that needs at most need of their entries from a bucket's start:
+// the lists' starts alone, where the store reads those for less (a
+// single key's, whose list is long when it is hot: PostgreSQL read the
+// whole first bucket's list of a hot contract, ~90 KB, for a page of 50
+// of its entries), else whole.
+func (pr postingRange) pageLists(ctx context.Context, first, last int64, need int) (map[int64]readLists, error) {
+	out := map[int64]readLists{}
+	n := ListPrefixBytes*need + 512
+	d := pr.r.Dialect
+	if d.LogPostingsPrefix == nil || pr.kind == logKeyAddressTopic0 || len(pr.keys) != 1 || n > maxListPrefix {
+		err := pr.lists(ctx, first, last, func(b int64, ls [][]byte) error {
+			out[b] = readLists{lists: ls}
+			return nil
+		})
+		return out, err
+	}
+	var bucket int64
+	var list []byte
+	q, args := d.LogPostingsPrefix(pr.r.chain, pr.kind, pr.keys, first, last, n)
+	err := pr.r.c.Query(ctx, q, args, []any{&bucket, &list}, func() error {
+		l := bytes.Clone(list)
+		if len(l) >= n { // perhaps cut inside a run
+			l = history.WholeRuns(l)
+		}
+		out[bucket] = readLists{lists: [][]byte{l}, cut: len(list) >= n}
+		return nil
+	})
+	return out, err
 }
 
 // pageCounts returns the first and the last of counts that hold the

@@ -19,6 +19,11 @@ type PlanQuery struct {
 	// address walked), which bounds the sorts its plan may hold; the same
 	// for the walks of trace_counts that add up several addresses.
 	Walks int
+
+	// IndexOnly is a read of a range of blocks' counts or stamps, which an
+	// index holds (blocks_counts, migration 0026): the plan must read it
+	// alone, not the blocks' rows.
+	IndexOnly bool
 }
 
 // PlanArgs are the values a store's TestQueryPlans binds: any will do where
@@ -69,7 +74,7 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 		count = bind(count)
 		pageSQL, pageArgs := d.TracePage(p)
 		out = append(out,
-			PlanQuery{Name: "Filter Traces count, " + c.name, SQL: count, Args: countArgs},
+			PlanQuery{Name: "Filter Traces count, " + c.name, SQL: count, Args: countArgs, IndexOnly: len(p.Walk) == 0},
 			PlanQuery{Name: "Filter Traces page, " + c.name, SQL: pageSQL, Args: pageArgs, Walks: len(p.Walk)})
 		if p.Bucketed() {
 			sum, sumArgs := d.TraceBucketSum(p)
@@ -135,6 +140,12 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 	tagged, taggedArgs := d.LogTaggedPostings(a.Chain, [][]byte{x[:], {2}}, 7, 8)
 	lists, listsArgs := d.LogPostings(a.Chain, 0, [][]byte{x[:], {2}}, 7, 8)
 	longLists, longListsArgs := d.LogPostings(a.Chain, 1, [][]byte{topic[:]}, 7, 20)
+	var prefix PlanQuery
+	if d.LogPostingsPrefix != nil {
+		q, args := d.LogPostingsPrefix(a.Chain, 0, [][]byte{x[:]}, 7, 8, 1312)
+		prefix = PlanQuery{Name: "History log postings: the starts of an address's lists in two buckets", SQL: q, Args: args}
+	}
+	stamps, stampsArgs := d.HistoryStamps(a.Chain, []uint64{lo, lo + 1, hi})
 	rowCount, rowCountArgs := d.LogRowCount(a.Chain, []int64{0, 1}, 0, [][]byte{x[:], {2}})
 	out = append(out,
 		PlanQuery{Name: "Log counts of the rows: two addresses in two buckets", SQL: rowCount, Args: rowCountArgs},
@@ -143,8 +154,13 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 		PlanQuery{Name: "History log postings: the lists and topic0s of two addresses in two buckets", SQL: tagged, Args: taggedArgs},
 		PlanQuery{Name: "History log postings: the lists of two addresses in two buckets", SQL: lists, Args: listsArgs},
 		PlanQuery{Name: "History log postings: the lists of a topic0 in 14 buckets", SQL: longLists, Args: longListsArgs})
+	if prefix.SQL != "" {
+		out = append(out, prefix)
+	}
 	return append(out,
-		PlanQuery{Name: "Filter Traces offset by blocks", SQL: bind(qBlockTraceCounts), Args: []any{a.Chain, int64(lo), int64(hi)}},
+		PlanQuery{Name: "Filter Traces offset by blocks", SQL: bind(qBlockTraceCounts), Args: []any{a.Chain, int64(lo), int64(hi)}, IndexOnly: true},
+		PlanQuery{Name: "Filter Logs without a condition: the blocks' log counts and stamps", SQL: bind(qBlockLogCounts), Args: []any{a.Chain, int64(lo), int64(hi)}, IndexOnly: true},
+		PlanQuery{Name: "History blocks' stamps", SQL: stamps, Args: stampsArgs, IndexOnly: true},
 		// The pages of history's trace lists (trace_pages.go): each names
 		// the stretches of trace_pages_key it reads, which the plan must
 		// search by. Their rows, one a page and bucket, may be sorted by
