@@ -16,6 +16,13 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(tb testing.TB) chainquery.Store { return postgres.MustOpenDB(tb) })
 }
 
+// TestConnBytes: the reads' []byte destinations are copies a caller
+// keeps (storetest.CheckConnBytes).
+func TestConnBytes(t *testing.T) {
+	db := postgres.MustOpenDB(t)
+	storetest.CheckConnBytes(t, db, db.Read)
+}
+
 // TestOpenConcurrently starts four processes' worth of Open on one empty
 // database at once: the advisory lock must let exactly one of them apply
 // each migration while the others wait and then find it done.

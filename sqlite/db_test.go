@@ -35,6 +35,13 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(tb testing.TB) chainquery.Store { return MustOpenDB(tb) })
 }
 
+// TestConnBytes: the reads' []byte destinations are copies a caller
+// keeps (storetest.CheckConnBytes).
+func TestConnBytes(t *testing.T) {
+	db := MustOpenDB(t)
+	storetest.CheckConnBytes(t, db, db.Read)
+}
+
 // TestExports holds the exports to the filter endpoints' pages
 // (storetest.CheckExports).
 func TestExports(t *testing.T) {

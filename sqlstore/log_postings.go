@@ -232,7 +232,7 @@ func (r reader) logPostingLists(ctx context.Context, kind int, keys [][]byte, fi
 		if keep != nil { // a new list: it shares nothing with what was read
 			l, _, err = history.FilterTopics(list, topics, tags, keep)
 		} else {
-			l = bytes.Clone(list)
+			l = list // a copy of the row's (Conn)
 		}
 		if l != nil {
 			pending = append(pending, l)
@@ -504,7 +504,7 @@ func (pr postingRange) pageLists(ctx context.Context, first, last int64, need in
 	var list []byte
 	q, args := d.LogPostingsPrefix(pr.r.chain, pr.kind, pr.keys, first, last, n)
 	err := pr.r.c.Query(ctx, q, args, []any{&bucket, &list}, func() error {
-		l := bytes.Clone(list)
+		l := list // a copy of the row's (Conn)
 		if len(l) >= n { // perhaps cut inside a run
 			l = history.WholeRuns(l)
 		}

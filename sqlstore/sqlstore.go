@@ -163,7 +163,10 @@ type Conn interface {
 	// []byte (nil for NULL, and possibly for an empty value), *int64 and
 	// *string (nil for NULL), and ScanAmount's targets. The arguments are
 	// int64, int, float64, string, []byte, nil (NULL) and [][]byte (an
-	// array, where the store's SQL takes one).
+	// array, where the store's SQL takes one). A []byte destination gets a
+	// copy of its row's value (database/sql's Scan and pgx both make one),
+	// which the caller keeps as it is: a read of long posting lists copies
+	// none of them again.
 	Query(ctx context.Context, query string, args, dest []any, row func() error) error
 
 	// Exec runs query with args and returns the number of rows it changed.

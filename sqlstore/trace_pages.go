@@ -153,8 +153,8 @@ func pagesSQL(parts []int, first, last int64, lists bool) string {
 // readPages reads the entries of addrs in direction dir over the buckets
 // first to last from their pages and calls each, in bucket order, with
 // each bucket's entries found (lists with their lists, else counts
-// alone; the lists share a row being read, valid during the call). each
-// returns errFound to stop, which readPages returns.
+// alone; the caller's to keep, in the rows' copies, Conn). each returns
+// errFound to stop, which readPages returns.
 func readPages(ctx context.Context, c Conn, chain int64, dir int, addrs [][]byte, first, last int64, lists bool, each func(bucket int64, found []history.PageEntry) error) error {
 	if first > last || len(addrs) == 0 {
 		return nil
@@ -196,10 +196,7 @@ func readPages(ctx context.Context, c Conn, chain int64, dir int, addrs [][]byte
 				return err
 			}
 			if ok {
-				if lists {
-					e.List = append([]byte(nil), e.List...)
-				}
-				found = append(found, e)
+				found = append(found, e) // in data, a copy of the row's (Conn)
 			}
 		}
 		return nil
