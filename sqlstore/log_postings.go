@@ -504,7 +504,7 @@ func (pr postingRange) pageLists(ctx context.Context, first, last int64, need in
 	var list []byte
 	q, args := d.LogPostingsPrefix(pr.r.chain, pr.kind, pr.keys, first, last, n)
 	err := pr.r.c.Query(ctx, q, args, []any{&bucket, &list}, func() error {
-		l := list // a copy of the row's (Conn)
+		l := list        // a copy of the row's (Conn)
 		if len(l) >= n { // perhaps cut inside a run
 			l = history.WholeRuns(l)
 		}
