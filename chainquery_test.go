@@ -1,6 +1,7 @@
 package chainquery_test
 
 import (
+	"errors"
 	"math"
 	"regexp"
 	"strings"
@@ -285,14 +286,19 @@ func TestAPIKeyUpdate(t *testing.T) {
 func TestLogRangeFilter(t *testing.T) {
 	from, to := time.Unix(1000, 0), time.Unix(5000, 0)
 	f := chainquery.LogRangeFilter{FromTime: &from, ToTime: &to}
-	seekTo := func(n uint64) func(int64) (uint64, bool, error) {
-		return func(int64) (uint64, bool, error) { return n, true, nil }
+	seekTo := func(from, to uint64) func(chainquery.TimeSeek) (chainquery.TimeBlocks, error) {
+		return func(q chainquery.TimeSeek) (chainquery.TimeBlocks, error) {
+			if q.From != 1000 || q.To != 5000 {
+				t.Fatalf("asked %+v, want From 1000 and To 5000", q)
+			}
+			return chainquery.TimeBlocks{From: from, To: to, FromOK: true, ToOK: true}, nil
+		}
 	}
 	// A datetime range of 100 blocks is served; of 101, refused.
-	if lo, hi, ok, err := f.BlockRange(seekTo(200), seekTo(299)); err != nil || !ok || lo != 200 || hi != 299 {
+	if lo, hi, ok, err := f.BlockRange(seekTo(200, 299)); err != nil || !ok || lo != 200 || hi != 299 {
 		t.Fatalf("100 blocks: %d-%d %v %v", lo, hi, ok, err)
 	}
-	if _, _, _, err := f.BlockRange(seekTo(200), seekTo(300)); chainquery.ErrorCode(err) != chainquery.EINVALID ||
+	if _, _, _, err := f.BlockRange(seekTo(200, 300)); chainquery.ErrorCode(err) != chainquery.EINVALID ||
 		!strings.Contains(chainquery.ErrorMessage(err), "holds 101 blocks") {
 		t.Fatalf("101 blocks: %v", err)
 	}
@@ -314,5 +320,55 @@ func TestLogRangeFilter(t *testing.T) {
 		if got := c.f.Matches(l); got != c.want {
 			t.Errorf("%+v matches %v, want %v", c.f, got, c.want)
 		}
+	}
+}
+
+// TestTraceFilterBlockRange: a range's questions of the blocks' timestamps
+// (TimeSeek) and the block range their answers make: a block range asks
+// nothing unless MinTime is set, a start with a fraction of a second is
+// rounded up, MinTime raises the start, and a question without a block
+// leaves nothing to match.
+func TestTraceFilterBlockRange(t *testing.T) {
+	b := func(n uint64) *uint64 { return &n }
+	from, to, min := time.Unix(1000, 500), time.Unix(5000, 900), time.Unix(3000, 0)
+	none := chainquery.TimeSeek{From: math.MinInt64, To: math.MaxInt64, Min: math.MinInt64}
+	for _, c := range []struct {
+		name   string
+		f      chainquery.TraceFilter
+		ask    *chainquery.TimeSeek // nil: no question
+		at     chainquery.TimeBlocks
+		lo, hi uint64
+		ok     bool
+	}{
+		{"blocks", chainquery.TraceFilter{FromBlock: b(10), ToBlock: b(20)}, nil, chainquery.TimeBlocks{}, 10, 20, true},
+		{"blocks after the history start", chainquery.TraceFilter{FromBlock: b(10), ToBlock: b(20), MinTime: min},
+			&chainquery.TimeSeek{From: none.From, To: none.To, Min: 3000}, chainquery.TimeBlocks{Min: 15, MinOK: true}, 15, 20, true},
+		{"blocks before the history start", chainquery.TraceFilter{FromBlock: b(10), ToBlock: b(20), MinTime: min},
+			&chainquery.TimeSeek{From: none.From, To: none.To, Min: 3000}, chainquery.TimeBlocks{Min: 21, MinOK: true}, 21, 20, false},
+		{"blocks, no history start", chainquery.TraceFilter{FromBlock: b(10), ToBlock: b(20), MinTime: min},
+			&chainquery.TimeSeek{From: none.From, To: none.To, Min: 3000}, chainquery.TimeBlocks{}, 0, 0, false},
+		{"datetimes", chainquery.TraceFilter{FromTime: &from, ToTime: &to},
+			&chainquery.TimeSeek{From: 1001, To: 5000, Min: none.Min}, chainquery.TimeBlocks{From: 7, To: 9, FromOK: true, ToOK: true}, 7, 9, true},
+		{"datetimes, none after the start", chainquery.TraceFilter{FromTime: &from, ToTime: &to},
+			&chainquery.TimeSeek{From: 1001, To: 5000, Min: none.Min}, chainquery.TimeBlocks{To: 9, ToOK: true}, 0, 0, false},
+		{"datetimes and the history start", chainquery.TraceFilter{FromTime: &from, ToTime: &to, MinTime: min},
+			&chainquery.TimeSeek{From: 1001, To: 5000, Min: 3000}, chainquery.TimeBlocks{From: 7, To: 9, Min: 8, FromOK: true, ToOK: true, MinOK: true}, 8, 9, true},
+	} {
+		asked := false
+		lo, hi, ok, err := c.f.BlockRange(func(q chainquery.TimeSeek) (chainquery.TimeBlocks, error) {
+			asked = true
+			if c.ask == nil || q != *c.ask {
+				t.Errorf("%s: asked %+v, want %+v", c.name, q, c.ask)
+			}
+			return c.at, nil
+		})
+		if err != nil || asked != (c.ask != nil) || ok != c.ok || ok && (lo != c.lo || hi != c.hi) {
+			t.Errorf("%s: %d-%d %v %v (asked %v), want %d-%d %v", c.name, lo, hi, ok, err, asked, c.lo, c.hi, c.ok)
+		}
+	}
+	broken := errors.New("no store")
+	f := chainquery.TraceFilter{FromTime: &from, ToTime: &to}
+	if _, _, ok, err := f.BlockRange(func(chainquery.TimeSeek) (chainquery.TimeBlocks, error) { return chainquery.TimeBlocks{}, broken }); ok || !errors.Is(err, broken) {
+		t.Errorf("a failed seek: %v %v", ok, err)
 	}
 }

@@ -134,9 +134,23 @@ func NewLogExport(s LogExportStore, f LogRangeFilter, cursor string) (*Export[*L
 }
 
 // seeks are the datetime range's questions, asked of the stored blocks.
-func (e *Export[T]) seeks(ctx context.Context) (firstAtOrAfter, lastAtOrBefore func(int64) (uint64, bool, error)) {
-	return func(ts int64) (uint64, bool, error) { return e.blocks.BlockAtTime(ctx, e.chain, ts, true) },
-		func(ts int64) (uint64, bool, error) { return e.blocks.BlockAtTime(ctx, e.chain, ts, false) }
+func (e *Export[T]) seeks(ctx context.Context) func(TimeSeek) (TimeBlocks, error) {
+	return func(q TimeSeek) (at TimeBlocks, err error) {
+		if q.From != math.MinInt64 {
+			if at.From, at.FromOK, err = e.blocks.BlockAtTime(ctx, e.chain, q.From, true); err != nil {
+				return at, err
+			}
+		}
+		if q.To != math.MaxInt64 {
+			if at.To, at.ToOK, err = e.blocks.BlockAtTime(ctx, e.chain, q.To, false); err != nil {
+				return at, err
+			}
+		}
+		if q.Min != math.MinInt64 {
+			at.Min, at.MinOK, err = e.blocks.BlockAtTime(ctx, e.chain, q.Min, true)
+		}
+		return at, err
+	}
 }
 
 // Done reports whether every row of the export has been returned.

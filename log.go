@@ -93,11 +93,17 @@ func (f *LogRangeFilter) Validate() error {
 	return nil
 }
 
+// TimeSeek returns what f's range asks of the blocks' timestamps, as
+// TraceFilter.TimeSeek does.
+func (f *LogRangeFilter) TimeSeek() (TimeSeek, bool) {
+	return f.traceRange().TimeSeek()
+}
+
 // BlockRange turns f's range into an inclusive block range, as
 // TraceFilter.BlockRange does, and returns EINVALID when a datetime range
 // holds more than MaxLogRangeBlocks blocks and f is not Keyed.
-func (f *LogRangeFilter) BlockRange(firstAtOrAfter, lastAtOrBefore func(ts int64) (uint64, bool, error)) (lo, hi uint64, ok bool, err error) {
-	lo, hi, ok, err = f.traceRange().BlockRange(firstAtOrAfter, lastAtOrBefore)
+func (f *LogRangeFilter) BlockRange(seek func(TimeSeek) (TimeBlocks, error)) (lo, hi uint64, ok bool, err error) {
+	lo, hi, ok, err = f.traceRange().BlockRange(seek)
 	if ok && !f.Keyed() && hi-lo >= MaxLogRangeBlocks {
 		return 0, 0, false, Errorf(EINVALID, "the datetime range holds %d blocks; without an address or a topic0, a Filter Logs range must hold at most %d", hi-lo+1, MaxLogRangeBlocks)
 	}

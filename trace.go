@@ -2,6 +2,7 @@ package chainquery
 
 import (
 	"context"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -181,12 +182,23 @@ type TraceService interface {
 	FindTraces(ctx context.Context, f TraceFilter) ([]*Trace, int, error)
 }
 
-// BlockRange turns f's range (blocks or datetimes) and its MinTime into an
-// inclusive block range, asking the store two questions about block
-// timestamps: firstAtOrAfter(ts) is the first block stamped at or after the
-// unix second ts, lastAtOrBefore(ts) the last one stamped at or before it,
-// ok false when there is none. ok is false when nothing indexed can match.
-func (f *TraceFilter) BlockRange(firstAtOrAfter, lastAtOrBefore func(ts int64) (uint64, bool, error)) (lo, hi uint64, ok bool, err error) {
+// TimeSeek is what a range asks of the blocks' timestamps, in unix
+// seconds: the first block stamped at or after From, the last stamped at
+// or before To, and the first at or after Min (the traces' history start,
+// TraceFilter.MinTime). A store answers the three in one read (TimeBlocks);
+// math.MinInt64 asks nothing of From or Min, math.MaxInt64 nothing of To.
+type TimeSeek struct{ From, To, Min int64 }
+
+// TimeBlocks are a store's answers to a TimeSeek: each block with whether
+// there is one.
+type TimeBlocks struct {
+	From, To, Min       uint64
+	FromOK, ToOK, MinOK bool
+}
+
+// TimeSeek returns what f's range asks of the blocks' timestamps, false
+// when it asks nothing (a block range without MinTime).
+func (f *TraceFilter) TimeSeek() (TimeSeek, bool) {
 	// Block times are whole seconds: a fractional start rounds up.
 	ceil := func(t time.Time) int64 {
 		if t.Nanosecond() > 0 {
@@ -194,25 +206,42 @@ func (f *TraceFilter) BlockRange(firstAtOrAfter, lastAtOrBefore func(ts int64) (
 		}
 		return t.Unix()
 	}
+	q := TimeSeek{From: math.MinInt64, To: math.MaxInt64, Min: math.MinInt64}
+	if f.FromTime != nil && f.ToTime != nil && (f.FromBlock == nil || f.ToBlock == nil) {
+		q.From, q.To = ceil(*f.FromTime), f.ToTime.Unix()
+	}
+	if !f.MinTime.IsZero() {
+		q.Min = ceil(f.MinTime)
+	}
+	return q, q != TimeSeek{From: math.MinInt64, To: math.MaxInt64, Min: math.MinInt64}
+}
+
+// BlockRange turns f's range (blocks or datetimes) and its MinTime into an
+// inclusive block range, with seek's answers to f's TimeSeek (not called
+// when it asks nothing). ok is false when nothing indexed can match.
+func (f *TraceFilter) BlockRange(seek func(TimeSeek) (TimeBlocks, error)) (lo, hi uint64, ok bool, err error) {
+	var at TimeBlocks
+	if q, asks := f.TimeSeek(); asks {
+		if at, err = seek(q); err != nil {
+			return 0, 0, false, err
+		}
+	}
 	switch {
 	case f.FromBlock != nil && f.ToBlock != nil:
 		lo, hi = *f.FromBlock, *f.ToBlock
 	case f.FromTime != nil && f.ToTime != nil:
-		if lo, ok, err = firstAtOrAfter(ceil(*f.FromTime)); !ok || err != nil {
-			return 0, 0, false, err
+		if !at.FromOK || !at.ToOK {
+			return 0, 0, false, nil
 		}
-		if hi, ok, err = lastAtOrBefore(f.ToTime.Unix()); !ok || err != nil {
-			return 0, 0, false, err
-		}
+		lo, hi = at.From, at.To
 	default:
 		return 0, 0, false, Errorf(EINVALID, "a block range or a datetime range is required")
 	}
 	if !f.MinTime.IsZero() {
-		m, ok, err := firstAtOrAfter(ceil(f.MinTime))
-		if !ok || err != nil {
-			return 0, 0, false, err
+		if !at.MinOK {
+			return 0, 0, false, nil
 		}
-		lo = max(lo, m)
+		lo = max(lo, at.Min)
 	}
 	return lo, hi, lo <= hi, nil
 }

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"strings"
 
 	"github.com/chainquery/chainquery"
 )
@@ -165,9 +166,9 @@ func (s *Store) BlockAtTime(ctx context.Context, chain chainquery.Chain, ts int6
 }
 
 // blockSeeks returns the two questions a datetime range asks of the
-// chain's block timestamps (chainquery.TraceFilter.BlockRange), asked on c:
-// the first block stamped at or after a unix second, and the last at or
-// before one.
+// chain's block timestamps, asked on c one statement each
+// (BlockAtTime): the first block stamped at or after a unix second, and
+// the last at or before one.
 func (r reader) blockSeeks(ctx context.Context) (firstAtOrAfter, lastAtOrBefore func(int64) (uint64, bool, error)) {
 	seek := func(q string) func(int64) (uint64, bool, error) {
 		return func(ts int64) (uint64, bool, error) {
@@ -177,6 +178,51 @@ func (r reader) blockSeeks(ctx context.Context) (firstAtOrAfter, lastAtOrBefore 
 		}
 	}
 	return seek(qFirstBlockAtOrAfter), seek(qLastBlockAtOrBefore)
+}
+
+// historyBounds reads, in one statement, the answers to a range's
+// questions of the blocks' timestamps (q, when asks) and the columns cols of
+// chain's history row (0 where there is none) into dest: each statement is
+// a round trip to PostgreSQL and a statement's work on either store, and
+// Filter Traces and Filter Logs over a datetime range asked two or three
+// seeks and their bounds in three or four.
+func (r reader) historyBounds(ctx context.Context, q chainquery.TimeSeek, asks bool, cols historyCols, dest ...any) (chainquery.TimeBlocks, error) {
+	var at chainquery.TimeBlocks
+	if !asks {
+		_, err := queryRow(ctx, r.c, cols.alone, []any{r.chain}, dest...)
+		return at, err
+	}
+	var from, to, least *int64
+	_, err := queryRow(ctx, r.c, cols.seeking, []any{r.chain, q.From, q.To, q.Min}, append([]any{&from, &to, &least}, dest...)...)
+	set := func(n *int64, block *uint64, ok *bool) {
+		if n != nil {
+			*block, *ok = uint64(*n), true
+		}
+	}
+	set(from, &at.From, &at.FromOK)
+	set(to, &at.To, &at.ToOK)
+	set(least, &at.Min, &at.MinOK)
+	return at, err
+}
+
+// historyCols are the statements of historyBounds for some columns of
+// history: alone, and after the answers of a chainquery.TimeSeek ($2
+// From, $3 To, $4 Min; NULL where there is no such block).
+type historyCols struct{ alone, seeking string }
+
+// newHistoryCols returns the statements of historyBounds reading cols.
+func newHistoryCols(cols ...string) historyCols {
+	h := make([]string, len(cols))
+	for i, c := range cols {
+		h[i] = "coalesce(h." + c + ", 0)"
+	}
+	return historyCols{
+		alone: `SELECT ` + strings.Join(cols, ", ") + ` FROM history WHERE chain = $1`,
+		seeking: `SELECT (SELECT number FROM blocks WHERE chain = $1 AND timestamp >= $2 ORDER BY timestamp, number LIMIT 1),
+			(SELECT number FROM blocks WHERE chain = $1 AND timestamp <= $3 ORDER BY timestamp DESC, number DESC LIMIT 1),
+			(SELECT number FROM blocks WHERE chain = $1 AND timestamp >= $4 ORDER BY timestamp, number LIMIT 1),
+			` + strings.Join(h, ", ") + ` FROM (SELECT 1 AS one) AS c LEFT JOIN history h ON h.chain = $1`,
+	}
 }
 
 // The statements of blocks' headers. FirstBlockAtOrAfter: chain, unix

@@ -22,15 +22,17 @@ import (
 // blocks, and so its count; a thaw counts the rows it makes of blocks
 // that had none.
 
+// logBounds are the statements of the bounds Filter Logs reads with its
+// range's seeks (historyBounds): below, log_counts_from, logs_from,
+// log_epochs_from and log_epochs_below (no row: all 0).
+var logBounds = newHistoryCols("below", "log_counts_from", "logs_from", "log_epochs_from", "log_epochs_below")
+
 const (
 	// qLogCountsFrom: chain → log_counts_from, the lowest history block
 	// from which every block has its log_count. qSetLogCountsFrom: chain,
 	// log_counts_from.
 	qLogCountsFrom    = `SELECT log_counts_from FROM history WHERE chain = $1`
 	qSetLogCountsFrom = `UPDATE history SET log_counts_from = $2 WHERE chain = $1`
-	// qHistoryBounds: chain → below, log_counts_from, logs_from,
-	// log_epochs_from and log_epochs_below (no row: all 0).
-	qHistoryBounds = `SELECT below, log_counts_from, logs_from, log_epochs_from, log_epochs_below FROM history WHERE chain = $1`
 	// qBlockLogCounts: chain, lo, hi → the number, log_count, timestamp
 	// and version of each stored block from lo to hi, in order.
 	qBlockLogCounts = `SELECT number, log_count, timestamp, version FROM blocks WHERE chain = $1 AND number BETWEEN $2 AND $3 ORDER BY number`

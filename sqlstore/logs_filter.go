@@ -22,19 +22,21 @@ func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*c
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	lo, hi, ok, err := f.BlockRange(r.blockSeeks(ctx))
+	// The boundary, from where history's blocks are counted and listed,
+	// and the epochs, in one statement with the range's seeks: on
+	// PostgreSQL each is a round trip.
+	var below, counted int64
+	m := &logMatcher{f: &f, page: []*chainquery.Log{}}
+	q, asks := f.TimeSeek()
+	at, err := r.historyBounds(ctx, q, asks, logBounds, &below, &counted, &m.logsFrom, &m.epochsFrom, &m.epochsBelow)
+	if err != nil {
+		return nil, 0, err
+	}
+	lo, hi, ok, err := f.BlockRange(func(chainquery.TimeSeek) (chainquery.TimeBlocks, error) { return at, nil })
 	if err != nil || !ok {
 		return []*chainquery.Log{}, 0, err
 	}
 	hi = min(hi, math.MaxInt64)
-	// The boundary, from where history's blocks are counted and listed,
-	// and the epochs, in one statement: on PostgreSQL each is a round
-	// trip.
-	var below, counted int64
-	m := &logMatcher{f: &f, page: []*chainquery.Log{}}
-	if _, err := queryRow(ctx, r.c, qHistoryBounds, []any{r.chain}, &below, &counted, &m.logsFrom, &m.epochsFrom, &m.epochsBelow); err != nil {
-		return nil, 0, err
-	}
 	if int64(lo) < below {
 		if err := r.historyRangeMatches(ctx, lo, min(hi, uint64(below-1)), int64(hi) >= below-1, counted, m); err != nil {
 			return nil, 0, err

@@ -145,6 +145,7 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 		q, args := d.LogPostingsPrefix(a.Chain, 0, [][]byte{x[:]}, 7, 8, 1312)
 		prefix = PlanQuery{Name: "History log postings: the starts of an address's lists in two buckets", SQL: q, Args: args}
 	}
+	seekArgs := []any{a.Chain, a.Time, a.Time + 200, a.Time - 1000}
 	stamps, stampsArgs := d.HistoryStamps(a.Chain, []uint64{lo, lo + 1, hi})
 	rowCount, rowCountArgs := d.LogRowCount(a.Chain, []int64{0, 1}, 0, [][]byte{x[:], {2}})
 	out = append(out,
@@ -175,7 +176,10 @@ func PlanQueries(d *Dialect, lo, hi uint64, page chainquery.Page, x, y chainquer
 		// the keys of its buckets' pages, a stretch of parts at a time.
 		PlanQuery{Name: "History trace epochs: one address's counts over 100 epochs", SQL: bind(epochCountsSQL([]int{17})), Args: []any{a.Chain, 1, int64(3), int64(102)}, Walks: 1},
 		PlanQuery{Name: "History trace epochs: two addresses' counts over 100 epochs", SQL: bind(epochCountsSQL([]int{17, 30})), Args: []any{a.Chain, 0, int64(3), int64(102)}, Walks: 1},
-		PlanQuery{Name: "Filter Traces: the boundaries of history and of its epochs", SQL: bind(qTraceEpochBounds), Args: []any{a.Chain}},
+		PlanQuery{Name: "Filter Traces: the boundaries of history and of its epochs", SQL: bind(traceBounds.alone), Args: []any{a.Chain}},
+		PlanQuery{Name: "History bounds of Filter Traces over a datetime range, with its seeks", SQL: bind(traceBounds.seeking), Args: seekArgs},
+		PlanQuery{Name: "History bounds of Filter Logs: its counts, lists and epochs", SQL: bind(logBounds.alone), Args: []any{a.Chain}},
+		PlanQuery{Name: "History bounds of Filter Logs over a datetime range, with its seeks", SQL: bind(logBounds.seeking), Args: seekArgs},
 		PlanQuery{Name: "Ingester: an epoch's trace pages, 64 parts of a direction", SQL: bind(epochPagesSQL(pageFirst/TraceEpochBuckets*TraceEpochBuckets, pageFirst/TraceEpochBuckets*TraceEpochBuckets+TraceEpochBuckets-1)),
 			Args: []any{a.Chain, 1, 64, 127, pageFirst / TraceEpochBuckets * TraceEpochBuckets, pageFirst/TraceEpochBuckets*TraceEpochBuckets + TraceEpochBuckets - 1}},
 		PlanQuery{Name: "Ingester: a bucket's trace pages taken in, deleted", SQL: bind(deletePagesSQL([]int{17, 30})), Args: []any{a.Chain, pageFirst, stretchOf(pageFirst), 1}},

@@ -212,7 +212,14 @@ func epochCountsSQL(parts []int) string {
 // qDeleteTraceEpochsFrom: chain, epoch → deletes the traces' epochs from
 // there up.
 const (
-	qTraceEpochBounds      = `SELECT below, trace_epochs_below FROM history WHERE chain = $1`
+	qTraceEpochBounds = `SELECT below, trace_epochs_below FROM history WHERE chain = $1`
+)
+
+// traceBounds are the statements of the bounds Filter Traces reads with
+// its range's seeks (historyBounds): those of qTraceEpochBounds.
+var traceBounds = newHistoryCols("below", "trace_epochs_below")
+
+var (
 	qSetTraceEpochsBelow   = `UPDATE history SET trace_epochs_below = $2 WHERE chain = $1`
 	qLowerTraceEpochsBelow = `UPDATE history SET trace_epochs_below = $2 WHERE chain = $1 AND trace_epochs_below > $2`
 	qDeleteTraceEpochsFrom = `DELETE FROM epoch_counts WHERE chain = $1 AND space IN (0, 1) AND epoch >= $2`

@@ -123,14 +123,18 @@ func (s *Store) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]*ch
 	}
 	defer tx.Rollback()
 
-	lo, hi, ok, err := f.BlockRange(r.blockSeeks(ctx))
+	var below, epochsBelow int64
+	q, asks := f.TimeSeek()
+	at, err := r.historyBounds(ctx, q, asks, traceBounds, &below, &epochsBelow)
+	if err != nil {
+		return nil, 0, err
+	}
+	lo, hi, ok, err := f.BlockRange(func(chainquery.TimeSeek) (chainquery.TimeBlocks, error) { return at, nil })
 	if err != nil || !ok {
 		return []*chainquery.Trace{}, 0, err
 	}
 	p := NewTracePlan(r.chain, lo, hi, f)
-	if _, err := queryRow(ctx, r.c, qTraceEpochBounds, []any{r.chain}, &p.HistoryBelow, &p.EpochsBelow); err != nil {
-		return nil, 0, err
-	}
+	p.HistoryBelow, p.EpochsBelow = below, epochsBelow
 	p.lists = &listCache{}
 	if err := s.chooseSide(ctx, tx, p); err != nil {
 		return nil, 0, err
