@@ -3,7 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/chainquery/chainquery/sqlstore"
 )
@@ -37,14 +41,64 @@ func (c conn) Query(ctx context.Context, query string, args, dest []any, row fun
 		return wrap(err)
 	}
 	defer rows.Close()
+	scan := ownBytes(dest)
 	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(scan...); err != nil {
 			return wrap(err)
 		} else if err := row(); err != nil {
 			return err
 		}
 	}
 	return wrap(rows.Err())
+}
+
+// ownBytes returns dest with each *[]byte scanned through an owned: the
+// Scan of database/sql into a *[]byte copies the value the driver made,
+// and modernc's driver makes a new slice for every blob of every row
+// (conn.columnBlob), so that slice is already the caller's copy
+// (sqlstore.Conn; TestConnBytes holds it). A page of Filter Traces by a
+// hot address copied its two ~25 KB rows of trace_pages once more for
+// nothing.
+func ownBytes(dest []any) []any {
+	var scan []any
+	for i, d := range dest {
+		if b, ok := d.(*[]byte); ok {
+			if scan == nil {
+				scan = slices.Clone(dest)
+			}
+			scan[i] = owned{b}
+		}
+	}
+	if scan == nil {
+		return dest
+	}
+	return scan
+}
+
+// owned scans a column into a []byte without a copy of a blob; other
+// values are converted as database/sql converts them for a []byte.
+type owned struct{ p *[]byte }
+
+func (o owned) Scan(src any) error {
+	switch v := src.(type) {
+	case []byte:
+		*o.p = v
+	case string:
+		*o.p = []byte(v)
+	case nil:
+		*o.p = nil
+	case int64:
+		*o.p = strconv.AppendInt(nil, v, 10)
+	case float64:
+		*o.p = strconv.AppendFloat(nil, v, 'g', -1, 64)
+	case bool:
+		*o.p = strconv.AppendBool(nil, v)
+	case time.Time:
+		*o.p = v.AppendFormat(nil, time.RFC3339Nano)
+	default:
+		return fmt.Errorf("sqlite: cannot scan %T into bytes", src)
+	}
+	return nil
 }
 
 // Exec runs the prepared statement of query where there is one (a write
