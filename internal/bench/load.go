@@ -26,7 +26,13 @@ var listening = regexp.MustCompile(`"url":"(http://127\.0\.0\.1:[0-9]+)"|url=(ht
 // StartServer creates an API key in dsn and starts `chainquery serve` on it,
 // listening on a free port of 127.0.0.1, pinned to cpus if not empty.
 func StartServer(ctx context.Context, chainquery, dsn, cpus string, extra ...string) (*Server, error) {
-	key, err := CreateKey(ctx, chainquery, dsn, fmt.Sprintf("bench-%d", time.Now().UnixNano()))
+	return StartReplicaServer(ctx, chainquery, dsn, dsn, cpus, extra...)
+}
+
+// StartReplicaServer is StartServer on dsn, a read-only replica of
+// primary, where the key is created.
+func StartReplicaServer(ctx context.Context, chainquery, dsn, primary, cpus string, extra ...string) (*Server, error) {
+	key, err := CreateKey(ctx, chainquery, primary, fmt.Sprintf("bench-%d", time.Now().UnixNano()))
 	if err != nil {
 		return nil, err
 	}

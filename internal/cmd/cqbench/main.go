@@ -46,7 +46,7 @@ const usage = `Usage:
                  [--traces trace_block|debug_trace|both] [--batch N] [--concurrency N] [--node-cpus LIST] [--node-delay D]
   cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s]
                  [--connections 32] [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST] [--server-cpuprofile FILE]
-                 [--answer-cache-mb N] [--baseline BIN --baseline-db DSN [--rounds 2]]
+                 [--answer-cache-mb N] [--baseline BIN --baseline-db DSN [--baseline-primary DSN] [--rounds 2]]
   cqbench flood  [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 5s]
                  [--fair-share on|off|both] [--flood-connections 16,64] [--connections 4]
                  [--serve-flag FLAG]... [--flood-timeout 30s] [--answer-cache-mb 0] [--server-cpus LIST]
@@ -381,6 +381,7 @@ func runLoad(ctx context.Context, args []string) error {
 	answerCache := fs.Int("answer-cache-mb", -1, "serve's --answer-cache-mb `MIB` (0: the store answers every request); -1: serve's default")
 	baseline := fs.String("baseline", "", "A/B: the baseline chainquery `BIN`ary, served on --baseline-db and measured in rounds against --chainquery")
 	baselineDB := fs.String("baseline-db", "", "A/B: the baseline's dataset `DSN`, built by the baseline's own cqbench (and its token balances seeded by its own cqbench load)")
+	baselinePrimary := fs.String("baseline-primary", "", "A/B: the `DSN` of the primary whose streaming replica --baseline-db is, where the baseline's API key is created (PostgreSQL)")
 	rounds := fs.Int("rounds", 2, "A/B: rounds of the two servers, baseline first in even rounds and last in odd ones")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -434,7 +435,11 @@ func runLoad(ctx context.Context, args []string) error {
 		// The baseline's store is opened by the baseline alone: this build's
 		// store code would migrate it.
 		say("starting the baseline's chainquery serve on " + bench.RedactDSN(*baselineDB))
-		b, err := bench.StartServer(ctx, *baseline, *baselineDB, *serverCPUs, serveArgs...)
+		primary := *baselineDB
+		if *baselinePrimary != "" {
+			primary = *baselinePrimary
+		}
+		b, err := bench.StartReplicaServer(ctx, *baseline, *baselineDB, primary, *serverCPUs, serveArgs...)
 		if err != nil {
 			return err
 		}
