@@ -29,14 +29,18 @@ func StartServer(ctx context.Context, chainquery, dsn, cpus string, extra ...str
 	return StartReplicaServer(ctx, chainquery, dsn, dsn, cpus, extra...)
 }
 
-// StartReplicaServer is StartServer on dsn, a read-only replica of
-// primary, where the key is created.
+// StartReplicaServer is StartServer reading from dsn, a streaming
+// replica of primary (`serve --read-db`), where the key is created.
 func StartReplicaServer(ctx context.Context, chainquery, dsn, primary, cpus string, extra ...string) (*Server, error) {
 	key, err := CreateKey(ctx, chainquery, primary, fmt.Sprintf("bench-%d", time.Now().UnixNano()))
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"serve", "--db", dsn, "--listen", "127.0.0.1:0", "--log-format", "json"}, extra...)
+	args := []string{"serve", "--db", dsn, "--listen", "127.0.0.1:0", "--log-format", "json"}
+	if primary != dsn {
+		args = []string{"serve", "--db", primary, "--read-db", dsn, "--listen", "127.0.0.1:0", "--log-format", "json"}
+	}
+	args = append(args, extra...)
 	p, err := Start(Command(cpus, chainquery, args...))
 	if err != nil {
 		return nil, err

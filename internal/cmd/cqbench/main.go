@@ -381,7 +381,7 @@ func runLoad(ctx context.Context, args []string) error {
 	answerCache := fs.Int("answer-cache-mb", -1, "serve's --answer-cache-mb `MIB` (0: the store answers every request); -1: serve's default")
 	baseline := fs.String("baseline", "", "A/B: the baseline chainquery `BIN`ary, served on --baseline-db and measured in rounds against --chainquery")
 	baselineDB := fs.String("baseline-db", "", "A/B: the baseline's dataset `DSN`, built by the baseline's own cqbench (and its token balances seeded by its own cqbench load)")
-	baselinePrimary := fs.String("baseline-primary", "", "A/B: the `DSN` of the primary whose streaming replica --baseline-db is, where the baseline's API key is created (PostgreSQL)")
+	baselinePrimary := fs.String("baseline-primary", "", "A/B: the `DSN` of the primary whose streaming replica --baseline-db is: the baseline serves with --db this --read-db --baseline-db, its API key created here (PostgreSQL)")
 	rounds := fs.Int("rounds", 2, "A/B: rounds of the two servers, baseline first in even rounds and last in odd ones")
 	if err := parse(fs, args); err != nil {
 		return err
