@@ -204,6 +204,10 @@ func (s *Store) thaw(ctx context.Context, b BlockBatch, chain int64, from uint64
 	if _, err := b.Exec(ctx, qSetHistoryBelow, chain, lo); err != nil {
 		return err
 	}
+	// The pages readers keep are of this generation (page_cache.go).
+	if _, err := b.Exec(ctx, qAddThaw, chain); err != nil {
+		return err
+	}
 	if err := thawTraceEpochs(ctx, b, chain, lo); err != nil {
 		return err
 	}
@@ -496,6 +500,8 @@ const (
 	qHistoryBelow    = `SELECT below FROM history WHERE chain = $1`
 	qSetHistoryBelow = `INSERT INTO history (chain, below) VALUES ($1, $2) ON CONFLICT (chain) DO UPDATE SET below = excluded.below`
 	qFirstBlockFrom  = `SELECT (SELECT number FROM blocks WHERE chain = $1 AND number >= $2 ORDER BY number LIMIT 1)`
+	// qAddThaw: chain → one more thaw of its history.
+	qAddThaw = `UPDATE history SET thaws = thaws + 1 WHERE chain = $1`
 )
 
 // qRowLogs: chain, lo, hi → block_number, tx_index, log_index, address,

@@ -217,7 +217,7 @@ const (
 
 // traceBounds are the statements of the bounds Filter Traces reads with
 // its range's seeks (historyBounds): those of qTraceEpochBounds.
-var traceBounds = newHistoryCols("below", "trace_epochs_below")
+var traceBounds = newHistoryCols("below", "trace_epochs_below", "thaws")
 
 var (
 	qSetTraceEpochsBelow   = `UPDATE history SET trace_epochs_below = $2 WHERE chain = $1`

@@ -159,52 +159,80 @@ func readPages(ctx context.Context, c Conn, chain int64, dir int, addrs [][]byte
 	if first > last || len(addrs) == 0 {
 		return nil
 	}
-	partOf := make([]int, len(addrs))
-	var parts []int
-	for i, a := range addrs {
-		partOf[i] = history.PagePart(a)
-		seen := false
-		for _, p := range parts {
-			seen = seen || p == partOf[i]
-		}
-		if !seen {
-			parts = append(parts, partOf[i])
-		}
+	f := newPageFinds(addrs, each)
+	if err := readPageRows(ctx, c, chain, dir, f.parts, first, last, lists, f.row); err != nil {
+		return err
 	}
-	var bucket, cur int64 = 0, -1
+	return f.end()
+}
+
+// readPageRows hands row the pages of parts in direction dir over the
+// buckets first to last, in bucket order (data nil without lists).
+func readPageRows(ctx context.Context, c Conn, chain int64, dir int, parts []int, first, last int64, lists bool, row func(bucket int64, part int, keys, data []byte) error) error {
+	var bucket int64
 	var part int
 	var keys, data []byte
 	dest := []any{&bucket, &part, &keys}
 	if lists {
 		dest = append(dest, &data)
 	}
-	var found []history.PageEntry
-	err := c.Query(ctx, pagesSQL(parts, first, last, lists), []any{chain, dir, first, last}, dest, func() error {
-		if bucket != cur && len(found) > 0 {
-			if err := each(cur, found); err != nil {
-				return err
-			}
-			found = found[:0]
-		}
-		cur = bucket
-		for i, a := range addrs {
-			if partOf[i] != part {
-				continue
-			}
-			e, ok, err := history.PageFind(keys, data, a)
-			if err != nil {
-				return err
-			}
-			if ok {
-				found = append(found, e) // in data, a copy of the row's (Conn)
-			}
-		}
-		return nil
+	return c.Query(ctx, pagesSQL(parts, first, last, lists), []any{chain, dir, first, last}, dest, func() error {
+		return row(bucket, part, keys, data)
 	})
-	if err == nil && len(found) > 0 {
-		err = each(cur, found)
+}
+
+// pageFinds finds addrs in the page rows handed to row in bucket order,
+// and calls each with a bucket's entries found once its rows are done.
+type pageFinds struct {
+	addrs  [][]byte
+	partOf []int
+	parts  []int // the pages of addrs, in increasing order
+	cur    int64
+	found  []history.PageEntry
+	each   func(bucket int64, found []history.PageEntry) error
+}
+
+func newPageFinds(addrs [][]byte, each func(bucket int64, found []history.PageEntry) error) *pageFinds {
+	f := &pageFinds{addrs: addrs, partOf: make([]int, len(addrs)), cur: -1, each: each}
+	for i, a := range addrs {
+		f.partOf[i] = history.PagePart(a)
+		if !slices.Contains(f.parts, f.partOf[i]) {
+			f.parts = append(f.parts, f.partOf[i])
+		}
 	}
-	return err
+	slices.Sort(f.parts)
+	return f
+}
+
+func (f *pageFinds) row(bucket int64, part int, keys, data []byte) error {
+	if bucket != f.cur && len(f.found) > 0 {
+		if err := f.each(f.cur, f.found); err != nil {
+			return err
+		}
+		f.found = f.found[:0]
+	}
+	f.cur = bucket
+	for i, a := range f.addrs {
+		if f.partOf[i] != part {
+			continue
+		}
+		e, ok, err := history.PageFind(keys, data, a)
+		if err != nil {
+			return err
+		}
+		if ok {
+			f.found = append(f.found, e) // in data, a copy of the row's (Conn)
+		}
+	}
+	return nil
+}
+
+// end hands each the last bucket's entries.
+func (f *pageFinds) end() error {
+	if len(f.found) > 0 {
+		return f.each(f.cur, f.found)
+	}
+	return nil
 }
 
 // bucketCounts calls each with the number of the plan's matches in the

@@ -46,7 +46,7 @@ func (s *Store) historyLists(ctx context.Context, c Conn, p *TracePlan, dir int,
 	var err error
 	for lo, width := first, int64(TracePageEpoch); lo <= last && err == nil; width = min(2*width, maxPageWalk) {
 		hi := min(last, max(lo/TracePageEpoch*TracePageEpoch+width-1, lo+listCacheBuckets-1))
-		err = readPages(ctx, c, p.Chain, dir, addrs, lo, hi, true, visit)
+		err = s.readPagesKept(ctx, c, p, dir, addrs, lo, hi, visit)
 		lo = hi + 1
 	}
 	done := last // the buckets read whole: every one, unless each stopped the walk at cur

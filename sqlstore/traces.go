@@ -43,6 +43,10 @@ type TracePlan struct {
 	// whole epochs below it have their counts in epoch_counts.
 	EpochsBelow int64
 
+	// Thaws is the chain's history.thaws: the generation of the pages of
+	// history that the store keeps in memory (page_cache.go).
+	Thaws int64
+
 	// lists keeps the posting lists the request has read (nil: none kept).
 	lists *listCache
 
@@ -123,9 +127,9 @@ func (s *Store) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]*ch
 	}
 	defer tx.Rollback()
 
-	var below, epochsBelow int64
+	var below, epochsBelow, thaws int64
 	q, asks := f.TimeSeek()
-	at, err := r.historyBounds(ctx, q, asks, traceBounds, &below, &epochsBelow)
+	at, err := r.historyBounds(ctx, q, asks, traceBounds, &below, &epochsBelow, &thaws)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -134,7 +138,7 @@ func (s *Store) FindTraces(ctx context.Context, f chainquery.TraceFilter) ([]*ch
 		return []*chainquery.Trace{}, 0, err
 	}
 	p := NewTracePlan(r.chain, lo, hi, f)
-	p.HistoryBelow, p.EpochsBelow = below, epochsBelow
+	p.HistoryBelow, p.EpochsBelow, p.Thaws = below, epochsBelow, thaws
 	p.lists = &listCache{}
 	if err := s.chooseSide(ctx, tx, p); err != nil {
 		return nil, 0, err

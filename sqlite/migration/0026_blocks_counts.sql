@@ -7,3 +7,9 @@
 -- Filter Traces over 100 blocks without an address was 18% of serve's CPU
 -- (docs/benchmarks.md, issue 31, session 35).
 CREATE INDEX blocks_counts ON blocks (chain, number, timestamp, version, trace_count, log_count);
+
+-- How many times the chain's history was thawed: the readers keep the
+-- pages of buckets wholly in history in memory under it, and a thaw, which
+-- deletes and later writes again the pages of its buckets, adds one
+-- (sqlstore/page_cache.go).
+ALTER TABLE history ADD COLUMN thaws INTEGER NOT NULL DEFAULT 0;
