@@ -109,12 +109,7 @@ func writeLogEpoch(ctx context.Context, b BlockBatch, chain, epoch int64) error 
 // block lo up, which a thaw from lo makes rows again, and lowers the
 // epochs' end to match (an empty range when it falls below their start).
 func thawLogEpochs(ctx context.Context, b BlockBatch, chain, lo int64) error {
-	epoch := lo / TraceEpochBlocks
-	if _, err := b.Exec(ctx, qDeleteLogEpochsFrom, chain, epoch); err != nil {
-		return err
-	}
-	_, err := b.Exec(ctx, qLowerLogEpochs, chain, epoch*TraceEpochBlocks)
-	return err
+	return thawEpochs(ctx, b, qDeleteLogEpochsFrom, qLowerLogEpochs, chain, lo)
 }
 
 // logEpochCounts returns the counts of keys of kind over chain's epochs

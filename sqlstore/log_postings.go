@@ -443,23 +443,19 @@ func (pr postingRange) page(ctx context.Context, counts []bucketCount, edges map
 			if !ok {
 				continue
 			}
-			want := min(need-len(page), bc.n-offset) // the bucket's entries of the page
-			if ls.cut {
-				// The starts of the lists hold fewer: the bucket's whole.
-				ps, err := listsPage(ls.lists, pr.lo, pr.hi, offset, need-len(page))
-				if err == nil && len(ps) < want {
-					err = pr.lists(ctx, bc.bucket, bc.bucket, func(_ int64, whole [][]byte) error {
-						ls.lists = whole
-						return nil
-					})
-				}
-				if err != nil {
-					return nil, err
-				}
+			ps, err := listsPage(ls.lists, pr.lo, pr.hi, offset, need-len(page))
+			if err == nil && ls.cut && len(ps) < min(need-len(page), bc.n-offset) {
+				// The starts of the lists hold fewer than the page takes
+				// from the bucket: its whole lists.
+				err = pr.lists(ctx, bc.bucket, bc.bucket, func(_ int64, whole [][]byte) error {
+					ps, err = listsPage(whole, pr.lo, pr.hi, offset, need-len(page))
+					return err
+				})
 			}
-			if err := take(ls.lists); err != nil {
+			if err != nil {
 				return nil, err
 			}
+			page, offset = append(page, ps...), 0
 		}
 		i = j
 	}

@@ -145,11 +145,18 @@ func epochPagesSQL(first, last int64) string {
 // up, which a thaw from lo makes rows again, and lowers
 // trace_epochs_below to match.
 func thawTraceEpochs(ctx context.Context, b BlockBatch, chain, lo int64) error {
+	return thawEpochs(ctx, b, qDeleteTraceEpochsFrom, qLowerTraceEpochsBelow, chain, lo)
+}
+
+// thawEpochs runs a thaw's two statements of epochs from block lo up:
+// del (chain, the epoch that holds lo) deletes them, lower (chain, that
+// epoch's first block) moves their markers down to it.
+func thawEpochs(ctx context.Context, b BlockBatch, del, lower string, chain, lo int64) error {
 	epoch := lo / TraceEpochBlocks
-	if _, err := b.Exec(ctx, qDeleteTraceEpochsFrom, chain, epoch); err != nil {
+	if _, err := b.Exec(ctx, del, chain, epoch); err != nil {
 		return err
 	}
-	_, err := b.Exec(ctx, qLowerTraceEpochsBelow, chain, epoch*TraceEpochBlocks)
+	_, err := b.Exec(ctx, lower, chain, epoch*TraceEpochBlocks)
 	return err
 }
 
