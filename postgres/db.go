@@ -191,14 +191,3 @@ func migrate(ctx context.Context, cfg *pgx.ConnConfig) error {
 	}
 	return nil
 }
-
-// readTx begins the read-only REPEATABLE READ transaction of a request that
-// runs several statements, so that they all see one snapshot (a count and
-// its page agree) even while an ingester commits.
-func (db *DB) readTx(ctx context.Context) (sqlstore.Tx, error) {
-	tx, err := db.read.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return nil, wrap(err)
-	}
-	return txConn{conn{tx}, tx}, nil
-}
