@@ -50,6 +50,7 @@ type DB struct {
 	*shared
 
 	read  *pgxpool.Pool // API reads: the replica when Options.ReadDSN is set
+	reads *readPool     // every read of read, handed out (readpool.go)
 	write *pgxpool.Pool // writes, and the reads a writer must see (BlockHash)
 
 	// parts holds the partition ranges known to exist, so that a write
@@ -124,7 +125,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		db.write.Close()
 		return nil, wrap(err)
 	}
-	db.shared = &shared{Dialect: dialect, Read: conn{db.read}, Primary: conn{db.write}, Write: conn{db.write},
+	db.reads = newReadPool(db.read, parkFor)
+	db.shared = &shared{Dialect: dialect, Read: readConn{db.reads}, Primary: conn{db.write}, Write: conn{db.write},
 		ReadTx: db.readTx, BeginWrite: db.beginWrite, BeginBlocks: db.beginBlocks,
 		AppendOpenFor: appendOpenFor, AmountArg: bigArg, ScanAmount: scanAmount}
 	return db, nil
@@ -134,6 +136,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 // It always returns nil: pgxpool reports no error on closing.
 func (db *DB) Close() error {
 	db.CloseAppends()
+	db.reads.close()
 	db.read.Close()
 	db.write.Close()
 	return nil
@@ -142,8 +145,8 @@ func (db *DB) Close() error {
 // Ping checks that the read server and the primary answer. It returns
 // EUNAVAILABLE if either does not.
 func (db *DB) Ping(ctx context.Context) error {
-	if err := db.read.Ping(ctx); err != nil {
-		return wrap(err)
+	if _, err := db.Read.Exec(ctx, "SELECT 1"); err != nil {
+		return err
 	}
 	return wrap(db.write.Ping(ctx))
 }

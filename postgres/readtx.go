@@ -8,33 +8,83 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// readTxOptions is a request's read transaction: one snapshot for all its
-// statements (a count and its page agree while an ingester commits).
-var readTxOptions = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-
 // readTx is a request's read transaction (sqlstore.Store.ReadTx), begun
-// with its first statement: BEGIN and that statement go to the server in
-// one batch, one round trip where pgx's BeginTx spends one of its own.
-// Each round trip costs serve and the server about what an HTTP request
-// does on this machine's cores (docs/benchmarks.md, "What one statement
-// costs each store"), and most requests run two to four statements.
-//
-// A request that runs no statement takes no connection. A readTx is used
-// by one request at a time, as the Tx it implements.
+// with its first statement and ended by the next read of its connection,
+// both in that read's batch (readPool): no round trip of their own. A
+// request that runs no statement takes no connection. A readTx is used by
+// one request at a time, as the Tx it implements.
 type readTx struct {
-	pool *pgxpool.Pool
-	tx   pgx.Tx // nil until the first statement
+	p *readPool
+	c *pgxpool.Conn // nil until the first statement
 }
 
 func (db *DB) readTx(ctx context.Context) (sqlstore.Tx, error) {
-	return &readTx{pool: db.read}, nil
+	return &readTx{p: db.reads}, nil
 }
 
 func (t *readTx) Query(ctx context.Context, query string, args, dest []any, row func() error) error {
-	if t.tx != nil {
-		return conn{t.tx}.Query(ctx, query, args, dest, row)
+	if t.c != nil {
+		return conn{t.c}.Query(ctx, query, args, dest, row)
 	}
-	br := t.begin(ctx, query, args)
+	c, br, err := t.p.send(ctx, true, query, args)
+	t.c = c
+	return wrap(scanBatch(br, err, dest, row))
+}
+
+func (t *readTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	if t.c != nil {
+		return conn{t.c}.Exec(ctx, query, args...)
+	}
+	c, br, err := t.p.send(ctx, true, query, args)
+	t.c = c
+	n, err := execBatch(br, err)
+	return n, wrap(err)
+}
+
+// Commit ends the request as Rollback does: a read-only transaction has
+// nothing to commit.
+func (t *readTx) Commit(context.Context) error {
+	t.Rollback()
+	return nil
+}
+
+// Rollback gives the connection back, its transaction to be ended by the
+// next read that takes it (or by the sweep).
+func (t *readTx) Rollback() {
+	if t.c != nil {
+		t.p.put(t.c)
+		t.c = nil
+	}
+}
+
+// readConn runs the one-statement reads of the read pool
+// (sqlstore.Store.Read), through readPool so that they too end a parked
+// transaction in their batch.
+type readConn struct{ p *readPool }
+
+func (r readConn) Query(ctx context.Context, query string, args, dest []any, row func() error) error {
+	c, br, err := r.p.send(ctx, false, query, args)
+	if c != nil {
+		defer r.p.put(c)
+	}
+	return wrap(scanBatch(br, err, dest, row))
+}
+
+func (r readConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	c, br, err := r.p.send(ctx, false, query, args)
+	if c != nil {
+		defer r.p.put(c)
+	}
+	n, err := execBatch(br, err)
+	return n, wrap(err)
+}
+
+// scanBatch scans the rows of br's next result (readPool.send's, unless
+// err) and closes br.
+func scanBatch(br pgx.BatchResults, err error, dest []any, row func() error) error {
+	if err != nil {
+		return err
+	}
 	rows, err := br.Query()
 	if err == nil {
 		_, err = pgx.ForEachRow(rows, dest, row)
@@ -42,54 +92,17 @@ func (t *readTx) Query(ctx context.Context, query string, args, dest []any, row 
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	return wrap(err)
+	return err
 }
 
-func (t *readTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	if t.tx != nil {
-		return conn{t.tx}.Exec(ctx, query, args...)
+// execBatch returns the rows br's next result changed and closes br.
+func execBatch(br pgx.BatchResults, err error) (int64, error) {
+	if err != nil {
+		return 0, err
 	}
-	br := t.begin(ctx, query, args)
 	tag, err := br.Exec()
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	return tag.RowsAffected(), wrap(err)
-}
-
-// begin sends BEGIN and the first statement in one batch and returns the
-// batch's results past BEGIN's (its error, if BEGIN failed). The
-// transaction then holds the connection until Rollback, whether or not
-// BEGIN succeeded (a closed one just releases it).
-func (t *readTx) begin(ctx context.Context, query string, args []any) pgx.BatchResults {
-	b := &pgx.Batch{}
-	b.BeginTx(readTxOptions)
-	b.Queue(query, args...)
-	br := t.pool.SendBatch(ctx, b)
-	t.tx = br.Tx()
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return pgx.FailedBatchResults(&pgx.Batch{}, err)
-	}
-	return br
-}
-
-// Commit ends the transaction as Rollback does: it wrote nothing.
-func (t *readTx) Commit(ctx context.Context) error {
-	if t.tx == nil {
-		return nil
-	}
-	err := t.tx.Commit(ctx)
-	t.tx = nil
-	return wrap(err)
-}
-
-// Rollback ends the transaction, if a statement began it, and gives its
-// connection back to the pool. Its error is of no interest: nothing is
-// kept, and pgx resets a connection that broke.
-func (t *readTx) Rollback() {
-	if t.tx != nil {
-		t.tx.Rollback(context.Background())
-		t.tx = nil
-	}
+	return tag.RowsAffected(), err
 }

@@ -4,24 +4,25 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chainquery/chainquery/sqlstore"
 )
 
 // TestReadTx holds what a request's read transaction promises now that its
-// BEGIN travels with its first statement: no connection before that
-// statement, one snapshot for every statement after it (a write committed
-// in between is not seen), read-only, and the connection back in the pool
-// after Rollback, also when the first statement failed.
+// BEGIN travels with its first statement and its ROLLBACK with the next
+// read of its connection: no connection before that statement, one
+// snapshot for every statement after it (a write committed in between is
+// not seen), read-only; after Rollback the connection waits in its
+// transaction, to be ended by the next read that takes it or by the sweep;
+// a parked connection the server closed is replaced, not reported.
 func TestReadTx(t *testing.T) {
 	db := MustOpen(t, NewTestDatabase(t, RequireEnv(t, EnvAdminDSN)), Options{MaxConns: 2})
 	ctx := context.Background()
 	if _, err := db.write.Exec(ctx, `CREATE TABLE readtx_probe (n int)`); err != nil {
 		t.Fatal(err)
 	}
-	count := func(c interface {
-		Query(context.Context, string, []any, []any, func() error) error
-	}) int {
+	count := func(c sqlstore.Conn) int {
 		t.Helper()
 		var n int
 		if err := c.Query(ctx, `SELECT count(*) FROM readtx_probe`, nil, []any{&n}, func() error { return nil }); err != nil {
@@ -36,6 +37,16 @@ func TestReadTx(t *testing.T) {
 		}
 	}
 	acquired := func() int32 { return db.read.Stat().AcquiredConns() }
+	// idleInTx counts the database's sessions left inside a transaction.
+	idleInTx := func() int {
+		t.Helper()
+		var n int
+		if err := db.write.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND state LIKE 'idle in transaction%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
 	// begin rolls each transaction back when the test ends, also when it
 	// fails: Close waits for every connection held.
 	begin := func() sqlstore.Tx {
@@ -47,6 +58,16 @@ func TestReadTx(t *testing.T) {
 		t.Cleanup(tx.Rollback)
 		return tx
 	}
+	swept := func() {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); acquired() != 0 || idleInTx() != 0; {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s after a request ended: %d connections held, %d sessions idle in a transaction, want none",
+					5*time.Second, acquired(), idleInTx())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 
 	tx := begin()
 	if n := acquired(); n != 0 {
@@ -56,9 +77,6 @@ func TestReadTx(t *testing.T) {
 	if n := count(tx); n != 1 {
 		t.Fatalf("first statement counts %d rows, want 1", n)
 	}
-	if n := acquired(); n != 1 {
-		t.Fatalf("after its first statement the transaction holds %d connections, want 1", n)
-	}
 	insert() // committed by another connection: not in the snapshot
 	if n := count(tx); n != 1 {
 		t.Fatalf("second statement counts %d rows, want 1: the statements do not share a snapshot", n)
@@ -67,24 +85,48 @@ func TestReadTx(t *testing.T) {
 		t.Fatalf("a write in the read transaction: %v, want a read-only transaction's error", err)
 	}
 	tx.Rollback()
-	if n := acquired(); n != 0 {
-		t.Fatalf("after Rollback %d connections are held, want 0", n)
+	if n := idleInTx(); n != 1 {
+		t.Fatalf("%d sessions idle in a transaction after Rollback, want 1 (parked)", n)
 	}
+	// The next read takes the parked connection, ends its transaction and
+	// sees every commit.
 	if n := count(db.Read); n != 2 {
-		t.Fatalf("the pool counts %d rows, want 2", n)
+		t.Fatalf("the next read counts %d rows, want 2", n)
+	}
+	if n, m := acquired(), idleInTx(); n != 0 || m != 0 {
+		t.Fatalf("after a read that took the parked connection: %d held, %d idle in a transaction, want none", n, m)
 	}
 
-	// A transaction whose first statement fails gives its connection back.
+	// A parked transaction nobody takes is swept.
+	tx = begin()
+	count(tx)
+	tx.Rollback()
+	swept()
+
+	// A parked connection that the server closes is replaced.
+	tx = begin()
+	count(tx)
+	tx.Rollback()
+	if _, err := db.write.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND state LIKE 'idle in transaction%'`); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(db.Read); n != 2 {
+		t.Fatalf("after the parked session was terminated a read counts %d rows, want 2", n)
+	}
+
+	// A transaction whose first statement fails ends as well.
 	tx = begin()
 	if err := tx.Query(ctx, `SELECT no_such_column FROM readtx_probe`, nil, nil, func() error { return nil }); err == nil {
 		t.Fatal("a failing first statement gave no error")
 	}
 	tx.Rollback()
-	if n := acquired(); n != 0 {
-		t.Fatalf("after a failed first statement and Rollback %d connections are held, want 0", n)
+	tx = begin()
+	if n := count(tx); n != 2 {
+		t.Fatalf("after a failed transaction a new one counts %d rows, want 2", n)
 	}
-	// As does one that ran nothing, and an Exec begins one as a Query does.
-	begin().Rollback()
+	tx.Rollback()
+	// An Exec begins one as a Query does; Commit gives the connection back.
 	tx = begin()
 	if _, err := tx.Exec(ctx, `SELECT 1`); err != nil {
 		t.Fatal(err)
@@ -96,8 +138,49 @@ func TestReadTx(t *testing.T) {
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	tx.Rollback()
-	if n := acquired(); n != 0 {
-		t.Fatalf("after Commit %d connections are held, want 0", n)
+	// Two transactions at once on a pool of two, then a read that waits
+	// for one of them.
+	a, b := begin(), begin()
+	count(a)
+	count(b)
+	done := make(chan int)
+	go func() {
+		var n int
+		db.Read.Query(ctx, `SELECT count(*) FROM readtx_probe`, nil, []any{&n}, func() error { return nil })
+		done <- n
+	}()
+	time.Sleep(20 * time.Millisecond)
+	a.Rollback()
+	if n := <-done; n != 3 {
+		t.Fatalf("a read waiting for a connection counts %d rows, want 3", n)
+	}
+	b.Rollback()
+	if err := db.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	swept()
+}
+
+// TestReadPoolReleases runs read transactions one after the other, each
+// taking the connection the one before left in its transaction: every
+// releaseEvery-th still goes back to pgxpool, so that a connection under
+// steady load meets pgxpool's lifetime and health checks.
+func TestReadPoolReleases(t *testing.T) {
+	db := MustOpen(t, NewTestDatabase(t, RequireEnv(t, EnvAdminDSN)), Options{MaxConns: 1})
+	ctx := context.Background()
+	const n = 2*releaseEvery + 1
+	before := db.read.Stat().AcquireCount()
+	for range n {
+		tx, err := db.ReadTx(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `SELECT 1`); err != nil {
+			t.Fatal(err)
+		}
+		tx.Rollback()
+	}
+	if got := db.read.Stat().AcquireCount() - before; got != 3 {
+		t.Fatalf("%d read transactions in a row acquired %d connections from pgxpool, want 3 (one, then one after each %d)", n, got, releaseEvery)
 	}
 }
