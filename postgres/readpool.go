@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chainquery/chainquery/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -188,14 +189,14 @@ func (p *readPool) close() {
 	p.sweep()
 }
 
-// send takes a connection and sends query on it as its first statement,
+// send takes a connection and sends qs on it as its first statements,
 // inside a new read transaction when tx is set, ending the connection's
 // dirty transaction in the same batch. It returns the connection (to be
 // put back, also on error, when not nil) and the batch's results from
-// query's on. A dirty connection that the server closed while it was
-// parked (a replica ends a session whose snapshot holds its replay back)
-// is dropped and another taken: nothing was read on it.
-func (p *readPool) send(ctx context.Context, tx bool, query string, args []any) (*pgxpool.Conn, pgx.BatchResults, error) {
+// qs' on. A dirty connection that the server closed while it was parked
+// (a replica ends a session whose snapshot holds its replay back) is
+// dropped and another taken: nothing was read on it.
+func (p *readPool) send(ctx context.Context, tx bool, qs []sqlstore.Query) (*pgxpool.Conn, pgx.BatchResults, error) {
 	for {
 		c, dirty, err := p.get(ctx)
 		if err != nil {
@@ -208,9 +209,12 @@ func (p *readPool) send(ctx context.Context, tx bool, query string, args []any) 
 		if tx {
 			b.Queue(beginRead)
 		}
-		b.Queue(query, args...)
+		prefix := len(b.QueuedQueries)
+		for _, q := range qs {
+			b.Queue(q.SQL, q.Args...)
+		}
 		br := c.SendBatch(ctx, b)
-		for range len(b.QueuedQueries) - 1 {
+		for range prefix {
 			if _, err = br.Exec(); err != nil {
 				break
 			}

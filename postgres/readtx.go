@@ -26,16 +26,25 @@ func (t *readTx) Query(ctx context.Context, query string, args, dest []any, row 
 	if t.c != nil {
 		return conn{t.c}.Query(ctx, query, args, dest, row)
 	}
-	c, br, err := t.p.send(ctx, true, query, args)
+	return t.QueryBatch(ctx, []sqlstore.Query{{SQL: query, Args: args, Dest: dest, Row: row}})
+}
+
+// QueryBatch sends qs in one round trip (sqlstore.Batcher), with BEGIN
+// when they are the transaction's first statements.
+func (t *readTx) QueryBatch(ctx context.Context, qs []sqlstore.Query) error {
+	if t.c != nil {
+		return wrap(scanBatch(t.c.SendBatch(ctx, batchOf(qs)), nil, qs))
+	}
+	c, br, err := t.p.send(ctx, true, qs)
 	t.c = c
-	return wrap(scanBatch(br, err, dest, row))
+	return wrap(scanBatch(br, err, qs))
 }
 
 func (t *readTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	if t.c != nil {
 		return conn{t.c}.Exec(ctx, query, args...)
 	}
-	c, br, err := t.p.send(ctx, true, query, args)
+	c, br, err := t.p.send(ctx, true, []sqlstore.Query{{SQL: query, Args: args}})
 	t.c = c
 	n, err := execBatch(br, err)
 	return n, wrap(err)
@@ -63,15 +72,16 @@ func (t *readTx) Rollback() {
 type readConn struct{ p *readPool }
 
 func (r readConn) Query(ctx context.Context, query string, args, dest []any, row func() error) error {
-	c, br, err := r.p.send(ctx, false, query, args)
+	qs := []sqlstore.Query{{SQL: query, Args: args, Dest: dest, Row: row}}
+	c, br, err := r.p.send(ctx, false, qs)
 	if c != nil {
 		defer r.p.put(c)
 	}
-	return wrap(scanBatch(br, err, dest, row))
+	return wrap(scanBatch(br, err, qs))
 }
 
 func (r readConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	c, br, err := r.p.send(ctx, false, query, args)
+	c, br, err := r.p.send(ctx, false, []sqlstore.Query{{SQL: query, Args: args}})
 	if c != nil {
 		defer r.p.put(c)
 	}
@@ -79,20 +89,34 @@ func (r readConn) Exec(ctx context.Context, query string, args ...any) (int64, e
 	return n, wrap(err)
 }
 
-// scanBatch scans the rows of br's next result (readPool.send's, unless
-// err) and closes br.
-func scanBatch(br pgx.BatchResults, err error, dest []any, row func() error) error {
+// scanBatch scans the rows of br's next results into qs in turn
+// (readPool.send's, unless err) and closes br.
+func scanBatch(br pgx.BatchResults, err error, qs []sqlstore.Query) error {
 	if err != nil {
 		return err
 	}
-	rows, err := br.Query()
-	if err == nil {
-		_, err = pgx.ForEachRow(rows, dest, row)
+	for _, q := range qs {
+		var rows pgx.Rows
+		if rows, err = br.Query(); err == nil {
+			_, err = pgx.ForEachRow(rows, q.Dest, q.Row)
+		}
+		if err != nil {
+			break
+		}
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// batchOf is a batch of qs' statements.
+func batchOf(qs []sqlstore.Query) *pgx.Batch {
+	b := &pgx.Batch{}
+	for _, q := range qs {
+		b.Queue(q.SQL, q.Args...)
+	}
+	return b
 }
 
 // execBatch returns the rows br's next result changed and closes br.

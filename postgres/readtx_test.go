@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -182,5 +183,68 @@ func TestReadPoolReleases(t *testing.T) {
 	}
 	if got := db.read.Stat().AcquireCount() - before; got != 3 {
 		t.Fatalf("%d read transactions in a row acquired %d connections from pgxpool, want 3 (one, then one after each %d)", n, got, releaseEvery)
+	}
+}
+
+// TestReadTxBatch sends statements in one batch through a read
+// transaction (sqlstore.Batcher), as its first statements and later: each
+// statement's rows reach its own Row in order, the batch that begins the
+// transaction takes its snapshot, and an error in any statement is the
+// batch's.
+func TestReadTxBatch(t *testing.T) {
+	db := MustOpen(t, NewTestDatabase(t, RequireEnv(t, EnvAdminDSN)), Options{MaxConns: 1})
+	ctx := context.Background()
+	if _, err := db.write.Exec(ctx, `CREATE TABLE readtx_probe (n int); INSERT INTO readtx_probe VALUES (1), (2)`); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var n int
+	query := func(name, q string, args ...any) sqlstore.Query {
+		return sqlstore.Query{SQL: q, Args: args, Dest: []any{&n}, Row: func() error {
+			got = append(got, fmt.Sprintf("%s:%d", name, n))
+			return nil
+		}}
+	}
+	tx, err := db.ReadTx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	b, ok := tx.(sqlstore.Batcher)
+	if !ok {
+		t.Fatal("the read transaction is no sqlstore.Batcher")
+	}
+	err = b.QueryBatch(ctx, []sqlstore.Query{
+		query("a", `SELECT n FROM readtx_probe ORDER BY n`),
+		query("b", `SELECT count(*)::int FROM readtx_probe WHERE n > $1`, 1),
+		query("c", `SELECT n * 10 FROM readtx_probe ORDER BY n DESC`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a:1 a:2 b:1 c:20 c:10"; strings.Join(got, " ") != want {
+		t.Fatalf("rows %q, want %q", strings.Join(got, " "), want)
+	}
+	if _, err := db.write.Exec(ctx, `INSERT INTO readtx_probe VALUES (3)`); err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	err = b.QueryBatch(ctx, []sqlstore.Query{
+		query("d", `SELECT count(*)::int FROM readtx_probe`),
+		query("e", `SELECT max(n) FROM readtx_probe`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "d:2 e:2"; strings.Join(got, " ") != want {
+		t.Fatalf("in the batch's snapshot: rows %q, want %q", strings.Join(got, " "), want)
+	}
+	err = b.QueryBatch(ctx, []sqlstore.Query{
+		query("f", `SELECT 1`),
+		query("g", `SELECT no_such_column FROM readtx_probe`),
+		query("h", `SELECT 1`),
+	})
+	if err == nil || !strings.Contains(err.Error(), "no_such_column") {
+		t.Fatalf("a batch with a failing statement: %v, want its error", err)
 	}
 }

@@ -112,16 +112,21 @@ func thawLogEpochs(ctx context.Context, b BlockBatch, chain, lo int64) error {
 	return thawEpochs(ctx, b, qDeleteLogEpochsFrom, qLowerLogEpochs, chain, lo)
 }
 
-// logEpochCounts returns the counts of keys of kind over chain's epochs
-// first to last, one bucketCount an epoch that has some, in epoch order,
+// logEpochQuery is the statement that reads the counts of keys of kind
+// over chain's epochs first to last, and the function that returns them
+// once it has run: one bucketCount an epoch that has some, in epoch order,
 // its bucket the epoch's first and span its buckets.
-func (pr postingRange) logEpochCounts(ctx context.Context, first, last int64) ([]bucketCount, error) {
-	var out []bucketCount
-	err := epochSums(ctx, pr.r.c, pr.r.chain, logEpochSpace+pr.kind, pr.keys, keyLen(int32(pr.kind)), first, last, func(e, n int64) error {
-		out = append(out, bucketCount{bucket: e * LogEpochBuckets, n: int(n), span: LogEpochBuckets})
-		return nil
-	})
-	return out, err
+func (pr postingRange) logEpochQuery(first, last int64) (Query, func() []bucketCount) {
+	q, sums := epochSumsQuery(pr.r.chain, logEpochSpace+pr.kind, pr.keys, keyLen(int32(pr.kind)), first, last)
+	return q, func() []bucketCount {
+		var out []bucketCount
+		for _, e := range slices.Sorted(maps.Keys(sums)) {
+			if n := sums[e]; n > 0 {
+				out = append(out, bucketCount{bucket: e * LogEpochBuckets, n: int(n), span: LogEpochBuckets})
+			}
+		}
+		return out
+	}
 }
 
 // The statements of the logs' epochs. qLogEpochBounds: chain → below,

@@ -311,16 +311,22 @@ func (pr postingRange) epochCounts(ctx context.Context, first, last int64) ([]bu
 	if !hasLogEpochs(pr.kind) || eLo > eHi {
 		return pr.counts(ctx, first, last)
 	}
-	out, err := pr.counts(ctx, first, eLo*eb-1)
-	if err != nil {
+	// The buckets before the epochs, the epochs and the buckets after
+	// them, asked in one round trip where the store has batches.
+	var out, rest []bucketCount
+	var qs []Query
+	if first < eLo*eb {
+		qs = append(qs, pr.countsQuery(first, eLo*eb-1, &out))
+	}
+	mid, finish := pr.logEpochQuery(eLo, eHi)
+	qs = append(qs, mid)
+	if (eHi+1)*eb <= last {
+		qs = append(qs, pr.countsQuery((eHi+1)*eb, last, &rest))
+	}
+	if err := queryBatch(ctx, pr.r.c, qs...); err != nil {
 		return nil, err
 	}
-	mid, err := pr.logEpochCounts(ctx, eLo, eHi)
-	if err != nil {
-		return nil, err
-	}
-	rest, err := pr.counts(ctx, (eHi+1)*eb, last)
-	return append(append(out, mid...), rest...), err
+	return slices.Concat(out, finish(), rest), nil
 }
 
 // counts returns the number of the lists' entries in each bucket from
@@ -329,26 +335,13 @@ func (pr postingRange) epochCounts(ctx context.Context, first, last int64) ([]bu
 // the addresses' rows have groups.
 func (pr postingRange) counts(ctx context.Context, first, last int64) ([]bucketCount, error) {
 	var counts []bucketCount
-	var b int64
-	var n int
-	add := func(b int64, n int) {
-		i, found := slices.BinarySearchFunc(counts, b, func(c bucketCount, b int64) int { return cmp.Compare(c.bucket, b) })
-		switch {
-		case n == 0:
-		case found:
-			counts[i].n += n
-		default:
-			counts = slices.Insert(counts, i, bucketCount{bucket: b, n: n})
-		}
-	}
-	q, args := pr.r.Dialect.LogPostingCounts(pr.r.chain, pr.kind, pr.keys, first, last)
-	err := pr.r.c.Query(ctx, q, args, []any{&b, &n}, func() error {
-		add(b, n)
-		return nil
-	})
+	add := func(b int64, n int) { addCount(&counts, b, n) }
+	q := pr.countsQuery(first, last, &counts)
+	err := pr.r.c.Query(ctx, q.SQL, q.Args, q.Dest, q.Row)
 	if err != nil || pr.kind != logKeyAddressTopic0 {
 		return counts, err
 	}
+	var b int64
 	// An address's row is split wherever its pairs have a row
 	// (log_forms.go): its topics count nothing there. With one address,
 	// they are read only over the stretches of buckets between those.
@@ -369,7 +362,7 @@ func (pr postingRange) counts(ctx context.Context, first, last int64) ([]bucketC
 		for hi < last && !paired[hi+1] {
 			hi++
 		}
-		q, args = pr.r.Dialect.LogTopics(pr.r.chain, pr.addrs, lo, hi)
+		q, args := pr.r.Dialect.LogTopics(pr.r.chain, pr.addrs, lo, hi)
 		err = pr.r.c.Query(ctx, q, args, []any{&b, &topics}, func() error {
 			n, err := history.CountTopics(topics, pr.keep)
 			add(b, n)
@@ -383,6 +376,30 @@ func (pr postingRange) counts(ctx context.Context, first, last int64) ([]bucketC
 	}
 	*pr.tagged = tagged
 	return counts, nil
+}
+
+// countsQuery is the statement of counts that reads the rows' n over
+// buckets first to last, each added to *counts.
+func (pr postingRange) countsQuery(first, last int64, counts *[]bucketCount) Query {
+	var b int64
+	var n int
+	q, args := pr.r.Dialect.LogPostingCounts(pr.r.chain, pr.kind, pr.keys, first, last)
+	return Query{SQL: q, Args: args, Dest: []any{&b, &n}, Row: func() error {
+		addCount(counts, b, n)
+		return nil
+	}}
+}
+
+// addCount adds n entries of bucket b to counts, kept in bucket order.
+func addCount(counts *[]bucketCount, b int64, n int) {
+	i, found := slices.BinarySearchFunc(*counts, b, func(c bucketCount, b int64) int { return cmp.Compare(c.bucket, b) })
+	switch {
+	case n == 0:
+	case found:
+		(*counts)[i].n += n
+	default:
+		*counts = slices.Insert(*counts, i, bucketCount{bucket: b, n: n})
+	}
 }
 
 // page returns the range's matches from offset, need of them at most: the

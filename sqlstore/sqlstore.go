@@ -173,6 +173,38 @@ type Conn interface {
 	Exec(ctx context.Context, query string, args ...any) (int64, error)
 }
 
+// Query is one statement of a batch (Batcher): its text, arguments,
+// destinations and the function called for each row, as Conn.Query takes
+// them.
+type Query struct {
+	SQL        string
+	Args, Dest []any
+	Row        func() error
+}
+
+// Batcher is a Conn that can send several statements, none of which
+// depends on another's answer, in one round trip (PostgreSQL's pipeline).
+// Their rows reach each Query's Row in order, statement after statement;
+// the first error ends the batch. queryBatch runs them one after another
+// on a Conn that is no Batcher (SQLite, where a statement costs no round
+// trip).
+type Batcher interface {
+	QueryBatch(ctx context.Context, qs []Query) error
+}
+
+// queryBatch runs qs on c: in one round trip where c is a Batcher.
+func queryBatch(ctx context.Context, c Conn, qs ...Query) error {
+	if b, ok := c.(Batcher); ok && len(qs) > 1 {
+		return b.QueryBatch(ctx, qs)
+	}
+	for _, q := range qs {
+		if err := c.Query(ctx, q.SQL, q.Args, q.Dest, q.Row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Tx is a transaction of a store's driver. Rollback after Commit does
 // nothing, so that it may be deferred.
 type Tx interface {

@@ -167,6 +167,23 @@ func epochSums(ctx context.Context, c Conn, chain int64, space int, addrs [][]by
 	if first > last || len(addrs) == 0 {
 		return nil
 	}
+	q, sums := epochSumsQuery(chain, space, addrs, keyLen, first, last)
+	if err := c.Query(ctx, q.SQL, q.Args, q.Dest, q.Row); err != nil {
+		return err
+	}
+	for _, e := range slices.Sorted(maps.Keys(sums)) {
+		if n := sums[e]; n > 0 {
+			if err := each(e, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// epochSumsQuery is epochSums' statement, which adds each epoch's total
+// of addrs to sums as it runs (none when first > last or addrs is empty).
+func epochSumsQuery(chain int64, space int, addrs [][]byte, keyLen int, first, last int64) (Query, map[int64]int64) {
 	var parts []int
 	for _, a := range addrs {
 		if p := history.EpochPart(a); !slices.Contains(parts, p) {
@@ -174,11 +191,14 @@ func epochSums(ctx context.Context, c Conn, chain int64, space int, addrs [][]by
 		}
 	}
 	slices.Sort(parts)
+	if len(parts) == 0 {
+		parts = []int{-1} // no row
+	}
 	sums := map[int64]int64{}
 	var epoch int64
 	var part int
 	var page []byte
-	err := c.Query(ctx, epochCountsSQL(parts), []any{chain, space, first, last}, []any{&epoch, &part, &page}, func() error {
+	return Query{SQL: epochCountsSQL(parts), Args: []any{chain, space, first, last}, Dest: []any{&epoch, &part, &page}, Row: func() error {
 		for _, a := range addrs {
 			if history.EpochPart(a) != part {
 				continue
@@ -190,18 +210,7 @@ func epochSums(ctx context.Context, c Conn, chain int64, space int, addrs [][]by
 			sums[epoch] += k
 		}
 		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, e := range slices.Sorted(maps.Keys(sums)) {
-		if n := sums[e]; n > 0 {
-			if err := each(e, n); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	}}, sums
 }
 
 // epochCountsSQL selects the epoch, part and counts of the rows of
