@@ -310,7 +310,7 @@ func (s *Store) bucketCounts(ctx context.Context, tx Tx, p *TracePlan, first, la
 	} else {
 		err = pages(first, eLo*eb-1)
 		if err == nil {
-			err = epochSums(ctx, tx, p.Chain, p.Dir(), p.Walk, history.AddrBytes, eLo, eHi, func(e, n int64) error { return each(e*eb, e*eb+eb-1, n) })
+			err = p.lists.epochSums(ctx, tx, p, eLo, eHi, func(e, n int64) error { return each(e*eb, e*eb+eb-1, n) })
 		}
 		if err == nil {
 			err = pages((eHi+1)*eb, histLast)

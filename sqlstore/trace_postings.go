@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/history"
@@ -75,6 +77,42 @@ type listCache struct {
 	key    string
 	lo, hi int64 // the buckets read whole; none when hi < lo
 	lists  map[int64][][]byte
+
+	// The epochs' totals of the walks keyed epochKey over the epochs eLo
+	// to eHi (epochs, those not zero): the count and the walk that places
+	// the page read them once.
+	epochKey string
+	eLo, eHi int64
+	epochs   map[int64]int64
+}
+
+// epochSums calls each, in epoch order, with the total of p's walks in
+// each epoch from first to last that has some (epochSums), read once a
+// request for the widest stretch asked first.
+func (c *listCache) epochSums(ctx context.Context, tx Conn, p *TracePlan, first, last int64, each func(epoch, n int64) error) error {
+	if c == nil {
+		return epochSums(ctx, tx, p.Chain, p.Dir(), p.Walk, history.AddrBytes, first, last, each)
+	}
+	if key := listKey(p.Dir(), p.Walk); c.epochKey != key || first < c.eLo || last > c.eHi {
+		sums := map[int64]int64{}
+		err := epochSums(ctx, tx, p.Chain, p.Dir(), p.Walk, history.AddrBytes, first, last, func(e, n int64) error {
+			sums[e] = n
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		c.epochKey, c.eLo, c.eHi, c.epochs = key, first, last, sums
+	}
+	for _, e := range slices.Sorted(maps.Keys(c.epochs)) {
+		if e < first || e > last {
+			continue
+		}
+		if err := each(e, c.epochs[e]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // listCacheBuckets is the longest stretch of buckets a listCache keeps.
