@@ -97,10 +97,12 @@ const (
 	qRunAllPages = `SELECT prefix, entries FROM tx_hash_pages WHERE chain = $1 AND run = $2`
 )
 
-// historyTxBlocks returns the blocks of history holding a transaction
-// whose hash has prefix, highest first: block alone, when given (then only
-// the runs that span it are read).
-func (r reader) historyTxBlocks(ctx context.Context, prefix int64, block *uint64) ([]uint64, error) {
+// historyTxRuns finds the blocks of history holding a transaction whose
+// hash has prefix, highest first: block alone, when given (then only the
+// runs that span it are read). It returns the statement over the runs and
+// the function that returns the blocks once it has run (reading the small
+// runs from the cache, or once from the store).
+func (r reader) historyTxRuns(prefix int64, block *uint64) (Query, func(context.Context) ([]uint64, error)) {
 	in := int64(-1)
 	if block != nil {
 		in = int64(*block)
@@ -111,7 +113,7 @@ func (r reader) historyTxBlocks(ctx context.Context, prefix int64, block *uint64
 	var id, low, entries, mem int64
 	var page []byte
 	args := []any{r.chain, prefix, in, int64(memRunEntries), int64(math.MaxInt64)}
-	err := r.c.Query(ctx, qHistoryTxRuns, args, []any{&id, &low, &entries, &mem, &page}, func() error {
+	q := Query{SQL: qHistoryTxRuns, Args: args, Dest: []any{&id, &low, &entries, &mem, &page}, Row: func() error {
 		if mem == 1 {
 			mems = append(mems, small{id, low, entries})
 			return nil
@@ -119,18 +121,20 @@ func (r reader) historyTxBlocks(ctx context.Context, prefix int64, block *uint64
 		var err error
 		blocks, err = history.AppendHashBlocks(blocks, page, uint64(low), prefix)
 		return err
-	})
-	for _, m := range mems {
-		if err != nil {
-			break
+	}}
+	return q, func(ctx context.Context) ([]uint64, error) {
+		var err error
+		for _, m := range mems {
+			if blocks, err = r.hashCache.blocks(ctx, r.c, r.chain, m.id, m.low, m.entries, prefix, blocks); err != nil {
+				return nil, err
+			}
 		}
-		blocks, err = r.hashCache.blocks(ctx, r.c, r.chain, m.id, m.low, m.entries, prefix, blocks)
+		if block != nil {
+			blocks = slices.DeleteFunc(blocks, func(n uint64) bool { return n != *block })
+		}
+		slices.SortFunc(blocks, func(a, b uint64) int { return cmp.Compare(b, a) })
+		return blocks, nil
 	}
-	if block != nil {
-		blocks = slices.DeleteFunc(blocks, func(n uint64) bool { return n != *block })
-	}
-	slices.SortFunc(blocks, func(a, b uint64) int { return cmp.Compare(b, a) })
-	return blocks, err
 }
 
 // hashRuns returns the runs of chain, oldest first.

@@ -40,10 +40,11 @@ func (s *Store) FindTransactionLogs(ctx context.Context, f chainquery.LogFilter)
 	}
 	defer tx.Rollback()
 	q, args := s.Dialect.LogTransaction(id, f.TransactionHash, f.BlockNumber)
-	if found, err := queryRow(ctx, tx, q, args, head.dest...); err != nil {
+	r := s.reader(tx, id)
+	if found, blocks, err := r.rowsThenRuns(ctx, Query{SQL: q, Args: args, Dest: head.dest}, f.TransactionHash, f.BlockNumber); err != nil {
 		return nil, 0, err
 	} else if !found {
-		if out, count, err := s.reader(tx, id).historyLogPage(ctx, f); err != nil || out != nil {
+		if out, count, err := r.historyLogPage(ctx, f, blocks); err != nil || out != nil {
 			return out, count, err
 		}
 		where := ""
@@ -64,9 +65,10 @@ func (s *Store) FindTransactionLogs(ctx context.Context, f chainquery.LogFilter)
 }
 
 // historyLogPage returns the page of f's logs when its transaction is in
-// history; nil when it is not there either.
-func (r reader) historyLogPage(ctx context.Context, f chainquery.LogFilter) ([]*chainquery.Log, int, error) {
-	t, logs, err := r.historyTxLogs(ctx, f.TransactionHash, f.BlockNumber)
+// history, in one of the candidate blocks the hash index gave; nil when
+// it is not there either.
+func (r reader) historyLogPage(ctx context.Context, f chainquery.LogFilter, candidates []uint64) ([]*chainquery.Log, int, error) {
+	t, logs, err := r.historyTxLogs(ctx, f.TransactionHash, candidates)
 	if err != nil || t == nil {
 		return nil, 0, err
 	}
@@ -150,11 +152,11 @@ func (r reader) historyBlockLogs(ctx context.Context, f chainquery.BlockLogFilte
 	return out, len(logs), nil
 }
 
-// historyTxLogs finds the transaction hash in history as historyTx does
-// and returns copies of it and its logs; tx is nil when history has no
-// such transaction.
-func (r reader) historyTxLogs(ctx context.Context, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, logs []*chainquery.Log, err error) {
-	tx, st, err := r.historyTx(ctx, hash, block)
+// historyTxLogs finds the transaction hash in history's candidate blocks
+// as historyTxIn does and returns copies of it and its logs; tx is nil
+// when history has no such transaction.
+func (r reader) historyTxLogs(ctx context.Context, hash chainquery.Hash, candidates []uint64) (tx *chainquery.Transaction, logs []*chainquery.Log, err error) {
+	tx, st, err := r.historyTxIn(ctx, hash, candidates)
 	if err != nil || tx == nil {
 		return nil, nil, err
 	}

@@ -37,12 +37,13 @@ func (r reader) findTransaction(ctx context.Context, f chainquery.TransactionFil
 	var version int
 	sc := r.txScan(new(scan).counter(&t.BlockNumber).to(&t.Timestamp, &version), &t)
 	q, args := r.Dialect.Transaction(r.chain, f.TransactionHash, f.BlockNumber)
-	if found, err := queryRow(ctx, r.c, q, args, sc.dest...); err != nil {
+	found, blocks, err := r.rowsThenRuns(ctx, Query{SQL: q, Args: args, Dest: sc.dest}, f.TransactionHash, f.BlockNumber)
+	if err != nil {
 		return foundTx{}, err
 	} else if found {
 		return foundTx{&t, version, false}, sc.done()
 	}
-	h, st, err := r.historyTx(ctx, f.TransactionHash, f.BlockNumber)
+	h, st, err := r.historyTxIn(ctx, f.TransactionHash, blocks)
 	if err != nil {
 		return foundTx{}, err
 	} else if h == nil {
@@ -55,14 +56,34 @@ func (r reader) findTransaction(ctx context.Context, f chainquery.TransactionFil
 	return foundTx{h, st.version, true}, nil
 }
 
-// historyTx finds the transaction hash in history (in block only, when
-// given; else the highest block holding it) and returns a copy of it, its
-// Timestamp set, with its block's stamp; tx is nil when history has no
-// such transaction.
-func (r reader) historyTx(ctx context.Context, hash chainquery.Hash, block *uint64) (tx *chainquery.Transaction, st stamp, err error) {
-	candidates, err := r.historyTxBlocks(ctx, HashPrefix(hash), block)
-	if err != nil || len(candidates) == 0 {
-		return nil, st, err
+// rowsThenRuns runs rows, a lookup of the transaction hash in the rows
+// that gives at most one row (its Row unset), and where it finds nothing
+// reads history's hash index for it: the candidate blocks, highest first.
+// Where statements cost a round trip each (a Batcher), the index is asked
+// beside the rows: a history transaction, most of a long chain's, is then
+// found in one round trip fewer.
+func (r reader) rowsThenRuns(ctx context.Context, rows Query, hash chainquery.Hash, block *uint64) (found bool, candidates []uint64, err error) {
+	rows.Row = func() error { found = true; return nil }
+	runs, blocks := r.historyTxRuns(HashPrefix(hash), block)
+	if _, batches := r.c.(Batcher); batches {
+		err = queryBatch(ctx, r.c, rows, runs)
+	} else if err = r.c.Query(ctx, rows.SQL, rows.Args, rows.Dest, rows.Row); err == nil && !found {
+		err = r.c.Query(ctx, runs.SQL, runs.Args, runs.Dest, runs.Row)
+	}
+	if err != nil || found {
+		return found, nil, err
+	}
+	candidates, err = blocks(ctx)
+	return false, candidates, err
+}
+
+// historyTxIn finds the transaction hash in history, in the highest of
+// the candidate blocks the hash index gave (rowsThenRuns) that holds it,
+// and returns a copy of it, its Timestamp set, with its block's stamp; tx
+// is nil when history has no such transaction.
+func (r reader) historyTxIn(ctx context.Context, hash chainquery.Hash, candidates []uint64) (tx *chainquery.Transaction, st stamp, err error) {
+	if len(candidates) == 0 {
+		return nil, st, nil
 	}
 	stamps, err := r.historyStamps(ctx, candidates)
 	if err != nil {
