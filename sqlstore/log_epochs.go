@@ -120,11 +120,10 @@ func (pr postingRange) logEpochQuery(first, last int64) (Query, func() []bucketC
 	q, sums := epochSumsQuery(pr.r.chain, logEpochSpace+pr.kind, pr.keys, keyLen(int32(pr.kind)), first, last)
 	return q, func() []bucketCount {
 		var out []bucketCount
-		for _, e := range slices.Sorted(maps.Keys(sums)) {
-			if n := sums[e]; n > 0 {
-				out = append(out, bucketCount{bucket: e * LogEpochBuckets, n: int(n), span: LogEpochBuckets})
-			}
-		}
+		eachEpoch(sums, first, last, func(e, n int64) error {
+			out = append(out, bucketCount{bucket: e * LogEpochBuckets, n: int(n), span: LogEpochBuckets})
+			return nil
+		})
 		return out
 	}
 }

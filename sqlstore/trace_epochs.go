@@ -164,15 +164,28 @@ func thawEpochs(ctx context.Context, b BlockBatch, del, lower string, chain, lo 
 // epochs first to last and calls each, in epoch order, with each epoch's
 // total that is not zero.
 func epochSums(ctx context.Context, c Conn, chain int64, space int, addrs [][]byte, keyLen int, first, last int64, each func(epoch, n int64) error) error {
-	if first > last || len(addrs) == 0 {
-		return nil
-	}
-	q, sums := epochSumsQuery(chain, space, addrs, keyLen, first, last)
-	if err := c.Query(ctx, q.SQL, q.Args, q.Dest, q.Row); err != nil {
+	sums, err := readEpochSums(ctx, c, chain, space, addrs, keyLen, first, last)
+	if err != nil {
 		return err
 	}
+	return eachEpoch(sums, first, last, each)
+}
+
+// readEpochSums returns each epoch's total of addrs in space over chain's
+// epochs first to last (epochSumsQuery), without asking when there is none.
+func readEpochSums(ctx context.Context, c Conn, chain int64, space int, addrs [][]byte, keyLen int, first, last int64) (map[int64]int64, error) {
+	if first > last || len(addrs) == 0 {
+		return nil, nil
+	}
+	q, sums := epochSumsQuery(chain, space, addrs, keyLen, first, last)
+	return sums, c.Query(ctx, q.SQL, q.Args, q.Dest, q.Row)
+}
+
+// eachEpoch calls each, in epoch order, with the totals of sums from
+// epoch first to last that are not zero; an error of each ends it.
+func eachEpoch(sums map[int64]int64, first, last int64, each func(epoch, n int64) error) error {
 	for _, e := range slices.Sorted(maps.Keys(sums)) {
-		if n := sums[e]; n > 0 {
+		if n := sums[e]; n > 0 && e >= first && e <= last {
 			if err := each(e, n); err != nil {
 				return err
 			}

@@ -3,8 +3,6 @@ package sqlstore
 import (
 	"context"
 	"errors"
-	"maps"
-	"slices"
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/history"
@@ -94,25 +92,13 @@ func (c *listCache) epochSums(ctx context.Context, tx Conn, p *TracePlan, first,
 		return epochSums(ctx, tx, p.Chain, p.Dir(), p.Walk, history.AddrBytes, first, last, each)
 	}
 	if key := listKey(p.Dir(), p.Walk); c.epochKey != key || first < c.eLo || last > c.eHi {
-		sums := map[int64]int64{}
-		err := epochSums(ctx, tx, p.Chain, p.Dir(), p.Walk, history.AddrBytes, first, last, func(e, n int64) error {
-			sums[e] = n
-			return nil
-		})
+		sums, err := readEpochSums(ctx, tx, p.Chain, p.Dir(), p.Walk, history.AddrBytes, first, last)
 		if err != nil {
 			return err
 		}
 		c.epochKey, c.eLo, c.eHi, c.epochs = key, first, last, sums
 	}
-	for _, e := range slices.Sorted(maps.Keys(c.epochs)) {
-		if e < first || e > last {
-			continue
-		}
-		if err := each(e, c.epochs[e]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return eachEpoch(c.epochs, first, last, each)
 }
 
 // listCacheBuckets is the longest stretch of buckets a listCache keeps.
