@@ -283,3 +283,37 @@ func TestLoad_NoAcceptEncoding(t *testing.T) {
 		t.Errorf("Accept-Encoding sent (value: requests): %v; want none", seen)
 	}
 }
+
+// TestLoad_Rounds checks that a load in rounds measures the pair each
+// round and reports the round of the median share.
+func TestLoad_Rounds(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintln(w, `{"block_number":1}`)
+	}))
+	defer srv.Close()
+	s := &bench.Server{URL: srv.URL, Key: "k"}
+	w := bench.Workload{Name: "latest", Targets: []vegeta.Target{{Method: "GET", URL: "/api/v1/customer/polygon/blocks/latest"}}, Count: -1}
+	rows, err := bench.Load(context.Background(), s, []bench.Workload{w}, bench.LoadOptions{Duration: 100 * time.Millisecond, Connections: 2, MaxRequests: 100, Rounds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || len(rows[0].Rounds) != 3 {
+		t.Fatalf("load rows %+v", rows)
+	}
+	r := rows[0]
+	var ratios []float64
+	for _, rd := range r.Rounds {
+		if rd.Server.Requests == 0 || rd.Ceiling.Requests == 0 {
+			t.Fatalf("a round not measured: %+v", rd)
+		}
+		ratios = append(ratios, rd.Ratio())
+	}
+	slices.Sort(ratios)
+	if r.Ratio() != ratios[1] {
+		t.Errorf("row's share %v, rounds' %v: want the median", r.Ratio(), ratios)
+	}
+	if table := bench.LoadTable(rows); !strings.Contains(table, "% each round") || strings.Count(strings.Split(table, "\n")[2], " / ") != 2 {
+		t.Errorf("table without every round's share:\n%s", table)
+	}
+}

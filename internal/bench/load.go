@@ -2,12 +2,14 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,7 +106,12 @@ type LoadOptions struct {
 	Duration    time.Duration // per measurement
 	Connections int           // concurrent connections, one worker each
 	MaxRequests uint64        // per measurement
-	Progress    func(string)
+	// Rounds of the pair (ceiling, then server) per workload, 1 if 0. This
+	// host's ceiling moves by half from one measurement to the next with
+	// its neighbours' load; a pair measured again and again, its ratio
+	// taken each time, says what one pair cannot.
+	Rounds   int
+	Progress func(string)
 }
 
 // Stats is one measurement.
@@ -117,15 +124,23 @@ type Stats struct {
 }
 
 // LoadRow is one workload: the ceiling and the server, measured one after
-// the other, and the server's peak RSS after it.
+// the other in each round, and the server's peak RSS after it. Ceiling and
+// Server are the round of the median ratio.
 type LoadRow struct {
 	Workload string
 	Count    int64
 	Bytes    int // size of the first target's answer
 	Ceiling  Stats
 	Server   Stats
+	Rounds   []RoundStats // every round, in order; one when not asked for more
 	PeakRSS  int64
 }
+
+// RoundStats is one round's pair.
+type RoundStats struct{ Ceiling, Server Stats }
+
+// Ratio is the round's server rate over its ceiling's.
+func (r RoundStats) Ratio() float64 { return r.Server.Rate / r.Ceiling.Rate }
 
 func (o LoadOptions) withDefaults() LoadOptions {
 	if o.Connections <= 0 {
@@ -137,11 +152,24 @@ func (o LoadOptions) withDefaults() LoadOptions {
 	if o.MaxRequests == 0 {
 		o.MaxRequests = 5_000_000
 	}
+	if o.Rounds <= 0 {
+		o.Rounds = 1
+	}
 	return o
 }
 
-// Ratio is the server's rate over the ceiling's.
+// Ratio is the server's rate over the ceiling's, in the round of the
+// median ratio.
 func (r *LoadRow) Ratio() float64 { return r.Server.Rate / r.Ceiling.Rate }
+
+// median sets Ceiling and Server to the round whose ratio is the median
+// (the lower middle one for an even count).
+func (r *LoadRow) median() {
+	byRatio := slices.Clone(r.Rounds)
+	slices.SortStableFunc(byRatio, func(a, b RoundStats) int { return cmp.Compare(a.Ratio(), b.Ratio()) })
+	m := byRatio[(len(byRatio)-1)/2]
+	r.Ceiling, r.Server = m.Ceiling, m.Server
+}
 
 // Load measures each workload: first the ceiling, a bare net/http server on
 // 127.0.0.1 that checks the apikey header and answers the pre-encoded body
@@ -168,11 +196,18 @@ func Load(ctx context.Context, s *Server, workloads []Workload, o LoadOptions) (
 			}
 			answers[targetKey(t.Method, t.URL, t.Body)] = body
 		}
-		var err error
-		if row.Ceiling, err = measureCeiling(ctx, s.Key, answers, w, o); err != nil {
+		ceiling, stop, err := startCeiling(s.Key, answers)
+		if err != nil {
 			return rows, err
 		}
-		row.Server = attack(ctx, s.URL, s.Key, w, o)
+		for range o.Rounds {
+			var r RoundStats
+			r.Ceiling = attack(ctx, ceiling, s.Key, w, o)
+			r.Server = attack(ctx, s.URL, s.Key, w, o)
+			row.Rounds = append(row.Rounds, r)
+		}
+		stop()
+		row.median()
 		row.PeakRSS = s.Proc.PeakRSS()
 		rows = append(rows, row)
 		if err := ctx.Err(); err != nil {
@@ -221,16 +256,6 @@ func serveKeyed(key string, h http.HandlerFunc) (string, func(), error) {
 	}), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
-}
-
-// measureCeiling measures w against a ceiling that serves answers.
-func measureCeiling(ctx context.Context, key string, answers map[string][]byte, w Workload, o LoadOptions) (Stats, error) {
-	ceiling, stop, err := startCeiling(key, answers)
-	if err != nil {
-		return Stats{}, err
-	}
-	defer stop()
-	return attack(ctx, ceiling, key, w, o), nil
 }
 
 // boundedPacer sends as fast as the workers allow, up to max requests.
@@ -296,19 +321,34 @@ func attack(ctx context.Context, base, key string, w Workload, o LoadOptions) St
 	}
 }
 
-// LoadTable is the markdown table of a load run.
+// LoadTable is the markdown table of a load run. With rounds, the figures
+// are the median round's, and a column gives every round's share.
 func LoadTable(rows []*LoadRow) string {
 	var b strings.Builder
-	b.WriteString("| workload | count | answer | ceiling req/s | server req/s | % of ceiling | server p50 | server p99 | ceiling p50 | ceiling p99 | errors | server peak RSS |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	rounds := len(rows) > 0 && len(rows[0].Rounds) > 1
+	each, dash := "", ""
+	if rounds {
+		each, dash = " % each round |", "---|"
+	}
+	b.WriteString("| workload | count | answer | ceiling req/s | server req/s | % of ceiling |" + each + " server p50 | server p99 | ceiling p50 | ceiling p99 | errors | server peak RSS |\n")
+	b.WriteString("|---|---|---|---|---|---|" + dash + "---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		count := ""
 		if r.Count >= 0 {
 			count = fmt.Sprint(r.Count)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %.0f | %.1f%% | %s | %s | %s | %s | %d | %s |\n",
-			r.Workload, count, kb(r.Bytes), r.Ceiling.Rate, r.Server.Rate, r.Ratio()*100,
-			ms(r.Server.P50), ms(r.Server.P99), ms(r.Ceiling.P50), ms(r.Ceiling.P99), r.Server.Errors+r.Ceiling.Errors, MB(r.PeakRSS))
+		var errs uint64
+		var shares []string
+		for _, rd := range r.Rounds {
+			errs += rd.Server.Errors + rd.Ceiling.Errors
+			shares = append(shares, fmt.Sprintf("%.1f", rd.Ratio()*100))
+		}
+		if rounds {
+			each = " " + strings.Join(shares, " / ") + " |"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %.0f | %.1f%% |%s %s | %s | %s | %s | %d | %s |\n",
+			r.Workload, count, kb(r.Bytes), r.Ceiling.Rate, r.Server.Rate, r.Ratio()*100, each,
+			ms(r.Server.P50), ms(r.Server.P99), ms(r.Ceiling.P50), ms(r.Ceiling.P99), errs, MB(r.PeakRSS))
 	}
 	return b.String()
 }
@@ -321,3 +361,13 @@ func kb(n int) string {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", d.Seconds()*1000) }
+
+// measureCeiling measures w once against a ceiling that serves answers.
+func measureCeiling(ctx context.Context, key string, answers map[string][]byte, w Workload, o LoadOptions) (Stats, error) {
+	ceiling, stop, err := startCeiling(key, answers)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer stop()
+	return attack(ctx, ceiling, key, w, o), nil
+}

@@ -46,7 +46,7 @@ const usage = `Usage:
                  [--traces trace_block|debug_trace|both] [--batch N] [--concurrency N] [--node-cpus LIST] [--node-delay D]
   cqbench load   [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 8s]
                  [--connections 32] [--max-requests N] [--targets 32] [--only REGEXP] [--server-cpus LIST] [--server-cpuprofile FILE]
-                 [--answer-cache-mb N] [--baseline BIN --baseline-db DSN [--baseline-primary DSN] [--rounds 2]]
+                 [--answer-cache-mb N] [--rounds N] [--baseline BIN --baseline-db DSN [--baseline-primary DSN]]
   cqbench flood  [chain flags] --chainquery BIN [--dir DIR] [--db DSN] [--duration 5s]
                  [--fair-share on|off|both] [--flood-connections 16,64] [--connections 4]
                  [--serve-flag FLAG]... [--flood-timeout 30s] [--answer-cache-mb 0] [--server-cpus LIST]
@@ -382,7 +382,7 @@ func runLoad(ctx context.Context, args []string) error {
 	baseline := fs.String("baseline", "", "A/B: the baseline chainquery `BIN`ary, served on --baseline-db and measured in rounds against --chainquery")
 	baselineDB := fs.String("baseline-db", "", "A/B: the baseline's dataset `DSN`, built by the baseline's own cqbench (and its token balances seeded by its own cqbench load)")
 	baselinePrimary := fs.String("baseline-primary", "", "A/B: the `DSN` of the primary whose streaming replica --baseline-db is: the baseline serves with --db this --read-db --baseline-db, its API key created here (PostgreSQL)")
-	rounds := fs.Int("rounds", 2, "A/B: rounds of the two servers, baseline first in even rounds and last in odd ones")
+	rounds := fs.Int("rounds", 0, "rounds of every workload: A/B, of the two servers, baseline first in even rounds and last in odd ones (default 2); alone, of the ceiling then the server, each row the round of the median share (default 1)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -432,6 +432,9 @@ func runLoad(ctx context.Context, args []string) error {
 	say(fmt.Sprintf("hot %s (rank %d), warm %s (rank %d), cold %s (rank %d)", a.Hot, a.HotRank, a.Warm, a.WarmRank, a.Cold, a.ColdRank))
 	o := bench.LoadOptions{Duration: *duration, Connections: *connections, MaxRequests: *maxRequests, Progress: say}
 	if *baseline != "" {
+		if *rounds <= 0 {
+			*rounds = 2
+		}
 		// The baseline's store is opened by the baseline alone: this build's
 		// store code would migrate it.
 		say("starting the baseline's chainquery serve on " + bench.RedactDSN(*baselineDB))
@@ -450,9 +453,10 @@ func runLoad(ctx context.Context, args []string) error {
 		fmt.Print(bench.ABTable(rows))
 		return err
 	}
+	o.Rounds = *rounds
 	rows, err := bench.Load(ctx, s, ws, o)
-	fmt.Printf("%d blocks (%d-%d), %s per measurement, %d connections; server peak RSS (VmHWM) after each workload\n\n",
-		c.Config().Blocks, c.First(), c.Last(), *duration, *connections)
+	fmt.Printf("%d blocks (%d-%d), %s per measurement, %d connections, %d rounds; server peak RSS (VmHWM) after each workload\n\n",
+		c.Config().Blocks, c.First(), c.Last(), *duration, *connections, max(1, *rounds))
 	fmt.Print(bench.LoadTable(rows))
 	return err
 }
