@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"bytes"
-	"context"
 	"maps"
 	"slices"
 
@@ -46,37 +45,47 @@ func (c logCounter) rows() []BucketRow {
 	return rows
 }
 
-// rowLogCount returns the number of the rows' logs from lo to hi that f
-// lets through, from log_counts, and ok false when log_counts cannot say:
-// when f has conditions on topic1 to topic3, names neither an address nor
-// a topic0, or when the range does not hold every row (rows are the
-// blocks from below up: it starts above the lowest, or ends below the
-// highest). Those are counted from the rows' index instead.
-func (r reader) rowLogCount(ctx context.Context, lo, hi, below int64, f *chainquery.LogRangeFilter) (n int, ok bool, err error) {
+// rowLogCount returns the statements that count the rows' logs from lo
+// to hi that f lets through, from log_counts, and the count once they
+// have run, with ok false when log_counts cannot say: when f has
+// conditions on topic1 to topic3, names neither an address nor a topic0,
+// or when the range does not hold every row (rows are the blocks from
+// below up: it starts above the lowest, or ends below the highest). Those
+// are counted from the rows' index instead.
+//
+// The statements (the rows' lowest block, the head, the count, asked
+// before it is known to be wanted: a seek per key and bucket) depend on
+// no other's answer: Filter Logs sends them in the batch of history's
+// counts, one round trip for both on PostgreSQL.
+func (r reader) rowLogCount(lo, hi, below int64, f *chainquery.LogRangeFilter) ([]Query, func() (n int, ok bool)) {
 	if len(f.Topics[1])+len(f.Topics[2])+len(f.Topics[3]) > 0 {
-		return 0, false, nil
+		return nil, func() (int, bool) { return 0, false }
 	}
 	kind, keys, keyed := logPostingKeys(f)
 	if !keyed {
-		return 0, false, nil
+		return nil, func() (int, bool) { return 0, false }
 	}
 	var first, head *int64
-	if _, err := queryRow(ctx, r.c, qFirstBlockFrom, []any{r.chain, below}, &first); err != nil || first == nil || lo > *first {
-		return 0, err == nil && first == nil, err // no rows: none to count
+	var n int
+	qs := []Query{oneRow(qFirstBlockFrom, []any{r.chain, below}, &first), oneRow(qLatestBlock, []any{r.chain}, &head)}
+	wide := hi/LogBucketBlocks-lo/LogBucketBlocks >= maxRowCountBuckets // a store of rows only, from before history
+	if !wide {
+		var buckets []int64
+		for k := lo / LogBucketBlocks; k <= hi/LogBucketBlocks; k++ {
+			buckets = append(buckets, k)
+		}
+		q, args := r.Dialect.LogRowCount(r.chain, buckets, kind, keys)
+		qs = append(qs, oneRow(q, args, &n))
 	}
-	if _, err := queryRow(ctx, r.c, qLatestBlock, []any{r.chain}, &head); err != nil || head == nil || hi < *head {
-		return 0, false, err
+	return qs, func() (int, bool) {
+		switch {
+		case first == nil: // no rows: none to count
+			return 0, true
+		case lo > *first || head == nil || hi < *head || wide:
+			return 0, false
+		}
+		return n, true
 	}
-	if hi/LogBucketBlocks-lo/LogBucketBlocks >= maxRowCountBuckets {
-		return 0, false, nil // a store of rows only, from before history
-	}
-	var buckets []int64
-	for k := lo / LogBucketBlocks; k <= hi/LogBucketBlocks; k++ {
-		buckets = append(buckets, k)
-	}
-	q, args := r.Dialect.LogRowCount(r.chain, buckets, kind, keys)
-	_, err = queryRow(ctx, r.c, q, args, &n)
-	return n, err == nil, err
 }
 
 // logKeys calls f with each key of log_counts that counts l in bucket:

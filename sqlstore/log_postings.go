@@ -88,13 +88,26 @@ type listEnds struct{ fromBottom, toTop bool }
 func (r reader) postingRangeLogs(ctx context.Context, lo, hi uint64, ends listEnds, m *logMatcher) error {
 	kind, keys, _ := logPostingKeys(m.f)
 	pr := newPostingRange(r, kind, keys, lo, hi)
-	pr.epochsFrom, pr.epochsBelow = m.epochsFrom, m.epochsBelow
+	pr.epochsFrom, pr.epochsBelow, pr.ride = m.epochsFrom, m.epochsBelow, &m.ride
 	if m.f.Topics[1] != nil || m.f.Topics[2] != nil || m.f.Topics[3] != nil {
 		numbers, err := pr.blocks(ctx)
 		if err != nil {
 			return err
 		}
 		return r.historyRangeLogs(ctx, numbers, m)
+	}
+	offset, need := max(0, m.f.Offset-m.count), m.f.Limit-len(m.page)
+	// A page from the range's start lies in its first bucket but where
+	// that holds fewer matches than the page: its lists' starts, read for
+	// little, ride with the counts where statements are batched (a round
+	// trip less on PostgreSQL) rather than wait for them.
+	var early map[int64]readLists
+	if first := int64(pr.lo / LogBucketBlocks); offset == 0 && need > 0 && pr.whole(first, ends) {
+		if _, batches := r.c.(Batcher); batches {
+			if q, out, ok := pr.prefixQuery(first, first, need); ok {
+				m.ride, early = append(m.ride, q), out
+			}
+		}
 	}
 	counts, edges, err := pr.count(ctx, ends)
 	if err != nil {
@@ -104,12 +117,11 @@ func (r reader) postingRangeLogs(ctx context.Context, lo, hi uint64, ends listEn
 	for _, bc := range counts {
 		total += bc.n
 	}
-	offset, need := max(0, m.f.Offset-m.count), m.f.Limit-len(m.page)
 	m.count += total
 	if need <= 0 || offset >= total {
 		return nil
 	}
-	page, err := pr.page(ctx, counts, edges, offset, need)
+	page, err := pr.page(ctx, counts, edges, early, offset, need)
 	if err != nil {
 		return err
 	}
@@ -133,6 +145,9 @@ type postingRange struct {
 	// tagged, once counts has run, holds the buckets where the addresses'
 	// own lists (not their pairs') hold matches: lists reads those alone
 	tagged *map[int64]bool
+	// ride, if not nil, holds statements sent with the first batch of
+	// counts (logMatcher.ride)
+	ride *[]Query
 }
 
 // newPostingRange returns the range lo to hi of the lists of keys of kind.
@@ -209,6 +224,17 @@ func (pr postingRange) lists(ctx context.Context, first, last int64, each func(b
 // with keep, addresses' lists filtered by their topics and tags.
 func (r reader) logPostingLists(ctx context.Context, kind int, keys [][]byte, first, last int64,
 	keep func(bool, *chainquery.Hash) bool, each func(bucket int64, lists [][]byte) error) error {
+	q, finish := r.logPostingListsQuery(kind, keys, first, last, keep, each)
+	if err := r.c.Query(ctx, q.SQL, q.Args, q.Dest, q.Row); err != nil {
+		return err
+	}
+	return finish()
+}
+
+// logPostingListsQuery is logPostingLists' statement, for a batch, and
+// what is left to do once it has run.
+func (r reader) logPostingListsQuery(kind int, keys [][]byte, first, last int64,
+	keep func(bool, *chainquery.Hash) bool, each func(bucket int64, lists [][]byte) error) (Query, func() error) {
 	var bucket int64
 	var list, topics, tags []byte
 	q, args := r.Dialect.LogPostings(r.chain, kind, keys, first, last)
@@ -219,7 +245,7 @@ func (r reader) logPostingLists(ctx context.Context, kind int, keys [][]byte, fi
 	}
 	var cur int64 = -1
 	var pending [][]byte
-	err := r.c.Query(ctx, q, args, dest, func() error {
+	row := func() error {
 		if bucket != cur && pending != nil {
 			if err := each(cur, pending); err != nil {
 				return err
@@ -238,11 +264,13 @@ func (r reader) logPostingLists(ctx context.Context, kind int, keys [][]byte, fi
 			pending = append(pending, l)
 		}
 		return err
-	})
-	if err == nil && pending != nil {
-		err = each(cur, pending)
 	}
-	return err
+	return Query{SQL: q, Args: args, Dest: dest, Row: row}, func() error {
+		if pending != nil {
+			return each(cur, pending)
+		}
+		return nil
+	}
 }
 
 // blocks returns the blocks the range's lists name, in order, for a filter
@@ -266,18 +294,42 @@ func (pr postingRange) blocks(ctx context.Context) ([]uint64, error) {
 // that are not the lists' own (ends), whose lists it returns in edges.
 func (pr postingRange) count(ctx context.Context, ends listEnds) ([]bucketCount, map[int64][][]byte, error) {
 	first, last := int64(pr.lo/LogBucketBlocks), int64(pr.hi/LogBucketBlocks)
+	// The edges' lists depend on no count: they ride with the counts'
+	// batch, but for pairs of an address and a topic0, whose lists depend
+	// on what the counts found (tagged).
+	edges := map[int64][][]byte{}
+	var ride []Query
+	var finishes []func() error
+	var after []int64
+	for _, e := range []int64{first, last} {
+		if _, done := edges[e]; pr.whole(e, ends) || done {
+			continue
+		}
+		edges[e] = [][]byte{}
+		if pr.kind == logKeyAddressTopic0 {
+			after = append(after, e)
+			continue
+		}
+		q, finish := pr.r.logPostingListsQuery(pr.kind, pr.keys, e, e, nil, func(_ int64, ls [][]byte) error {
+			edges[e] = ls
+			return nil
+		})
+		ride, finishes = append(ride, q), append(finishes, finish)
+	}
+	if pr.ride != nil { // the caller's ride goes too
+		ride, *pr.ride = append(ride, *pr.ride...), nil
+	}
+	pr.ride = &ride // pr is a copy
 	counts, err := pr.epochCounts(ctx, first, last)
 	if err != nil {
 		return nil, nil, err
 	}
-	edges := map[int64][][]byte{}
-	for _, e := range []int64{first, last} {
-		whole := (e*LogBucketBlocks >= int64(pr.lo) || ends.fromBottom && e == first) &&
-			(e*LogBucketBlocks+LogBucketBlocks-1 <= int64(pr.hi) || ends.toTop && e == last)
-		if _, done := edges[e]; whole || done {
-			continue
+	for _, finish := range finishes {
+		if err := finish(); err != nil {
+			return nil, nil, err
 		}
-		edges[e] = [][]byte{}
+	}
+	for _, e := range after {
 		err := pr.lists(ctx, e, e, func(_ int64, ls [][]byte) error {
 			edges[e] = ls
 			return nil
@@ -299,6 +351,15 @@ func (pr postingRange) count(ctx context.Context, ends listEnds) ([]bucketCount,
 		}
 	}
 	return counts, edges, nil
+}
+
+// whole says whether the range holds the entries of bucket e, one of its
+// ends, whole: the range holds the bucket, or its lists begin or end
+// inside it (ends).
+func (pr postingRange) whole(e int64, ends listEnds) bool {
+	first, last := int64(pr.lo/LogBucketBlocks), int64(pr.hi/LogBucketBlocks)
+	return (e*LogBucketBlocks >= int64(pr.lo) || ends.fromBottom && e == first) &&
+		(e*LogBucketBlocks+LogBucketBlocks-1 <= int64(pr.hi) || ends.toTop && e == last)
 }
 
 // epochCounts is counts with, where the range's kind has them, the whole
@@ -323,10 +384,19 @@ func (pr postingRange) epochCounts(ctx context.Context, first, last int64) ([]bu
 	if (eHi+1)*eb <= last {
 		qs = append(qs, pr.countsQuery((eHi+1)*eb, last, &rest))
 	}
-	if err := queryBatch(ctx, pr.r.c, qs...); err != nil {
+	if err := queryBatch(ctx, pr.r.c, pr.withRide(qs)...); err != nil {
 		return nil, err
 	}
 	return slices.Concat(out, finish(), rest), nil
+}
+
+// withRide returns qs and the statements that ride with the range's first
+// batch, which it takes.
+func (pr postingRange) withRide(qs []Query) []Query {
+	if pr.ride != nil {
+		qs, *pr.ride = append(qs, *pr.ride...), nil
+	}
+	return qs
 }
 
 // counts returns the number of the lists' entries in each bucket from
@@ -336,8 +406,7 @@ func (pr postingRange) epochCounts(ctx context.Context, first, last int64) ([]bu
 func (pr postingRange) counts(ctx context.Context, first, last int64) ([]bucketCount, error) {
 	var counts []bucketCount
 	add := func(b int64, n int) { addCount(&counts, b, n) }
-	q := pr.countsQuery(first, last, &counts)
-	err := pr.r.c.Query(ctx, q.SQL, q.Args, q.Dest, q.Row)
+	err := queryBatch(ctx, pr.r.c, pr.withRide([]Query{pr.countsQuery(first, last, &counts)})...)
 	if err != nil || pr.kind != logKeyAddressTopic0 {
 		return counts, err
 	}
@@ -406,7 +475,7 @@ func addCount(counts *[]bucketCount, b int64, n int) {
 // buckets that hold them are those from the one where the offset falls to
 // the one where the page is full, and their lists are read up to the
 // page's last entry, whole runs before its first passed undecoded.
-func (pr postingRange) page(ctx context.Context, counts []bucketCount, edges map[int64][][]byte, offset, need int) ([]history.Posting, error) {
+func (pr postingRange) page(ctx context.Context, counts []bucketCount, edges map[int64][][]byte, early map[int64]readLists, offset, need int) ([]history.Posting, error) {
 	var start, end int
 	for {
 		start, end = pageCounts(counts, offset, need)
@@ -451,9 +520,12 @@ func (pr postingRange) page(ctx context.Context, counts []bucketCount, edges map
 			}
 			j++
 		}
-		got, err := pr.pageLists(ctx, counts[i].bucket, counts[j].bucket, offset+need-len(page))
-		if err != nil {
-			return nil, err
+		got := early // the first bucket's, read with the counts
+		if _, read := early[counts[i].bucket]; !read || i != j {
+			var err error
+			if got, err = pr.pageLists(ctx, counts[i].bucket, counts[j].bucket, offset+need-len(page)); err != nil {
+				return nil, err
+			}
 		}
 		for _, bc := range counts[i : j+1] {
 			ls, ok := got[bc.bucket]
@@ -503,28 +575,38 @@ const maxListPrefix = 64 << 10
 // whole first bucket's list of a hot contract, ~90 KB, for a page of 50
 // of its entries), else whole.
 func (pr postingRange) pageLists(ctx context.Context, first, last int64, need int) (map[int64]readLists, error) {
+	if q, out, ok := pr.prefixQuery(first, last, need); ok {
+		return out, pr.r.c.Query(ctx, q.SQL, q.Args, q.Dest, q.Row)
+	}
 	out := map[int64]readLists{}
+	err := pr.lists(ctx, first, last, func(b int64, ls [][]byte) error {
+		out[b] = readLists{lists: ls}
+		return nil
+	})
+	return out, err
+}
+
+// prefixQuery is pageLists' statement where the store reads the lists'
+// starts alone, and the map its rows fill: ok false where the lists are
+// read whole.
+func (pr postingRange) prefixQuery(first, last int64, need int) (Query, map[int64]readLists, bool) {
 	n := ListPrefixBytes*need + 512
 	d := pr.r.Dialect
 	if d.LogPostingsPrefix == nil || pr.kind == logKeyAddressTopic0 || len(pr.keys) != 1 || n > maxListPrefix {
-		err := pr.lists(ctx, first, last, func(b int64, ls [][]byte) error {
-			out[b] = readLists{lists: ls}
-			return nil
-		})
-		return out, err
+		return Query{}, nil, false
 	}
+	out := map[int64]readLists{}
 	var bucket int64
 	var list []byte
 	q, args := d.LogPostingsPrefix(pr.r.chain, pr.kind, pr.keys, first, last, n)
-	err := pr.r.c.Query(ctx, q, args, []any{&bucket, &list}, func() error {
+	return Query{SQL: q, Args: args, Dest: []any{&bucket, &list}, Row: func() error {
 		l := list        // a copy of the row's (Conn)
 		if len(l) >= n { // perhaps cut inside a run
 			l = history.WholeRuns(l)
 		}
 		out[bucket] = readLists{lists: [][]byte{l}, cut: len(list) >= n}
 		return nil
-	})
-	return out, err
+	}}, out, true
 }
 
 // pageCounts returns the first and the last of counts that hold the

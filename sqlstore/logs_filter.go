@@ -37,6 +37,12 @@ func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*c
 		return []*chainquery.Log{}, 0, err
 	}
 	hi = min(hi, math.MaxInt64)
+	rlo := max(int64(lo), below)
+	var rowCount func() (int, bool)
+	if int64(hi) >= below {
+		// The rows' count rides with history's counts (m.ride).
+		m.ride, rowCount = r.rowLogCount(rlo, int64(hi), below, &f)
+	}
 	if int64(lo) < below {
 		if err := r.historyRangeMatches(ctx, lo, min(hi, uint64(below-1)), int64(hi) >= below-1, counted, m); err != nil {
 			return nil, 0, err
@@ -45,11 +51,10 @@ func (s *Store) FindLogs(ctx context.Context, f chainquery.LogRangeFilter) ([]*c
 	if int64(hi) >= below {
 		// The rows: their matches counted, and their part of the page
 		// read, by the database.
-		rlo := max(int64(lo), below)
-		n, counted, err := r.rowLogCount(ctx, rlo, int64(hi), below, &f)
-		if err != nil {
+		if err := queryBatch(ctx, tx, m.ride...); err != nil { // none if they rode
 			return nil, 0, err
 		}
+		n, counted := rowCount()
 		if !counted {
 			q, args := s.Dialect.RangeLogCount(r.chain, rlo, int64(hi), &f)
 			if _, err := queryRow(ctx, tx, q, args, &n); err != nil {
@@ -143,6 +148,10 @@ type logMatcher struct {
 	// The chain's history's bounds: logs_from, and the logs' epochs
 	// (log_epochs.go).
 	logsFrom, epochsFrom, epochsBelow int64
+	// ride are statements that depend on no other's answer (the rows'
+	// count), sent with history's first batch of counts, which then
+	// empties it; what is left is the caller's to run.
+	ride []Query
 }
 
 // counted counts one more matching log, and reports whether it is one of

@@ -22,6 +22,12 @@ func queryRow(ctx context.Context, c Conn, query string, args []any, dest ...any
 	return found, err
 }
 
+// oneRow is a statement of a batch (queryBatch) whose one row, if any, is
+// scanned into dest: queryRow's.
+func oneRow(query string, args []any, dest ...any) Query {
+	return Query{SQL: query, Args: args, Dest: dest, Row: func() error { return nil }}
+}
+
 // queryRows runs query and returns, for each row that sc scans into *row, a
 // copy of *row; never nil.
 func queryRows[T any](ctx context.Context, c Conn, query string, args []any, sc *scan, row *T) ([]*T, error) {
