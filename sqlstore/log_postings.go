@@ -298,6 +298,9 @@ func (pr postingRange) count(ctx context.Context, ends listEnds) ([]bucketCount,
 	// batch, but for pairs of an address and a topic0, whose lists depend
 	// on what the counts found (tagged).
 	edges := map[int64][][]byte{}
+	keepEdge := func(e int64) func(int64, [][]byte) error {
+		return func(_ int64, ls [][]byte) error { edges[e] = ls; return nil }
+	}
 	var ride []Query
 	var finishes []func() error
 	var after []int64
@@ -310,10 +313,7 @@ func (pr postingRange) count(ctx context.Context, ends listEnds) ([]bucketCount,
 			after = append(after, e)
 			continue
 		}
-		q, finish := pr.r.logPostingListsQuery(pr.kind, pr.keys, e, e, nil, func(_ int64, ls [][]byte) error {
-			edges[e] = ls
-			return nil
-		})
+		q, finish := pr.r.logPostingListsQuery(pr.kind, pr.keys, e, e, nil, keepEdge(e))
 		ride, finishes = append(ride, q), append(finishes, finish)
 	}
 	if pr.ride != nil { // the caller's ride goes too
@@ -330,11 +330,7 @@ func (pr postingRange) count(ctx context.Context, ends listEnds) ([]bucketCount,
 		}
 	}
 	for _, e := range after {
-		err := pr.lists(ctx, e, e, func(_ int64, ls [][]byte) error {
-			edges[e] = ls
-			return nil
-		})
-		if err != nil {
+		if err := pr.lists(ctx, e, e, keepEdge(e)); err != nil {
 			return nil, nil, err
 		}
 	}

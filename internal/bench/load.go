@@ -361,13 +361,3 @@ func kb(n int) string {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", d.Seconds()*1000) }
-
-// measureCeiling measures w once against a ceiling that serves answers.
-func measureCeiling(ctx context.Context, key string, answers map[string][]byte, w Workload, o LoadOptions) (Stats, error) {
-	ceiling, stop, err := startCeiling(key, answers)
-	if err != nil {
-		return Stats{}, err
-	}
-	defer stop()
-	return attack(ctx, ceiling, key, w, o), nil
-}

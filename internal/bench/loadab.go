@@ -166,3 +166,13 @@ func medianP50(ss []Stats) time.Duration {
 	slices.Sort(ds)
 	return ds[len(ds)/2]
 }
+
+// measureCeiling measures w once against a ceiling that serves answers.
+func measureCeiling(ctx context.Context, key string, answers map[string][]byte, w Workload, o LoadOptions) (Stats, error) {
+	ceiling, stop, err := startCeiling(key, answers)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer stop()
+	return attack(ctx, ceiling, key, w, o), nil
+}
