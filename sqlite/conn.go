@@ -12,10 +12,10 @@ import (
 	"github.com/chainquery/chainquery/sqlstore"
 )
 
-// conn runs the shared store code's statements (sqlstore.Conn) on a
-// pool or a transaction of database/sql. Its queries run the statements of
-// stmts, the read pool's, when prepared there (nil: none, on the write
-// side).
+// conn runs the shared store code's statements (sqlstore.Conn) on the
+// write connection or a transaction of it, through database/sql: the
+// statements of stmts, the block writes', when prepared there (nil:
+// none). The reads run theirs on the read pool's connections (read.go).
 type conn struct {
 	q interface {
 		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
@@ -25,16 +25,25 @@ type conn struct {
 	tx    *sql.Tx // the transaction of q, if it is one
 }
 
+// stmt returns the prepared statement of query on c, or nil.
+func (c conn) stmt(ctx context.Context, query string) *sql.Stmt {
+	if c.stmts == nil {
+		return nil
+	}
+	st := c.stmts.lookup(query)
+	if st != nil && c.tx != nil {
+		// Closed with the transaction.
+		st = c.tx.StmtContext(ctx, st)
+	}
+	return st
+}
+
 func (c conn) Query(ctx context.Context, query string, args, dest []any, row func() error) error {
 	var rows *sql.Rows
 	var err error
-	if st := c.stmts.lookup(query); st == nil {
+	if st := c.stmt(ctx, query); st == nil {
 		rows, err = c.q.QueryContext(ctx, bind(query), args...)
 	} else {
-		if c.tx != nil {
-			// Closed with the transaction.
-			st = c.tx.StmtContext(ctx, st)
-		}
 		rows, err = st.QueryContext(ctx, args...)
 	}
 	if err != nil {
@@ -106,12 +115,9 @@ func (o owned) Scan(src any) error {
 func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	var res sql.Result
 	var err error
-	if st := c.stmts.lookup(query); st == nil {
+	if st := c.stmt(ctx, query); st == nil {
 		res, err = c.q.ExecContext(ctx, bind(query), args...)
 	} else {
-		if c.tx != nil {
-			st = c.tx.StmtContext(ctx, st)
-		}
 		res, err = st.ExecContext(ctx, args...)
 	}
 	if err != nil {
@@ -127,9 +133,8 @@ type txConn struct {
 	sqlTx *sql.Tx
 }
 
-// beginTx begins a transaction on pool: on the read pool, a deferred
-// transaction that reads one snapshot of the WAL; on the write connection,
-// an immediate one that holds the write lock from the start.
+// beginTx begins a transaction on pool, the write connection: an
+// immediate one, which holds the write lock from the start.
 func beginTx(ctx context.Context, pool *sql.DB) (txConn, error) {
 	tx, err := pool.BeginTx(ctx, nil)
 	return txConn{conn{q: tx, tx: tx}, tx}, wrap(err)
@@ -144,17 +149,6 @@ func beginner(pool *sql.DB) func(context.Context) (sqlstore.Tx, error) {
 		}
 		return tx, nil
 	}
-}
-
-// readTx begins a read transaction whose queries run the read pool's
-// prepared statements (sqlstore.Store.ReadTx).
-func (db *DB) readTx(ctx context.Context) (sqlstore.Tx, error) {
-	tx, err := beginTx(ctx, db.read)
-	if err != nil {
-		return nil, err
-	}
-	tx.stmts = db.reads
-	return tx, nil
 }
 
 // Commit commits; the context plays no part (database/sql takes the one of

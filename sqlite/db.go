@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/chainquery/chainquery"
 	"github.com/chainquery/chainquery/sqlstore"
@@ -36,8 +37,10 @@ type DB struct {
 
 	// Statements of the write side, prepared at Open on the single write
 	// connection: parsing them for every batch cost more than the inserts.
-	// Statements of the reads, prepared on the read pool on first use.
-	writes, reads *statements
+	// The reads' are kept by each connection of the read pool (read.go).
+	writes *statements
+	// The texts of the reads prepared on any connection (tests).
+	readsPrepared sync.Map
 
 	head *headMemo // Get Latest Block between commits (head.go)
 
@@ -110,14 +113,13 @@ func open(path string, wrapRead func(driver.Connector) driver.Connector) (*DB, e
 	if wrapRead != nil {
 		connector = wrapRead(connector)
 	}
-	db.read = sql.OpenDB(connector)
+	db.read = sql.OpenDB(readConnector{connector, &db.readsPrepared})
 	n := 2 * runtime.GOMAXPROCS(0)
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)
-	db.reads = newStatements(db.read, maxReadStatements)
 	// Readers and the writer share one file, so reads never lag: the
 	// primary's reads are the API's.
-	read := conn{q: db.read, stmts: db.reads}
+	read := readPool{db.read}
 	db.shared = &shared{Dialect: dialect, Read: read, Primary: read, Write: conn{q: db.write},
 		ReadTx: db.readTx, BeginWrite: beginner(db.write), BeginBlocks: db.beginBlocks,
 		AmountArg: bigArg, ScanAmount: scanAmount}
@@ -156,7 +158,7 @@ func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, erro
 
 // prepareWrites prepares every write statement on the write connection.
 func (db *DB) prepareWrites(ctx context.Context) error {
-	db.writes = newStatements(db.write, 0)
+	db.writes = newStatements(db.write)
 	if err := db.writes.prepareAll(ctx, db.writeStatements()); err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
@@ -167,16 +169,11 @@ func (db *DB) prepareWrites(ctx context.Context) error {
 func (db *DB) Close() error {
 	db.CloseAppends()
 	errs := []error{db.head.close(), db.checkpoints.close()}
-	for _, s := range []*statements{db.reads, db.writes} {
-		if s != nil {
-			errs = append(errs, s.close())
-		}
+	if db.writes != nil {
+		errs = append(errs, db.writes.close())
 	}
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
-	}
-	if db.reads != nil {
-		db.reads.wait()
 	}
 	if db.write != nil {
 		errs = append(errs, db.write.Close())
@@ -186,8 +183,8 @@ func (db *DB) Close() error {
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
-	var one int
-	return wrap(db.read.QueryRowContext(ctx, `SELECT 1`).Scan(&one))
+	var one int64
+	return db.Read.Query(ctx, `SELECT 1`, nil, []any{&one}, func() error { return nil })
 }
 
 // PendingMigrations returns the embedded migrations the database has not

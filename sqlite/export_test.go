@@ -12,20 +12,11 @@ func OpenWrapped(path string, wrap func(driver.Connector) driver.Connector) (*DB
 	return open(path, wrap)
 }
 
-// WaitPrepared waits until the read statements being prepared in the
-// background are.
-func WaitPrepared(db *DB) { db.reads.wait() }
-
-// ReadStatements returns the number of read statements prepared.
+// ReadStatements returns the number of read statements prepared on any
+// connection of the read pool.
 func ReadStatements(db *DB) int {
-	db.reads.mu.Lock()
-	defer db.reads.mu.Unlock()
 	n := 0
-	for _, s := range db.reads.m {
-		if s != nil {
-			n++
-		}
-	}
+	db.readsPrepared.Range(func(any, any) bool { n++; return true })
 	return n
 }
 
